@@ -1,0 +1,48 @@
+// meeplecam: the command line. Every pipeline runs headless from here.
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "app/engine_commands.h"
+
+namespace {
+
+constexpr const char* kHelp = R"(meeplecam — reads a Carcassonne table through a camera, checks and scores the game.
+
+usage: meeplecam COMMAND [ARGS]   (meeplecam COMMAND --help for details)
+
+commands:
+  score  RECORD.json [--json]                 replay a match record and print the score sheet
+  legal  RECORD.json --tile ID [--json]       legal placements of a tile (and follower spots)
+  random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
+  version                                     print the version
+
+exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        std::vector<std::string> args(argv + 1, argv + argc);
+        if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+            std::cout << kHelp;
+            return args.empty() ? 2 : 0;
+        }
+        const std::string command = args[0];
+        args.erase(args.begin());
+        if (command == "score") return meeplecam::cli::run_score(args);
+        if (command == "legal") return meeplecam::cli::run_legal(args);
+        if (command == "random-game") return meeplecam::cli::run_random_game(args);
+        if (command == "version" || command == "--version") {
+            std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
+            return 0;
+        }
+        std::cerr << "meeplecam: unknown command '" << command << "' (see meeplecam --help)\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "meeplecam: internal error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,34 @@
+# One helper declares a library layer, one declares a test. Layers may only link the
+# layers and packages listed as allowed for them, which keeps the dependency rules
+# (engine sees neither Qt nor OpenCV; vision/calibration do not see Qt) enforced.
+
+set(MEEPLECAM_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wno-sign-conversion -Wno-restrict -Werror)
+# -Wno-restrict: GCC 12 reports false positives on std::string concatenation at -O3 (GCC PR 105329).
+
+# meeplecam_library(NAME SOURCES ... DEPS ... ALLOWED ...)
+function(meeplecam_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;ALLOWED" ${ARGN})
+  foreach(dep IN LISTS ARG_DEPS)
+    if(NOT dep IN_LIST ARG_ALLOWED)
+      message(FATAL_ERROR "layer '${name}' may not depend on '${dep}' (allowed: ${ARG_ALLOWED})")
+    endif()
+  endforeach()
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+  target_compile_options(${name} PRIVATE ${MEEPLECAM_WARNINGS})
+  target_compile_features(${name} PUBLIC cxx_std_20)
+endfunction()
+
+# meeplecam_test(NAME SOURCES ... DEPS ...) — a Catch2 test executable registered with ctest.
+function(meeplecam_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
+  target_compile_options(${name} PRIVATE ${MEEPLECAM_WARNINGS})
+  target_compile_definitions(${name} PRIVATE
+    MEEPLECAM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    MEEPLECAM_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  catch_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}"
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+endfunction()

@@ -1,0 +1,122 @@
+// Game: players, turns, followers and scoring on top of a Board; applies record events.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/board.h"
+#include "engine/catalog.h"
+#include "engine/event.h"
+#include "engine/rule_module.h"
+
+namespace meeplecam {
+
+struct PlayerInfo {
+    std::string name;
+    std::string color;
+};
+
+// Options of a game, with the defaults of the 3rd-edition rules.
+struct GameOptions {
+    std::string edition = "C3";       // which tile counts apply ("C1", "C2", "C3")
+    int followers_per_player = 7;     // followers each player owns
+    bool check_consistency = false;   // verify every board invariant after each tile (slow; tests)
+};
+
+// One score: a feature scored during the game or at its end, with its explanation.
+struct ScoreEvent {
+    enum class Phase { Turn, Final };
+    Phase phase = Phase::Turn;
+    int event_index = -1;            // the record event that began the scoring turn (Turn phase)
+    std::string feature;             // "road", "city", "monastery", "farm"
+    int points = 0;                  // what each winner receives
+    std::vector<int> winners;        // player indices
+    std::map<int, int> followers;    // player index -> followers on the feature
+    std::vector<Cell> tiles;         // tiles of the feature (for a monastery: its 3x3 block)
+    int pennants = 0;
+    int cities = 0;                  // farms: completed cities touched
+    bool completed = false;
+    std::string explanation;
+};
+
+// A place a follower may go on the tile just placed.
+struct FollowerOption {
+    Port loc = 0;
+    FeatureKind kind = FeatureKind::Field;
+};
+
+class Game {
+public:
+    // Creates a game for `players` with the catalog's tiles; modules add their own.
+    static Result<Game> create(std::shared_ptr<const Catalog> catalog, std::vector<PlayerInfo> players,
+                               const GameOptions& options, std::vector<std::unique_ptr<RuleModule>> modules = {});
+
+    Game(Game&&) noexcept = default;
+    Game& operator=(Game&&) noexcept = default;
+    Game(const Game&) = delete;
+
+    // Applies one record event; `index` is its position in the record, for messages.
+    Status apply(const Event& event, int index);
+    // Ends the game: scores the last turn and runs final scoring. Idempotent.
+    void finish();
+
+    // Legal placements of a tile type on the current board.
+    std::vector<Placement> legal_placements(const TileType& type) const { return board_.legal_placements(type); }
+    // Where the next player could put a follower after placing `type` at `p` (the placement must be legal).
+    Result<std::vector<FollowerOption>> follower_options(const TileType& type, Placement p) const;
+    // Where the player of the open turn may still put a follower (empty once one is placed).
+    std::vector<FollowerOption> current_follower_options() const;
+    // The player of the open turn, or -1 between turns.
+    int turn_player() const { return turn_open_ ? turn_player_ : -1; }
+
+    const Board& board() const { return board_; }
+    const Catalog& catalog() const { return *catalog_; }
+    const std::vector<PlayerInfo>& players() const { return players_; }
+    const std::vector<int>& scores() const { return scores_; }
+    const std::vector<ScoreEvent>& score_events() const { return score_events_; }
+    int followers_left(int player) const { return followers_left_[player]; }
+    // Copies of a tile type not yet drawn (placed or discarded).
+    int supply_left(const TileType& type) const;
+    // The player whose turn comes next (after the current turn ends).
+    int next_player() const;
+    int player_index(std::string_view color) const;
+    bool finished() const { return finished_; }
+    const GameOptions& options() const { return options_; }
+
+private:
+    Game() = default;
+    Status apply_tile(const Event& e, const std::string& where);
+    Status apply_meeple(const Event& e, const std::string& where);
+    Status apply_discard(const Event& e, const std::string& where);
+    Result<const TileType*> draw(const std::string& id, const std::string& where);
+    void end_turn();
+    void score_completed(int root);
+    void score_final();
+    ScoreEvent make_score(int root, ScoreEvent::Phase phase, int points) const;
+    static std::vector<FollowerOption> free_features(const Board& board, int tile_index);
+
+    std::shared_ptr<const Catalog> catalog_;
+    std::vector<std::unique_ptr<RuleModule>> modules_;
+    std::vector<PlayerInfo> players_;
+    GameOptions options_;
+    Board board_;
+    std::vector<int> scores_;
+    std::vector<int> followers_left_;
+    std::vector<int> drawn_;             // per tile type index
+    std::vector<ScoreEvent> score_events_;
+
+    // Turn state.
+    bool started_ = false;
+    bool turn_open_ = false;
+    bool meeple_placed_ = false;
+    int turn_player_ = -1;
+    int turn_event_ = -1;
+    int turn_tile_ = -1;                 // placed tile index of the open turn
+    int next_player_ = 0;
+    std::vector<int> pending_completed_; // structures completed this turn, scored at its end
+    bool finished_ = false;
+};
+
+}  // namespace meeplecam

@@ -1,0 +1,91 @@
+#include "engine/random_game.h"
+
+#include <random>
+
+namespace meeplecam {
+namespace {
+
+const char* kColors[6] = {"red", "blue", "green", "yellow", "black", "grey"};
+
+}  // namespace
+
+Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options) {
+    if (options.players < 1 || options.players > 6) return invalid("random game", "players must be 1..6");
+    Record record;
+    record.game = catalog->game();
+    record.edition = options.edition;
+    for (int i = 0; i < options.players; ++i) record.players.push_back(PlayerInfo{kColors[i], kColors[i]});
+    GameOptions game_options;
+    game_options.edition = options.edition;
+    game_options.check_consistency = options.check_consistency;
+    auto created = Game::create(catalog, record.players, game_options);
+    if (!created) return created.error();
+    Game game = std::move(created.value());
+
+    std::mt19937_64 rng(options.seed);
+    const TileType* start = catalog->find(catalog->start_tile());
+    if (!start) return invalid("random game", "the catalog names no start tile");
+    std::vector<const TileType*> bag;
+    bool start_taken = false;
+    for (const TileType& t : catalog->tiles()) {
+        for (int i = 0; i < t.count_in(options.edition); ++i) {
+            if (&t == start && !start_taken) {
+                start_taken = true;
+                continue;
+            }
+            bag.push_back(&t);
+        }
+    }
+    std::shuffle(bag.begin(), bag.end(), rng);
+
+    auto apply = [&](Event e) -> Status {
+        const int index = static_cast<int>(record.events.size());
+        if (auto st = game.apply(e, index); !st) return st;
+        record.events.push_back(std::move(e));
+        return Ok{};
+    };
+    Event first;
+    first.type = "tile";
+    first.tile = start->id;
+    if (auto st = apply(first); !st) return st.error();
+
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    int placed = 1;
+    for (const TileType* type : bag) {
+        if (options.max_tiles >= 0 && placed >= options.max_tiles) break;
+        const int player = game.next_player();
+        const std::string color = record.players[player].color;
+        const auto moves = game.legal_placements(*type);
+        if (moves.empty()) {
+            Event d;
+            d.type = "discard";
+            d.player = color;
+            d.tile = type->id;
+            if (auto st = apply(d); !st) return st.error();
+            continue;
+        }
+        const Placement p = moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)];
+        Event t;
+        t.type = "tile";
+        t.player = color;
+        t.tile = type->id;
+        t.at = p.at;
+        t.rot = p.rot;
+        if (auto st = apply(t); !st) return st.error();
+        ++placed;
+        const auto spots = game.current_follower_options();
+        if (!spots.empty() && coin(rng) < options.follower_chance) {
+            Event m;
+            m.type = "meeple";
+            m.player = color;
+            m.at = p.at;
+            m.loc = std::string(port_name(spots[std::uniform_int_distribution<std::size_t>(0, spots.size() - 1)(rng)].loc));
+            if (auto st = apply(m); !st) return st.error();
+        }
+    }
+    game.finish();
+    record.finished = true;
+    return RandomGame{std::move(record), std::move(game)};
+}
+
+}  // namespace meeplecam

@@ -1,0 +1,28 @@
+// Random games: a seeded player that plays legal games to the end (soak tests, benchmarks).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "engine/record.h"
+
+namespace meeplecam {
+
+struct RandomGameOptions {
+    std::uint64_t seed = 1;        // same seed, same game
+    int players = 2;               // 1..6
+    double follower_chance = 0.6;  // probability of placing a follower when one may be placed
+    std::string edition = "C3";
+    int max_tiles = -1;            // stop after this many tiles (-1: play the whole bag)
+    bool check_consistency = false;
+};
+
+struct RandomGame {
+    Record record;  // what was played, finished
+    Game game;      // the finished game
+};
+
+// Plays a whole legal game: draws from the shuffled supply, discards unplaceable tiles.
+Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options);
+
+}  // namespace meeplecam

@@ -1,0 +1,232 @@
+#include "engine/record.h"
+
+#include <set>
+
+#include "engine/atomic_file.h"
+
+namespace meeplecam {
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string> kGames = {"carcassonne", "city", "amazonas"};
+
+// The embedded catalog each game's tiles come from.
+std::string base_catalog_name(const std::string& game) {
+    if (game == "carcassonne") return "carcassonne-base";
+    return game;
+}
+
+Result<Cell> parse_cell(const json& j, const std::string& where) {
+    if (!j.is_array() || j.size() != 2 || !j[0].is_number_integer() || !j[1].is_number_integer()) {
+        return invalid(where, "'at' must be [x, y] with two integers");
+    }
+    const long long x = j[0].get<long long>(), y = j[1].get<long long>();
+    constexpr long long kLimit = 1'000'000;
+    if (x < -kLimit || x > kLimit || y < -kLimit || y > kLimit) {
+        return invalid(where, "'at' is out of range (|x|, |y| <= 1000000)");
+    }
+    return Cell{static_cast<int>(x), static_cast<int>(y)};
+}
+
+Result<std::string> parse_string(const json& j, const char* field, const std::string& where, bool required) {
+    if (!j.contains(field)) {
+        if (required) return invalid(where, std::string("missing '") + field + "'");
+        return std::string();
+    }
+    if (!j[field].is_string() || j[field].get<std::string>().empty()) {
+        return invalid(where, std::string("'") + field + "' must be a non-empty string");
+    }
+    return j[field].get<std::string>();
+}
+
+Result<Event> parse_event(const json& j, const std::string& where) {
+    if (!j.is_object()) return invalid(where, "an event must be a JSON object");
+    Event e;
+    e.raw = j;
+    auto type = parse_string(j, "type", where, true);
+    if (!type) return type.error();
+    e.type = type.value();
+    auto player = parse_string(j, "player", where, e.type == "meeple" || e.type == "discard");
+    if (!player) return player.error();
+    e.player = player.value();
+    if (e.type == "tile" || e.type == "discard") {
+        auto tile = parse_string(j, "tile", where, true);
+        if (!tile) return tile.error();
+        e.tile = tile.value();
+    }
+    if (e.type == "tile" || e.type == "meeple") {
+        if (!j.contains("at")) return invalid(where, "missing 'at'");
+        auto at = parse_cell(j["at"], where);
+        if (!at) return at.error();
+        e.at = at.value();
+    }
+    if (e.type == "tile") {
+        if (!j.contains("rot")) return invalid(where, "missing 'rot'");
+        if (!j["rot"].is_number_integer()) return invalid(where, "'rot' must be 0, 90, 180 or 270");
+        auto q = quarter_turns_from_degrees(j["rot"].get<long long>());
+        if (!q) return invalid(where, "'rot' must be 0, 90, 180 or 270, not " + j["rot"].dump());
+        e.rot = *q;
+    }
+    if (e.type == "meeple") {
+        auto loc = parse_string(j, "loc", where, true);
+        if (!loc) return loc.error();
+        e.loc = loc.value();
+        if (!parse_port(e.loc)) return invalid(where, "unknown port '" + e.loc + "' (use N, NL, NR, E, ..., WR or C)");
+    }
+    return e;
+}
+
+}  // namespace
+
+json Event::to_json() const {
+    json j = raw.is_object() ? raw : json::object();
+    j["type"] = type;
+    if (!player.empty()) j["player"] = player;
+    if (type == "tile" || type == "discard") j["tile"] = tile;
+    if (type == "tile" || type == "meeple") j["at"] = {at.x, at.y};
+    if (type == "tile") j["rot"] = rot * 90;
+    if (type == "meeple") j["loc"] = loc;
+    return j;
+}
+
+json Record::to_json() const {
+    json j;
+    j["format"] = "meeplecam-record";
+    j["version"] = 1;
+    j["game"] = game;
+    j["expansions"] = expansions;
+    j["edition"] = edition;
+    j["players"] = json::array();
+    for (const auto& p : players) j["players"].push_back({{"name", p.name}, {"color", p.color}});
+    j["events"] = json::array();
+    for (const auto& e : events) j["events"].push_back(e.to_json());
+    j["finished"] = finished;
+    return j;
+}
+
+Result<Record> parse_record(const json& doc, const std::string& source) {
+    if (!doc.is_object()) return invalid(source, "a record must be a JSON object");
+    if (!doc.contains("format") || doc["format"] != "meeplecam-record") {
+        return invalid(source, "'format' must be \"meeplecam-record\"");
+    }
+    if (!doc.contains("version") || !doc["version"].is_number_integer()) return invalid(source, "missing integer 'version'");
+    if (doc["version"].get<long long>() != 1) {
+        return invalid(source, "record version " + doc["version"].dump() + " is not supported (this build reads 1)");
+    }
+    Record r;
+    if (doc.contains("game")) {
+        if (!doc["game"].is_string() || !kGames.count(doc["game"].get<std::string>())) {
+            return invalid(source, "'game' must be one of carcassonne, city, amazonas");
+        }
+        r.game = doc["game"].get<std::string>();
+    }
+    if (doc.contains("expansions")) {
+        if (!doc["expansions"].is_array()) return invalid(source, "'expansions' must be an array of names");
+        for (const auto& x : doc["expansions"]) {
+            if (!x.is_string()) return invalid(source, "'expansions' must be an array of names");
+            r.expansions.push_back(x.get<std::string>());
+        }
+        if (!r.expansions.empty() && r.game != "carcassonne") {
+            return invalid(source, "'expansions' apply only to the game carcassonne");
+        }
+    }
+    if (doc.contains("edition")) {
+        if (!doc["edition"].is_string()) return invalid(source, "'edition' must be a string such as \"C3\"");
+        r.edition = doc["edition"].get<std::string>();
+    }
+    if (!doc.contains("players") || !doc["players"].is_array() || doc["players"].empty()) {
+        return invalid(source, "'players' must be a non-empty array");
+    }
+    for (std::size_t i = 0; i < doc["players"].size(); ++i) {
+        const json& jp = doc["players"][i];
+        const std::string where = source + ": players[" + std::to_string(i) + "]";
+        if (!jp.is_object()) return invalid(where, "a player must be an object {name, color}");
+        auto color = parse_string(jp, "color", where, true);
+        if (!color) return color.error();
+        auto name = parse_string(jp, "name", where, false);
+        if (!name) return name.error();
+        r.players.push_back(PlayerInfo{name.value().empty() ? color.value() : name.value(), color.value()});
+    }
+    if (!doc.contains("events") || !doc["events"].is_array()) return invalid(source, "'events' must be an array");
+    for (std::size_t i = 0; i < doc["events"].size(); ++i) {
+        auto e = parse_event(doc["events"][i], source + ": event " + std::to_string(i));
+        if (!e) return e.error();
+        r.events.push_back(std::move(e.value()));
+    }
+    if (doc.contains("finished")) {
+        if (!doc["finished"].is_boolean()) return invalid(source, "'finished' must be true or false");
+        r.finished = doc["finished"].get<bool>();
+    }
+    return r;
+}
+
+Result<Record> parse_record_text(std::string_view text, const std::string& source) {
+    json doc;
+    try {
+        doc = json::parse(text.begin(), text.end());
+    } catch (const json::parse_error& e) {
+        std::string what = e.what();
+        // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep the reason.
+        if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+        return invalid(source, "not valid JSON (byte " + std::to_string(e.byte) + "): " + what);
+    }
+    return parse_record(doc, source);
+}
+
+Result<Record> read_record(const std::string& path) {
+    auto text = read_whole_file(path);
+    if (!text) return text.error();
+    if (text.value().empty()) return invalid(path, "the file is empty");
+    return parse_record_text(text.value(), path);
+}
+
+Status write_record(const Record& record, const std::string& path) {
+    return write_file_atomically(path, record.to_json().dump(2) + "\n");
+}
+
+Result<std::shared_ptr<const Catalog>> catalog_for(const Record& record, const ReplayOptions& options) {
+    if (options.catalog) return options.catalog;
+    auto base = Catalog::embedded(base_catalog_name(record.game));
+    if (!base) return invalid("game", "no rules for game '" + record.game + "' in this build yet");
+    auto catalog = std::make_shared<Catalog>(std::move(base.value()));
+    for (const auto& name : record.expansions) {
+        auto module = RuleModuleRegistry::builtin().create(name);
+        if (!module) return module.error();
+        for (const auto& extra : module.value()->catalogs()) {
+            auto more = Catalog::embedded(extra);
+            if (!more) return more.error();
+            if (auto st = catalog->merge(more.value()); !st) return st.error();
+        }
+    }
+    return std::shared_ptr<const Catalog>(std::move(catalog));
+}
+
+Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
+    auto catalog = catalog_for(record, options);
+    if (!catalog) return catalog.error();
+    std::vector<std::unique_ptr<RuleModule>> modules;
+    std::set<std::string> seen;
+    for (const auto& name : record.expansions) {
+        if (!seen.insert(name).second) return invalid("expansions", "expansion '" + name + "' is listed twice");
+        auto module = RuleModuleRegistry::builtin().create(name);
+        if (!module) return module.error();
+        modules.push_back(std::move(module.value()));
+    }
+    GameOptions game_options;
+    game_options.edition = record.edition;
+    game_options.check_consistency = options.check_consistency;
+    return Game::create(catalog.value(), record.players, game_options, std::move(modules));
+}
+
+Result<Game> replay(const Record& record, const ReplayOptions& options) {
+    auto game = new_game_for(record, options);
+    if (!game) return game.error();
+    for (std::size_t i = 0; i < record.events.size(); ++i) {
+        if (auto st = game.value().apply(record.events[i], static_cast<int>(i)); !st) return st.error();
+    }
+    if (record.finished && options.apply_finish) game.value().finish();
+    return game;
+}
+
+}  // namespace meeplecam

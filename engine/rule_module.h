@@ -1,0 +1,52 @@
+// Rule modules: expansions plug into the game through hooks that default to "no change".
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/error.h"
+
+namespace meeplecam {
+
+class Game;
+struct Event;
+
+// An expansion's rules. Every hook defaults to no change; the core never names expansions.
+class RuleModule {
+public:
+    virtual ~RuleModule() = default;
+    // The record name of the expansion, e.g. "ferries".
+    virtual std::string_view name() const = 0;
+    // Embedded catalogs whose tiles the module adds to the game.
+    virtual std::vector<std::string> catalogs() const { return {}; }
+    // Record event types the module understands (beyond tile, meeple, discard).
+    virtual std::vector<std::string> event_types() const { return {}; }
+    // Applies one of the module's own events; `where` names the event for errors.
+    virtual Status apply_event(Game& game, const Event& event, const std::string& where);
+    // Runs when a turn ends, before the core scores completed features.
+    virtual void on_turn_end(Game& /*game*/) {}
+    // Runs at the end of the game, after the core's final scoring.
+    virtual void on_final_scoring(Game& /*game*/) {}
+};
+
+using RuleModuleFactory = std::function<std::unique_ptr<RuleModule>()>;
+
+// The explicit list of known rule modules, by record name.
+class RuleModuleRegistry {
+public:
+    void add(std::string name, RuleModuleFactory factory);
+    // Creates the module for `name`; an Invalid error when no such module is registered.
+    Result<std::unique_ptr<RuleModule>> create(std::string_view name) const;
+    std::vector<std::string> names() const;
+
+    // The registry with every module shipped in this build.
+    static const RuleModuleRegistry& builtin();
+
+private:
+    std::vector<std::pair<std::string, RuleModuleFactory>> entries_;
+};
+
+}  // namespace meeplecam

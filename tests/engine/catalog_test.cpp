@@ -1,0 +1,85 @@
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "engine/catalog.h"
+#include "test_support.h"
+
+using namespace meeplecam;
+
+TEST_CASE("the base catalog matches the published tile set", "[catalog]") {
+    const auto cat = test::base_catalog();
+    REQUIRE(cat->tiles().size() == 24);
+    int tiles = 0, monasteries = 0, pennants = 0;
+    for (const auto& t : cat->tiles()) {
+        tiles += t.count;
+        for (const auto& f : t.features) {
+            if (f.kind == FeatureKind::Monastery) monasteries += t.count;
+            pennants += f.pennants * t.count;
+        }
+    }
+    CHECK(tiles == 72);
+    CHECK(monasteries == 6);
+    CHECK(pennants == 10);
+    CHECK(cat->start_tile() == "D");
+}
+
+TEST_CASE("tile edges follow the N/E/S/W column of the tile table", "[catalog]") {
+    const std::map<std::string, std::string> table = {
+        {"A", "FFRF"}, {"B", "FFFF"}, {"C", "CCCC"}, {"D", "CRFR"}, {"E", "CFFF"}, {"F", "FCFC"},
+        {"G", "FCFC"}, {"H", "FCFC"}, {"I", "CCFF"}, {"J", "CRRF"}, {"K", "CFRR"}, {"L", "CRRR"},
+        {"M", "CCFF"}, {"N", "CCFF"}, {"O", "CRRC"}, {"P", "CRRC"}, {"Q", "CCFC"}, {"R", "CCFC"},
+        {"S", "CCRC"}, {"T", "CCRC"}, {"U", "RFRF"}, {"V", "FFRR"}, {"W", "FRRR"}, {"X", "RRRR"}};
+    const auto cat = test::base_catalog();
+    for (const auto& [id, edges] : table) {
+        const TileType* t = cat->find(id);
+        REQUIRE(t);
+        std::string got;
+        for (EdgeKind e : t->edges) got += e == EdgeKind::City ? 'C' : e == EdgeKind::Road ? 'R' : 'F';
+        CHECK(got == edges);
+    }
+}
+
+TEST_CASE("symmetric tiles list only their distinct rotations", "[catalog]") {
+    const auto cat = test::base_catalog();
+    const std::map<std::string, std::size_t> distinct = {{"A", 4}, {"B", 1}, {"C", 1}, {"F", 2}, {"G", 2},
+                                                          {"H", 2}, {"I", 4}, {"U", 2}, {"V", 4}, {"X", 1}};
+    for (const auto& [id, n] : distinct) {
+        INFO(id);
+        CHECK(cat->find(id)->distinct_rotations.size() == n);
+    }
+}
+
+TEST_CASE("a bad catalog is refused with the tile and the reason", "[catalog][bad-input]") {
+    auto load = [](const std::string& tiles) {
+        return Catalog::from_text(R"({"format":"meeplecam-catalog","version":1,"game":"carcassonne","tiles":)" + tiles + "}",
+                                  "my.json");
+    };
+    auto r = load(R"([{"id":"Z","count":1,"features":[{"kind":"field","ports":["N","E","S"]}]}])");
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().to_string(), Catch::Contains("Z") && Catch::Contains("belongs to no feature"));
+
+    r = load(R"([{"id":"Z","count":1,"features":[{"kind":"city","ports":["N"]},{"kind":"field","ports":["NL","NR","EL","E","ER","SL","S","SR","WL","W","WR"]}]}])");
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("mixes city"));
+
+    r = load(R"([{"id":"Z","count":1,"features":[{"kind":"castle","ports":["C"]}]}])");
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("unknown feature kind 'castle'"));
+
+    r = load(R"([{"id":"Z","count":-1,"features":[]}])");
+    REQUIRE_FALSE(r);
+    r = load(R"([{"id":"Z","count":1,"features":[{"kind":"field","ports":["N","N"]}]}])");
+    REQUIRE_FALSE(r);
+    CHECK_THAT(r.error().message, Catch::Contains("two features"));
+
+    auto truncated = Catalog::from_text(R"({"format":"meeplecam-catalog","version":1,"tiles":[)", "cut.json");
+    REQUIRE_FALSE(truncated);
+    CHECK_THAT(truncated.error().to_string(), Catch::Contains("cut.json") && Catch::Contains("not valid JSON"));
+    CHECK_FALSE(Catalog::load_file("/nonexistent/catalog.json"));
+}
+
+TEST_CASE("merging catalogs refuses duplicate tile ids", "[catalog]") {
+    Catalog a = *test::base_catalog();
+    CHECK_FALSE(a.merge(*test::base_catalog()));
+}

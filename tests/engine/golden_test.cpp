@@ -1,0 +1,72 @@
+// Golden replays: whole games with hand-checked scores (tests/golden/*.json).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "engine/atomic_file.h"
+#include "engine/record.h"
+#include "engine/score_sheet.h"
+
+using namespace meeplecam;
+using nlohmann::json;
+
+namespace {
+
+// True when every field given in `expected` equals the engine's event (winners as a set).
+bool matches(const json& expected, const json& actual) {
+    for (const auto& [key, value] : expected.items()) {
+        if (!actual.contains(key)) return false;
+        if (key == "winners") {
+            auto a = value.get<std::vector<std::string>>();
+            auto b = actual[key].get<std::vector<std::string>>();
+            std::sort(a.begin(), a.end());
+            std::sort(b.begin(), b.end());
+            if (a != b) return false;
+        } else if (actual[key] != value) {
+            return false;
+        }
+    }
+    return true;
+}
+
+std::vector<std::filesystem::path> golden_files() {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::directory_iterator(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/golden")) {
+        if (e.path().extension() == ".json") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("golden replays give the hand-checked scores and score events", "[golden]") {
+    const auto files = golden_files();
+    CHECK(files.size() >= 15);
+    for (const auto& path : files) {
+        DYNAMIC_SECTION(path.filename().string()) {
+            auto text = read_whole_file(path.string());
+            REQUIRE(text);
+            const json doc = json::parse(text.value());
+            auto record = parse_record(doc.at("record"), path.string());
+            REQUIRE(record);
+            auto game = replay(record.value());
+            if (!game) FAIL(game.error().to_string());
+            const json sheet = score_sheet_json(game.value());
+            INFO(doc.value("title", ""));
+            INFO("engine: " << sheet.dump(1));
+            CHECK(sheet["scores"] == doc.at("expect").at("scores"));
+            std::vector<bool> used(sheet["events"].size(), false);
+            for (const auto& want : doc.at("expect").at("events")) {
+                bool found = false;
+                for (std::size_t i = 0; i < used.size() && !found; ++i) {
+                    if (!used[i] && matches(want, sheet["events"][i])) used[i] = found = true;
+                }
+                INFO("expected event: " << want.dump());
+                CHECK(found);
+            }
+            CHECK(sheet["events"].size() == doc.at("expect").at("events").size());
+        }
+    }
+}

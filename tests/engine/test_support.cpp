@@ -1,0 +1,44 @@
+#include "test_support.h"
+
+#include <stdexcept>
+
+namespace meeplecam::test {
+
+std::shared_ptr<const Catalog> base_catalog() {
+    static const std::shared_ptr<const Catalog> catalog = [] {
+        auto c = Catalog::embedded("carcassonne-base");
+        if (!c) throw std::runtime_error(c.error().to_string());
+        return std::make_shared<const Catalog>(std::move(c.value()));
+    }();
+    return catalog;
+}
+
+nlohmann::json tile(const std::string& player, const std::string& id, int x, int y, int rot) {
+    nlohmann::json j = {{"type", "tile"}, {"tile", id}, {"at", {x, y}}, {"rot", rot}};
+    if (!player.empty()) j["player"] = player;
+    return j;
+}
+
+nlohmann::json meeple(const std::string& player, int x, int y, const std::string& loc) {
+    return {{"type", "meeple"}, {"player", player}, {"at", {x, y}}, {"loc", loc}};
+}
+
+Record base_record(std::initializer_list<nlohmann::json> events, bool finished) {
+    nlohmann::json doc = {{"format", "meeplecam-record"},
+                          {"version", 1},
+                          {"game", "carcassonne"},
+                          {"players", {{{"name", "Ana"}, {"color", "red"}}, {{"name", "Ben"}, {"color", "blue"}}}},
+                          {"finished", finished}};
+    doc["events"] = nlohmann::json::array({tile("", "D", 0, 0, 0)});
+    for (const auto& e : events) doc["events"].push_back(e);
+    auto r = parse_record(doc, "test");
+    if (!r) throw std::runtime_error(r.error().to_string());
+    return r.value();
+}
+
+std::string replay_error(const Record& record) {
+    auto g = replay(record);
+    return g ? std::string() : g.error().to_string();
+}
+
+}  // namespace meeplecam::test

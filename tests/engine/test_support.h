@@ -1,0 +1,22 @@
+// Test support: the shipped catalog and compact ways to build records.
+#pragma once
+
+#include <initializer_list>
+#include <memory>
+#include <string>
+
+#include "engine/record.h"
+
+namespace meeplecam::test {
+
+// The embedded base-game catalog (loaded once).
+std::shared_ptr<const Catalog> base_catalog();
+// A two-player (red, blue) base-game record with the start tile D at [0,0] rot 0 and `events`.
+Record base_record(std::initializer_list<nlohmann::json> events, bool finished = false);
+// Shorthands for events.
+nlohmann::json tile(const std::string& player, const std::string& id, int x, int y, int rot);
+nlohmann::json meeple(const std::string& player, int x, int y, const std::string& loc);
+// Replays and returns the error text ("" when the record replays).
+std::string replay_error(const Record& record);
+
+}  // namespace meeplecam::test

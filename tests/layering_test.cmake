@@ -1,0 +1,13 @@
+# Fails when a layer includes headers of a layer or package it must not see.
+function(check_layer dir pattern what)
+  file(GLOB_RECURSE files ${SOURCE_DIR}/${dir}/*.h ${SOURCE_DIR}/${dir}/*.cpp)
+  foreach(f IN LISTS files)
+    file(STRINGS ${f} hits REGEX "${pattern}")
+    if(hits)
+      message(SEND_ERROR "${f}: ${dir}/ must not include ${what}: ${hits}")
+    endif()
+  endforeach()
+endfunction()
+check_layer(engine "#include *[<\"](opencv2|Q[A-Z]|qt|vision/|calibration/|ui/)" "OpenCV, Qt or higher layers")
+check_layer(vision "#include *[<\"](Q[A-Z]|QtCore|QtWidgets|QtGui|ui/)" "Qt or the ui layer")
+check_layer(calibration "#include *[<\"](Q[A-Z]|QtCore|QtWidgets|QtGui|ui/)" "Qt or the ui layer")

@@ -1,0 +1,35 @@
+// ScoreTableModel: the scoreboard (player, colour, score, followers left) as a Qt model.
+#pragma once
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace meeplecam::ui {
+
+struct ScoreRow {
+    QString name;
+    QString color;
+    int score = 0;
+    int followers_left = 0;
+};
+
+class ScoreTableModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Color, Score, Followers, ColumnCount };
+    using QAbstractTableModel::QAbstractTableModel;
+
+    // Replaces the rows (called on the GUI thread with values from the engine).
+    void set_rows(std::vector<ScoreRow> rows);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+private:
+    std::vector<ScoreRow> rows_;
+};
+
+}  // namespace meeplecam::ui

@@ -112,7 +112,6 @@ int run_legal(const std::vector<std::string>& argv) {
     }
     auto game = load_game(args.value(), "legal", /*apply_finish=*/false);
     if (!game) return report(game.error());
-    if (game->finished()) return report(illegal("legal", "the game is finished"));
     const TileType* type = game->catalog().find(*tile_id);
     if (!type) return report(invalid("--tile", "unknown tile id '" + *tile_id + "'"));
     const bool json_out = args->has("json");

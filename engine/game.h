@@ -59,6 +59,10 @@ public:
 
     // Applies one record event; `index` is its position in the record, for messages.
     Status apply(const Event& event, int index);
+    // Ends the open turn: scores what its tile completed and returns those followers. A live
+    // session keeps the turn open until the next tile (a follower may still come); a replayed
+    // record closes it. Idempotent.
+    void close_turn() { end_turn(); }
     // Ends the game: scores the last turn and runs final scoring. Idempotent.
     void finish();
 

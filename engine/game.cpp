@@ -12,6 +12,14 @@ std::string plural(int n, const char* one, const char* many) {
 
 }  // namespace
 
+Status GameOptions::check() const {
+    if (edition.empty()) return invalid("options", "edition must name an edition such as C3");
+    if (followers_per_player < 0 || followers_per_player > 100) {
+        return invalid("options", "followers_per_player must be 0..100");
+    }
+    return Ok{};
+}
+
 Result<Game> Game::create(std::shared_ptr<const Catalog> catalog, std::vector<PlayerInfo> players,
                           const GameOptions& options, std::vector<std::unique_ptr<RuleModule>> modules) {
     if (!catalog) return invalid("game", "no catalog");
@@ -22,7 +30,7 @@ Result<Game> Game::create(std::shared_ptr<const Catalog> catalog, std::vector<Pl
         if (p.color.empty()) return invalid("players", "every player needs a colour");
         if (!colors.insert(p.color).second) return invalid("players", "colour '" + p.color + "' is used twice");
     }
-    if (options.followers_per_player < 0) return invalid("options", "followers_per_player must be >= 0");
+    if (auto st = options.check(); !st) return st.error();
     Game g;
     g.catalog_ = std::move(catalog);
     g.modules_ = std::move(modules);

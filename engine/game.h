@@ -23,6 +23,9 @@ struct GameOptions {
     std::string edition = "C3";       // which tile counts apply ("C1", "C2", "C3")
     int followers_per_player = 7;     // followers each player owns
     bool check_consistency = false;   // verify every board invariant after each tile (slow; tests)
+
+    // Refuses impossible values (an Invalid error naming the field).
+    Status check() const;
 };
 
 // One score: a feature scored during the game or at its end, with its explanation.

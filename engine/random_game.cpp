@@ -9,8 +9,14 @@ const char* kColors[6] = {"red", "blue", "green", "yellow", "black", "grey"};
 
 }  // namespace
 
+Status RandomGameOptions::check() const {
+    if (players < 1 || players > 6) return invalid("random game", "players must be 1..6");
+    if (!(follower_chance >= 0.0 && follower_chance <= 1.0)) return invalid("random game", "follower_chance must be 0..1");
+    return Ok{};
+}
+
 Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options) {
-    if (options.players < 1 || options.players > 6) return invalid("random game", "players must be 1..6");
+    if (auto st = options.check(); !st) return st.error();
     Record record;
     record.game = catalog->game();
     record.edition = options.edition;

@@ -14,7 +14,10 @@ struct RandomGameOptions {
     double follower_chance = 0.6;  // probability of placing a follower when one may be placed
     std::string edition = "C3";
     int max_tiles = -1;            // stop after this many tiles (-1: play the whole bag)
-    bool check_consistency = false;
+    bool check_consistency = false;  // verify every board invariant after each tile
+
+    // Refuses impossible values (an Invalid error naming the field).
+    Status check() const;
 };
 
 struct RandomGame {

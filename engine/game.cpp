@@ -89,6 +89,18 @@ Status Game::apply(const Event& e, int index) {
     return st;
 }
 
+Result<Game::Mover> Game::check_turn_and_tile(const Event& e, const std::string& where) const {
+    const int player = player_index(e.player);
+    if (player < 0) return invalid(where, "unknown player colour '" + e.player + "'");
+    const int expected = next_player();
+    if (player != expected) {
+        return illegal(where, "it is " + players_[expected].color + "'s turn, not " + e.player + "'s");
+    }
+    const TileType* type = catalog_->find(e.tile);
+    if (!type) return invalid(where, "unknown tile id '" + e.tile + "' (not in the game's catalog)");
+    return Mover{player, type};
+}
+
 Status Game::apply_tile(const Event& e, const std::string& where) {
     if (!started_) {
         if (!e.player.empty()) return illegal(where, "the first event must be the start tile, placed by no player");
@@ -102,14 +114,10 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         return Ok{};
     }
     if (e.player.empty()) return invalid(where, "only the start tile is placed without a 'player'");
-    const int player = player_index(e.player);
-    if (player < 0) return invalid(where, "unknown player colour '" + e.player + "'");
-    const int expected = next_player();
-    if (player != expected) {
-        return illegal(where, "it is " + players_[expected].color + "'s turn, not " + e.player + "'s");
-    }
-    const TileType* known = catalog_->find(e.tile);
-    if (!known) return invalid(where, "unknown tile id '" + e.tile + "' (not in the game's catalog)");
+    auto mover = check_turn_and_tile(e, where);
+    if (!mover) return mover.error();
+    const int player = mover->player;
+    const TileType* known = mover->type;
     const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
     if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
                                              std::to_string(e.rot * 90) + ": " + check.reason);
@@ -162,14 +170,10 @@ Status Game::apply_meeple(const Event& e, const std::string& where) {
 
 Status Game::apply_discard(const Event& e, const std::string& where) {
     if (!started_) return illegal(where, "the start tile must come first");
-    const int player = player_index(e.player);
-    if (player < 0) return invalid(where, "unknown player colour '" + e.player + "'");
-    const int expected = next_player();
-    if (player != expected) {
-        return illegal(where, "it is " + players_[expected].color + "'s turn, not " + e.player + "'s");
-    }
-    const TileType* known = catalog_->find(e.tile);
-    if (!known) return invalid(where, "unknown tile id '" + e.tile + "' (not in the game's catalog)");
+    auto mover = check_turn_and_tile(e, where);
+    if (!mover) return mover.error();
+    const int player = mover->player;
+    const TileType* known = mover->type;
     if (board_.has_legal_placement(*known)) {
         const Placement p = board_.legal_placements(*known).front();
         return illegal(where, "tile " + e.tile + " may not be discarded: it fits, e.g. at " + to_string(p.at) +

@@ -94,6 +94,12 @@ public:
 
 private:
     Game() = default;
+    struct Mover {
+        int player = -1;
+        const TileType* type = nullptr;
+    };
+    // Checks that the event's player is the one to move and its tile is known.
+    Result<Mover> check_turn_and_tile(const Event& e, const std::string& where) const;
     Status apply_tile(const Event& e, const std::string& where);
     Status apply_meeple(const Event& e, const std::string& where);
     Status apply_discard(const Event& e, const std::string& where);

@@ -4,7 +4,7 @@
 
 #include "engine/board.h"
 #include "engine/random_game.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "engine/catalog.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/record.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 using test::meeple;

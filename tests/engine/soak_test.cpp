@@ -3,7 +3,7 @@
 
 #include "engine/random_game.h"
 #include "engine/score_sheet.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 

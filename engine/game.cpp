@@ -72,6 +72,11 @@ Status Game::apply(const Event& e, int index) {
     const std::string where = "event " + std::to_string(index) + " (" + e.type + ")";
     if (finished_) return illegal(where, "the game is already over");
     Status st = Ok{};
+    if (e.type == "tile" || e.type == "meeple" || e.type == "discard") {
+        for (auto& m : modules_) {
+            if (auto veto = m->before_core_event(*this, e, where); !veto) return veto;
+        }
+    }
     if (e.type == "tile") {
         st = apply_tile(e, where);
         if (st) turn_event_ = index;
@@ -121,14 +126,17 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
     const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
     if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
                                              std::to_string(e.rot * 90) + ": " + check.reason);
+    if (turn_open_) {
+        if (auto st = end_turn(where); !st) return st;
+    }
     auto type = draw(e.tile, where);
     if (!type) return type.error();
-    if (turn_open_) end_turn();
     turn_open_ = true;
     meeple_placed_ = false;
     turn_player_ = player;
     turn_tile_ = board_.place(*type.value(), Placement{e.at, e.rot});
     pending_completed_ = board_.last_completed();
+    for (auto& m : modules_) m->on_tile_placed(*this);
     if (options_.check_consistency) board_.check_consistency();
     return Ok{};
 }
@@ -179,15 +187,20 @@ Status Game::apply_discard(const Event& e, const std::string& where) {
         return illegal(where, "tile " + e.tile + " may not be discarded: it fits, e.g. at " + to_string(p.at) +
                                   " rot " + std::to_string(p.rot * 90));
     }
+    if (turn_open_) {
+        if (auto st = end_turn(where); !st) return st;
+    }
     auto type = draw(e.tile, where);
     if (!type) return type.error();
-    if (turn_open_) end_turn();
     next_player_ = player;  // the same player draws again
     return Ok{};
 }
 
-void Game::end_turn() {
-    if (!turn_open_) return;
+Status Game::end_turn(const std::string& where) {
+    if (!turn_open_) return Ok{};
+    for (auto& m : modules_) {
+        if (auto st = m->check_turn_end(*this, where); !st) return st;
+    }
     for (auto& m : modules_) m->on_turn_end(*this);
     std::vector<int> roots;
     for (int r : pending_completed_) {
@@ -198,7 +211,10 @@ void Game::end_turn() {
     pending_completed_.clear();
     next_player_ = (turn_player_ + 1) % static_cast<int>(players_.size());
     turn_open_ = false;
+    return Ok{};
 }
+
+Status Game::close_turn() { return end_turn("end of record"); }
 
 ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const {
     const Structure& st = board_.structure(root);
@@ -229,7 +245,7 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
 
 void Game::score_completed(int root) {
     Structure& st = board_.structure(root);
-    if (st.scored) return;
+    if (st.scored || !board_.is_complete(root)) return;  // a module may have re-opened it
     st.scored = true;
     if (st.follower_ids.empty()) return;
     const int tiles = static_cast<int>(board_.structure_cells(root).size());
@@ -328,12 +344,13 @@ void Game::score_final() {
     }
 }
 
-void Game::finish() {
-    if (finished_) return;
-    end_turn();
+Status Game::finish() {
+    if (finished_) return Ok{};
+    if (auto st = end_turn("end of game"); !st) return st;
     score_final();
     for (auto& m : modules_) m->on_final_scoring(*this);
     finished_ = true;
+    return Ok{};
 }
 
 std::vector<FollowerOption> Game::free_features(const Board& board, int tile_index) {

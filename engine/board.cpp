@@ -330,7 +330,6 @@ void Board::check_consistency() const {
 void Board::add_link(int a, int b) {
     MEEPLECAM_CHECK(node_def(a).kind == node_def(b).kind, "a link joins features of one kind");
     links_.emplace_back(a, b);
-    unite(a, b);
 }
 
 bool Board::remove_link(int a, int b) {

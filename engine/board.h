@@ -112,14 +112,16 @@ public:
 
     // --- Changes after placement (rule modules: ferries join and re-join jetties) ---
 
-    // Joins two feature nodes of one kind by an extra link (e.g. a ferry joining two jetties).
+    // Records an extra link joining two feature nodes of one kind (e.g. a ferry joining two
+    // jetties). It takes effect at the next rebuild_structures(), which must follow.
     void add_link(int a, int b);
     // Removes an extra link; returns false when there is no such link. Call rebuild_structures() after.
     bool remove_link(int a, int b);
     const std::vector<std::pair<int, int>>& links() const { return links_; }
     // Recomputes every structure from the tiles and links (for changes the incremental merge cannot
-    // undo). A structure stays scored only when it is complete and has exactly the members of a
-    // structure scored before; returns the complete, unscored roads and cities (to be scored).
+    // undo). A structure stays scored only when it has exactly the members of a structure that was
+    // scored just before this call (so links must not merge anything before it); returns the
+    // complete, unscored roads and cities (to be scored).
     std::vector<int> rebuild_structures();
 
 private:

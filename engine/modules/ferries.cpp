@@ -92,7 +92,7 @@ void FerriesModule::on_tile_placed(Game& game) {
 
 Status FerriesModule::before_core_event(Game& /*game*/, const Event& event, const std::string& where) {
     if (event.type == "meeple" && ferry_acted_) {
-        return illegal(where, "a follower is placed before the ferry (turn order: tile, follower, ferry, ferry moves)");
+        return illegal(where, "a follower must be placed before the ferry (turn order: tile, follower, ferry, ferry moves)");
     }
     return Ok{};
 }
@@ -128,10 +128,10 @@ Status FerriesModule::place_ferry(Game& game, const Event& e, const std::string&
     if (!ports) return ports.error();
     const int a = board.node_at(lake, ports->first), b = board.node_at(lake, ports->second);
     board.add_link(a, b);
+    for (int root : board.rebuild_structures()) game.add_pending_completion(root);
     ferries_[lake_needing_ferry_] = ports.value();
     lake_needing_ferry_ = -1;
     ferry_acted_ = true;
-    game.add_pending_completion(board.find(a));
     return Ok{};
 }
 

@@ -46,7 +46,7 @@ TEST_CASE("a lake tile needs its ferry, joining two of its jetties", "[ferries]"
                Catch::Contains("port N") && Catch::Contains("not a jetty"));
     CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "E", "W"),
                                         meeple("red", 1, 0, "S")})),
-               Catch::Contains("follower is placed before the ferry"));
+               Catch::Contains("follower must be placed before the ferry"));
     CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("blue", 1, 0, "E", "W")})),
                Catch::Contains("red's turn"));
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/engine_commands.h"
+#include "app/vision_commands.h"
 
 namespace {
 
@@ -16,6 +17,8 @@ commands:
   score  RECORD.json [--json]                 replay a match record and print the score sheet
   legal  RECORD.json --tile ID [--json]       legal placements of a tile (and follower spots)
   random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
+  render SCENE.json -o OUT.png [--seed N] [--preset P]
+                                              synthetic photo of the board + ground truth
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
         if (command == "score") return meeplecam::cli::run_score(args);
         if (command == "legal") return meeplecam::cli::run_legal(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
+        if (command == "render") return meeplecam::cli::run_render(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

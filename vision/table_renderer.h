@@ -1,0 +1,148 @@
+// Table renderer: a board state rendered as a photograph of tiles on a table, with the
+// ground truth (where every tile is in the image) written beside it. The test oracle of
+// the vision pipeline.
+//
+// Frames: the table plane is z = 0 with x east and y south in millimetres (the board's own
+// axes; the board is centred on the origin); z grows into the table, so the camera sits at
+// negative z and tile tops lie at z = -thickness. Image pixels follow OpenCV: the centre
+// of pixel (0, 0) is at (0, 0).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/core.hpp>
+
+#include "engine/board.h"
+#include "engine/error.h"
+#include "vision/table_surface.h"
+
+namespace meeplecam::vision {
+
+// A tile to render: its type, cell and rotation (quarter turns clockwise).
+struct SceneTile {
+    const TileType* type = nullptr;
+    Cell at;
+    int rot = 0;
+};
+
+// Returns the tiles of a board, in placement order.
+std::vector<SceneTile> scene_tiles(const Board& board);
+
+enum class Difficulty : std::uint8_t { Easy, Medium, Hard };
+std::string_view difficulty_name(Difficulty d);
+// Parses "easy", "medium" or "hard"; the error lists them.
+Result<Difficulty> parse_difficulty(std::string_view name);
+
+// A closed interval a scene parameter is drawn from uniformly (lo == hi: a fixed value).
+struct Span {
+    double lo = 0;
+    double hi = 0;
+};
+
+// Everything the renderer may vary, with the defaults of the medium preset.
+struct RenderOptions {
+    std::string preset = "medium";  // name of the preset these options started from (recorded in the truth)
+    int width = 1920;               // image width (pixels)
+    int height = 1080;              // image height (pixels)
+    std::string style;              // tile art style (vision/tile_art.h); empty: a built-in style at random
+    std::vector<TableSurface> surfaces = {TableSurface::Wood, TableSurface::Cloth, TableSurface::Plain,
+                                          TableSurface::Busy};  // table looks to pick from
+
+    // Tiles.
+    double tile_mm = 45.0;           // tile side
+    double tile_thickness_mm = 2.0;  // cardboard thickness; the side faces show under a tilted camera
+    Span gap_mm{0.3, 1.5};           // nominal gap between neighbouring tiles (one value per scene)
+    double jitter_mm = 2.0;          // largest offset of a tile from its grid position (per axis)
+    double jitter_deg = 3.0;         // largest turn of a tile off the grid
+
+    // Camera.
+    Span tilt_deg{0, 25};            // angle between the optical axis and the table normal
+    Span roll_deg{-180, 180};        // turn of the image about the optical axis
+    Span fov_deg{50, 70};            // horizontal field of view
+    Span fill{0.7, 0.93};            // share of the frame the board spans along its tighter axis
+    double off_centre = 0.6;         // how far the board may sit off the frame centre (share of the room left)
+
+    // Light.
+    Span light_gradient{0.0, 0.3};       // brightness change from one side of the frame to the other
+    Span colour_temperature_k{3200, 7500};  // colour of the light the white balance missed (6500 = neutral)
+    Span exposure{0.85, 1.1};            // overall gain
+    Span vignette{0.0, 0.2};             // darkening of the frame corners
+    double glare_chance = 0.35;          // probability of a specular glare spot on the board
+    Span glare_strength{0.25, 0.55};     // glare peak: share of the way to white
+    Span glare_radius{0.05, 0.14};       // glare radius, share of the image diagonal
+    Span shadow_strength{0.2, 0.45};     // darkening of the table under a tile's shadow
+
+    // Sensor.
+    Span noise_sigma{1.0, 3.0};      // per-pixel noise (8-bit levels)
+    Span blur_sigma{0.0, 0.8};       // defocus blur (pixels)
+    Span jpeg_quality{80, 93};       // JPEG re-encoding quality (0..0: none)
+
+    // Occluder.
+    double hand_chance = 0.15;       // probability of a hand reaching over the board
+
+    // Checks every field; the error names the field and the allowed range.
+    Status check() const;
+    // Returns the options of a difficulty preset.
+    static RenderOptions for_difficulty(Difficulty d);
+    nlohmann::json to_json() const;
+};
+
+// Where one tile ended up.
+struct TileTruth {
+    std::string tile;                        // type id
+    Cell at;                                 // board cell
+    int rot_deg = 0;                         // rotation as in records (0, 90, 180, 270)
+    cv::Point2d centre_mm;                   // tile centre on the table (after jitter)
+    double turn_deg = 0;                     // off-grid turn, clockwise
+    std::array<cv::Point2d, 4> corners_px{}; // top-face corners in the image: the cell's NW, NE, SE, SW corner
+    cv::Point2d centre_px;                   // top-face centre in the image
+    double visible = 1.0;                    // share of the top face not hidden by the hand
+};
+
+struct CameraTruth {
+    cv::Matx33d intrinsics = cv::Matx33d::eye();  // K (no lens distortion)
+    cv::Matx33d rotation = cv::Matx33d::eye();    // world -> camera
+    cv::Vec3d translation;                         // world -> camera
+    double tilt_deg = 0, roll_deg = 0, azimuth_deg = 0, fov_deg = 0, distance_mm = 0;
+};
+
+// The ground truth of one render.
+struct RenderTruth {
+    int width = 0, height = 0;
+    std::uint64_t seed = 0;
+    std::string style, surface;
+    double tile_mm = 45, thickness_mm = 2, gap_mm = 0;
+    CameraTruth camera;
+    cv::Matx33d table_to_image = cv::Matx33d::eye();  // homography: table plane (z = 0), mm -> px
+    cv::Matx33d tiles_to_image = cv::Matx33d::eye();  // homography: plane of the tile tops, mm -> px
+    std::vector<TileTruth> tiles;                      // in the order given
+    bool glare = false;
+    cv::Point2d glare_px;
+    double glare_radius_px = 0;
+    bool hand = false;
+    std::vector<cv::Point> hand_outline;  // outline of the hand (and arm) in the image, when present
+    RenderOptions options;                // the options used
+
+    nlohmann::json to_json() const;
+};
+
+struct Rendering {
+    cv::Mat image;  // CV_8UC3, options.width x options.height
+    RenderTruth truth;
+};
+
+// Renders the tiles as a photograph. Deterministic for a given seed, options and build.
+// Errors (Invalid): no tiles, a null type, two tiles on one cell, options failing check().
+Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const RenderOptions& options, std::uint64_t seed);
+
+// Returns the truth file for an image: "out/scene.png" -> "out/scene.truth.json".
+std::string truth_path_for(const std::string& image_path);
+// Writes the image (.png, .jpg or .jpeg, by extension) and its truth JSON, each atomically.
+Status write_rendering(const Rendering& rendering, const std::string& image_path);
+
+}  // namespace meeplecam::vision

@@ -50,6 +50,9 @@ int Game::player_index(std::string_view color) const {
 }
 
 int Game::next_player() const {
+    for (const auto& m : modules_) {
+        if (auto p = m->next_player(*this)) return *p;
+    }
     return turn_open_ ? (turn_player_ + 1) % static_cast<int>(players_.size()) : next_player_;
 }
 
@@ -209,6 +212,7 @@ Status Game::end_turn(const std::string& where) {
     }
     for (int root : roots) score_completed(root);
     pending_completed_.clear();
+    for (auto& m : modules_) m->on_turn_scored(*this);
     next_player_ = (turn_player_ + 1) % static_cast<int>(players_.size());
     turn_open_ = false;
     return Ok{};
@@ -243,36 +247,44 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
     return ev;
 }
 
+std::pair<int, std::string> Game::completed_value(int root) const {
+    const Structure& st = board_.structure(root);
+    const int tiles = static_cast<int>(board_.structure_cells(root).size());
+    switch (st.kind) {
+        case FeatureKind::Road:
+            return {tiles, "Completed road of " + plural(tiles, "tile", "tiles") + " x 1"};
+        case FeatureKind::City:
+            return {2 * tiles + 2 * st.pennants, "Completed city of " + plural(tiles, "tile", "tiles") + " x 2 + " +
+                                                     plural(st.pennants, "pennant", "pennants") + " x 2"};
+        case FeatureKind::Monastery: return {9, "Completed monastery (9 tiles)"};
+        default: return {0, ""};
+    }
+}
+
+void Game::add_score(ScoreEvent event) {
+    for (int p : event.winners) scores_[p] += event.points;
+    score_events_.push_back(std::move(event));
+}
+
+int Game::tiles_left() const {
+    int n = 0;
+    for (const TileType& t : catalog_->tiles()) n += supply_left(t);
+    return n;
+}
+
 void Game::score_completed(int root) {
     Structure& st = board_.structure(root);
     if (st.scored || !board_.is_complete(root)) return;  // a module may have re-opened it
     st.scored = true;
-    if (st.follower_ids.empty()) return;
-    const int tiles = static_cast<int>(board_.structure_cells(root).size());
-    int points = 0;
-    std::string what;
-    switch (st.kind) {
-        case FeatureKind::Road:
-            points = tiles;
-            what = "Completed road of " + plural(tiles, "tile", "tiles") + " x 1";
-            break;
-        case FeatureKind::City:
-            points = 2 * tiles + 2 * st.pennants;
-            what = "Completed city of " + plural(tiles, "tile", "tiles") + " x 2 + " +
-                   plural(st.pennants, "pennant", "pennants") + " x 2";
-            break;
-        case FeatureKind::Monastery:
-            points = 9;
-            what = "Completed monastery (9 tiles)";
-            break;
-        default: return;
+    const auto [points, what] = completed_value(root);
+    if (!st.follower_ids.empty()) {
+        ScoreEvent ev = make_score(root, ScoreEvent::Phase::Turn, points);
+        ev.completed = true;
+        ev.explanation = what + " = " + std::to_string(points) + " points";
+        for (int id : board_.release_followers(root)) ++followers_left_[board_.followers()[id].player];
+        add_score(std::move(ev));
     }
-    ScoreEvent ev = make_score(root, ScoreEvent::Phase::Turn, points);
-    ev.completed = true;
-    ev.explanation = what + " = " + std::to_string(points) + " points";
-    for (int p : ev.winners) scores_[p] += points;
-    for (int id : board_.release_followers(root)) ++followers_left_[board_.followers()[id].player];
-    score_events_.push_back(std::move(ev));
+    for (auto& m : modules_) m->on_structure_completed(*this, root, points);
 }
 
 void Game::score_final() {
@@ -321,17 +333,32 @@ void Game::score_final() {
                 break;
             }
             case FeatureKind::Field: {
-                std::set<int> done;
+                std::set<int> touched;
                 for (int node : st.nodes) {
                     const PlacedTile& t = board_.tiles()[board_.node_tile(node)];
-                    for (int c : board_.node_def(node).cities) {
-                        const int city = board_.find(t.first_node + c);
-                        if (board_.is_complete(city)) done.insert(city);
+                    for (int c : board_.node_def(node).cities) touched.insert(board_.find(t.first_node + c));
+                }
+                int special = 0, special_points = 0;  // cities a rule module values (e.g. castles)
+                for (int city : touched) {
+                    std::optional<int> value;
+                    for (const auto& m : modules_) {
+                        if (!value) value = m->farm_city_value(*this, city);
+                    }
+                    if (value) {
+                        points += *value;
+                        special_points += *value;
+                        special += *value > 0 ? 1 : 0;
+                    } else if (board_.is_complete(city)) {
+                        points += 3;
+                        ++cities;
                     }
                 }
-                cities = static_cast<int>(done.size());
-                points = 3 * cities;
                 what = "Farm touching " + plural(cities, "completed city", "completed cities") + " x 3";
+                if (special > 0) {
+                    what += " + " + plural(special, "city", "cities") + " valued by expansion rules (" +
+                            std::to_string(special_points) + ")";
+                }
+                cities += special;
                 break;
             }
             default: continue;

@@ -102,6 +102,15 @@ public:
     int turn_event() const { return turn_event_; }
     // Queues a structure to be scored when the turn ends (if it is still complete then).
     void add_pending_completion(int root) { pending_completed_.push_back(root); }
+    // Records a score event and adds its points to each winner (points may be negative).
+    void add_score(ScoreEvent event);
+    // Returns a follower that a module kept off the board (e.g. in a castle) to its owner's supply.
+    void return_follower_to_supply(int player) { ++followers_left_[player]; }
+    // Copies of all tile types not yet drawn.
+    int tiles_left() const;
+    // What a completed structure is worth during the game (road 1/tile, city 2/tile + 2/pennant,
+    // monastery 9), with the sentence that explains it.
+    std::pair<int, std::string> completed_value(int root) const;
 private:
     Game() = default;
     struct Mover {

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -37,6 +38,16 @@ public:
     virtual Status check_turn_end(const Game& /*game*/, const std::string& /*where*/) const { return Ok{}; }
     // Runs when a turn ends, before the core scores completed features.
     virtual void on_turn_end(Game& /*game*/) {}
+    // Runs for every structure completed during the game when the core scores it, occupied or
+    // not (castles score from unoccupied structures too); `points` is what it is worth.
+    virtual void on_structure_completed(Game& /*game*/, int /*root*/, int /*points*/) {}
+    // Runs after the core scored the turn's completed structures (castle scoring, auctions).
+    virtual void on_turn_scored(Game& /*game*/) {}
+    // Overrides who moves next (e.g. players placing auctioned tiles); nullopt: seat order.
+    virtual std::optional<int> next_player(const Game& /*game*/) const { return std::nullopt; }
+    // Overrides what a city structure is worth to a farm at the end (default: 3 when the city is
+    // complete, else 0); e.g. a castle is worth 4.
+    virtual std::optional<int> farm_city_value(const Game& /*game*/, int /*city_root*/) const { return std::nullopt; }
     // Runs at the end of the game, after the core's final scoring.
     virtual void on_final_scoring(Game& /*game*/) {}
     // Lists the module events the turn's player may still play now (generators, `legal`).

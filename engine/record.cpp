@@ -102,6 +102,7 @@ json Record::to_json() const {
     j["events"] = json::array();
     for (const auto& e : events) j["events"].push_back(e.to_json());
     j["finished"] = finished;
+    if (!options.empty()) j["options"] = options;
     return j;
 }
 
@@ -153,6 +154,10 @@ Result<Record> parse_record(const json& doc, const std::string& source) {
         auto e = parse_event(doc["events"][i], source + ": event " + std::to_string(i));
         if (!e) return e.error();
         r.events.push_back(std::move(e.value()));
+    }
+    if (doc.contains("options")) {
+        if (!doc["options"].is_object()) return invalid(source, "'options' must be an object {module: {...}}");
+        r.options = doc["options"];
     }
     if (doc.contains("finished")) {
         if (!doc["finished"].is_boolean()) return invalid(source, "'finished' must be true or false");
@@ -211,6 +216,8 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
         if (!seen.insert(name).second) return invalid("expansions", "expansion '" + name + "' is listed twice");
         auto module = RuleModuleRegistry::builtin().create(name);
         if (!module) return module.error();
+        const nlohmann::json own = record.options.contains(name) ? record.options[name] : nlohmann::json::object();
+        if (auto st = module.value()->configure(own); !st) return st.error();
         modules.push_back(std::move(module.value()));
     }
     GameOptions game_options;

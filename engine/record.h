@@ -19,6 +19,7 @@ struct Record {
     std::vector<PlayerInfo> players;
     std::vector<Event> events;
     bool finished = false;
+    nlohmann::json options = nlohmann::json::object();  // rule options, by module (see docs/record-format.md)
 
     nlohmann::json to_json() const;
 };

@@ -9,6 +9,13 @@ Status RuleModule::apply_event(Game& /*game*/, const Event& event, const std::st
     return invalid(where, "module " + std::string(name()) + " does not handle '" + event.type + "' events");
 }
 
+Status RuleModule::configure(const nlohmann::json& options) {
+    if (!options.is_object() || !options.empty()) {
+        return invalid("options", "expansion " + std::string(name()) + " has no options (got " + options.dump() + ")");
+    }
+    return Ok{};
+}
+
 void RuleModuleRegistry::add(std::string name, RuleModuleFactory factory) {
     entries_.emplace_back(std::move(name), std::move(factory));
 }

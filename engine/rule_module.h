@@ -22,6 +22,8 @@ public:
     virtual ~RuleModule() = default;
     // The record name of the expansion, e.g. "ferries".
     virtual std::string_view name() const = 0;
+    // Reads the module's options (the record's "options": {name: {...}}); refuses unknown ones.
+    virtual Status configure(const nlohmann::json& options);
     // Embedded catalogs whose tiles the module adds to the game.
     virtual std::vector<std::string> catalogs() const { return {}; }
     // Record event types the module understands (beyond tile, meeple, discard).

@@ -32,7 +32,7 @@ int Board::node_at(Cell at, Port p) const {
     if (ti < 0) return -1;
     const PlacedTile& t = tiles_[ti];
     const int f = t.type->feature_at(p, t.rot);
-    return f < 0 ? -1 : t.first_node + f;
+    return f < 0 ? -1 : t.node(f);
 }
 
 Port Board::node_port(int node) const {
@@ -70,18 +70,39 @@ int Board::unite(int a, int b) {
 
 void Board::add_tile_nodes(int tile_index) {
     const PlacedTile& t = tiles_[tile_index];
-    for (std::size_t f = 0; f < t.type->features.size(); ++f) {
-        const FeatureDef& def = t.type->features[f];
+    for (std::size_t f = 0; f < t.type->features.size(); ++f) add_node(tile_index, static_cast<int>(f));
+}
+
+int Board::add_node(int tile_index, int feature) {
+    const PlacedTile& t = tiles_[tile_index];
+    {
+        const FeatureDef& def = t.type->features[feature];
         const int node = static_cast<int>(parent_.size());
         parent_.push_back(node);
         node_tile_.push_back(tile_index);
-        node_feature_.push_back(static_cast<int>(f));
+        node_feature_.push_back(feature);
         Structure s;
         s.kind = def.kind;
         s.open_sides = std::popcount(static_cast<unsigned>(def.side_mask));
         s.pennants = def.pennants;
         s.nodes.push_back(node);
         structures_.push_back(std::move(s));
+        return node;
+    }
+}
+
+void Board::replace_tile_type(int tile_index, const TileType& variant) {
+    PlacedTile& t = tiles_[tile_index];
+    const std::size_t old_count = t.type->features.size();
+    MEEPLECAM_CHECK(variant.features.size() >= old_count, "a variant keeps the tile's features first");
+    t.type = &variant;
+    for (std::size_t f = old_count; f < variant.features.size(); ++f) {
+        const int node = add_node(tile_index, static_cast<int>(f));
+        tiles_[tile_index].extra_nodes.push_back(node);
+    }
+    const Cell at = tiles_[tile_index].at;
+    for (int s = 0; s < 4; ++s) {
+        if (tile_at(neighbour(at, s)) < 0) refresh_border_cell(neighbour(at, s));
     }
 }
 
@@ -153,7 +174,8 @@ PlacementCheck Board::check_placement(const TileType& type, Placement p) const {
 
 int Board::place(const TileType& type, Placement p) {
     const int ti = static_cast<int>(tiles_.size());
-    tiles_.push_back(PlacedTile{&type, p.at, p.rot, static_cast<int>(parent_.size())});
+    tiles_.push_back(PlacedTile{&type, p.at, p.rot, static_cast<int>(parent_.size()),
+                                static_cast<int>(type.features.size()), {}});
     cell_to_tile_[key(p.at)] = ti;
     add_tile_nodes(ti);
     remove_border_cell(p.at);
@@ -170,8 +192,8 @@ int Board::place(const TileType& type, Placement p) {
         int mine[3], theirs[3];
         for (int k = 0; k < 3; ++k) {
             const Port q = static_cast<Port>(3 * s + k);
-            mine[k] = t.first_node + t.type->feature_at(q, t.rot);
-            theirs[k] = other.first_node + other.type->feature_at(facing_port(q), other.rot);
+            mine[k] = t.node(t.type->feature_at(q, t.rot));
+            theirs[k] = other.node(other.type->feature_at(facing_port(q), other.rot));
         }
         // Each feature touching this side loses one open side, counted once per feature.
         for (int k = 0; k < 3; ++k) {
@@ -187,7 +209,7 @@ int Board::place(const TileType& type, Placement p) {
 
     last_completed_.clear();
     for (std::size_t f = 0; f < t.type->features.size(); ++f) {
-        const int root = find(t.first_node + static_cast<int>(f));
+        const int root = find(t.node(static_cast<int>(f)));
         const Structure& st = structures_[root];
         if ((st.kind == FeatureKind::Road || st.kind == FeatureKind::City) && st.open_sides == 0 &&
             std::find(last_completed_.begin(), last_completed_.end(), root) == last_completed_.end()) {
@@ -202,7 +224,7 @@ int Board::place(const TileType& type, Placement p) {
             const PlacedTile& m = tiles_[mt];
             for (std::size_t f = 0; f < m.type->features.size(); ++f) {
                 if (m.type->features[f].kind == FeatureKind::Monastery && block_tiles(c) == 9) {
-                    last_completed_.push_back(find(m.first_node + static_cast<int>(f)));
+                    last_completed_.push_back(find(m.node(static_cast<int>(f))));
                 }
             }
         }
@@ -376,8 +398,7 @@ std::vector<int> Board::rebuild_structures() {
             const PlacedTile& other = tiles_[nt];
             for (int k = 0; k < 3; ++k) {
                 const Port q = static_cast<Port>(3 * side + k);
-                unite(t.first_node + t.type->feature_at(q, t.rot),
-                      other.first_node + other.type->feature_at(facing_port(q), other.rot));
+                unite(t.node(t.type->feature_at(q, t.rot)), other.node(other.type->feature_at(facing_port(q), other.rot)));
             }
         }
     }

@@ -31,7 +31,12 @@ struct PlacedTile {
     const TileType* type = nullptr;
     Cell at;
     int rot = 0;
-    int first_node = 0;  // node id of feature 0; feature f is node first_node + f
+    int first_node = 0;            // node id of feature 0; feature f < base_features is first_node + f
+    int base_features = 0;         // features the tile had when placed
+    std::vector<int> extra_nodes;  // nodes of features a variant added later (e.g. a bridge)
+
+    // Returns the node id of feature `f` of this tile.
+    int node(int f) const { return f < base_features ? first_node + f : extra_nodes[f - base_features]; }
 };
 
 // A connected feature (road, city, field, monastery) made of feature nodes on tiles.
@@ -60,6 +65,13 @@ struct PlacementCheck {
 
 class Board {
 public:
+    // What an empty border cell demands of a tile: mask and value over the packed edge signature.
+    struct BorderCell {
+        Cell at;
+        std::uint16_t mask = 0;
+        std::uint16_t value = 0;
+    };
+
     Board() = default;
 
     // Places the first tile. Assumes the board is empty.
@@ -79,6 +91,9 @@ public:
     const std::vector<PlacedTile>& tiles() const { return tiles_; }
     std::size_t size() const { return tiles_.size(); }
     std::size_t border_size() const { return border_.size(); }
+    const std::vector<BorderCell>& border() const { return border_; }
+    // The edge a placed tile shows on a board side (0 N, 1 E, 2 S, 3 W).
+    static EdgeKind edge_on(const PlacedTile& t, int board_side) { return t.type->edges[(board_side - t.rot + 4) % 4]; }
 
     // Feature node of the tile at `at` owning board port `p`; -1 if none.
     int node_at(Cell at, Port p) const;
@@ -117,6 +132,9 @@ public:
     void add_link(int a, int b);
     // Removes an extra link; returns false when there is no such link. Call rebuild_structures() after.
     bool remove_link(int a, int b);
+    // Replaces a placed tile's type by a variant that keeps its features first and may add more
+    // (e.g. the tile with a bridge). Updates the border; call rebuild_structures() after.
+    void replace_tile_type(int tile_index, const TileType& variant);
     const std::vector<std::pair<int, int>>& links() const { return links_; }
     // Recomputes every structure from the tiles and links (for changes the incremental merge cannot
     // undo). A structure stays scored only when it has exactly the members of a structure that was
@@ -129,16 +147,11 @@ private:
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.x)) << 32) |
                static_cast<std::uint32_t>(c.y);
     }
-    // What an empty border cell demands of a tile: mask and value over the packed edge signature.
-    struct BorderCell {
-        Cell at;
-        std::uint16_t mask = 0;
-        std::uint16_t value = 0;
-    };
     void refresh_border_cell(Cell c);
     void remove_border_cell(Cell c);
     int unite(int a, int b);
     void add_tile_nodes(int tile_index);
+    int add_node(int tile_index, int feature);
 
     std::vector<PlacedTile> tiles_;
     std::unordered_map<std::uint64_t, int> cell_to_tile_;

@@ -202,6 +202,46 @@ int TileType::count_in(std::string_view edition) const {
     return it != edition_counts.end() ? it->second : count;
 }
 
+Result<TileType> with_bridge(const TileType& base, int catalog_axis) {
+    const std::string where = "bridge on tile " + base.id;
+    for (const FeatureDef& f : base.features) {
+        if (f.has_tag("bridge")) return illegal(where, "the tile already has a bridge (bridges never cross)");
+    }
+    const int side_a = catalog_axis == 0 ? 0 : 1;
+    const int side_b = side_a + 2;
+    for (int side : {side_a, side_b}) {
+        if (base.edges[side] != EdgeKind::Field) {
+            return illegal(where, "both ends of a bridge must lie on field sides; side " +
+                                      std::string(port_name(static_cast<Port>(3 * side + 1))) + " is " +
+                                      std::string(edge_kind_name(base.edges[side])));
+        }
+    }
+    TileType t = base;
+    t.distinct_rotations.clear();
+    FeatureDef bridge;
+    bridge.kind = FeatureKind::Road;
+    bridge.tags.push_back("bridge");
+    for (int side : {side_a, side_b}) {
+        const Port mid = static_cast<Port>(3 * side + 1);
+        FeatureDef& field = t.features[t.feature_at_port[mid]];
+        field.ports.erase(std::remove(field.ports.begin(), field.ports.end(), mid), field.ports.end());
+        bridge.ports.push_back(mid);
+        bridge.side_mask |= static_cast<std::uint8_t>(1u << side);
+    }
+    // Recompute each field's side mask: a field that owned only the middle port leaves that side.
+    for (FeatureDef& f : t.features) {
+        f.side_mask = 0;
+        for (Port p : f.ports) {
+            if (p != kCentre) f.side_mask |= static_cast<std::uint8_t>(1u << side_of(p));
+        }
+        if (f.ports.empty()) return illegal(where, "a feature would vanish under the bridge");
+    }
+    t.features.push_back(std::move(bridge));
+    t.tags.push_back(catalog_axis == 0 ? "bridge-ns" : "bridge-ew");
+    if (auto st = finish_tile(t, where); !st) return st.error();
+    return t;
+}
+
 Result<Catalog> Catalog::from_json(const json& doc, const std::string& source) {
     if (!doc.is_object()) return invalid(source, "a catalog must be a JSON object");
     if (doc.value("format", "") != "meeplecam-catalog") {

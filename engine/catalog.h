@@ -70,6 +70,12 @@ struct TileType {
     bool has_tag(std::string_view tag) const;
 };
 
+// Returns `base` with a bridge: a road feature (tag "bridge") joining the middle ports of two
+// opposite field sides, `catalog_axis` 0 = N-S, 1 = E-W in catalog orientation. The fields keep
+// their halves (they pass under the bridge); existing features keep their indices. Refuses a
+// side that is not field and a second bridge (bridges never cross).
+Result<TileType> with_bridge(const TileType& base, int catalog_axis);
+
 // A set of tile types from one or more catalog files.
 class Catalog {
 public:

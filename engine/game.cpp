@@ -122,22 +122,27 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         return Ok{};
     }
     if (e.player.empty()) return invalid(where, "only the start tile is placed without a 'player'");
+    if (turn_open_) {  // a new tile ends the previous turn (its scoring and module follow-ups) first
+        if (auto st = end_turn(where); !st) return st;
+    }
     auto mover = check_turn_and_tile(e, where);
     if (!mover) return mover.error();
     const int player = mover->player;
     const TileType* known = mover->type;
+    for (auto& m : modules_) {
+        auto placed = m->placed_type(*this, e, *known, where);
+        if (!placed) return placed.error();
+        known = placed.value();
+    }
     const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
     if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
                                              std::to_string(e.rot * 90) + ": " + check.reason);
-    if (turn_open_) {
-        if (auto st = end_turn(where); !st) return st;
-    }
     auto type = draw(e.tile, where);
     if (!type) return type.error();
     turn_open_ = true;
     meeple_placed_ = false;
     turn_player_ = player;
-    turn_tile_ = board_.place(*type.value(), Placement{e.at, e.rot});
+    turn_tile_ = board_.place(*known, Placement{e.at, e.rot});
     pending_completed_ = board_.last_completed();
     for (auto& m : modules_) m->on_tile_placed(*this);
     if (options_.check_consistency) board_.check_consistency();
@@ -181,6 +186,9 @@ Status Game::apply_meeple(const Event& e, const std::string& where) {
 
 Status Game::apply_discard(const Event& e, const std::string& where) {
     if (!started_) return illegal(where, "the start tile must come first");
+    if (turn_open_) {
+        if (auto st = end_turn(where); !st) return st;
+    }
     auto mover = check_turn_and_tile(e, where);
     if (!mover) return mover.error();
     const int player = mover->player;
@@ -189,9 +197,6 @@ Status Game::apply_discard(const Event& e, const std::string& where) {
         const Placement p = board_.legal_placements(*known).front();
         return illegal(where, "tile " + e.tile + " may not be discarded: it fits, e.g. at " + to_string(p.at) +
                                   " rot " + std::to_string(p.rot * 90));
-    }
-    if (turn_open_) {
-        if (auto st = end_turn(where); !st) return st;
     }
     auto type = draw(e.tile, where);
     if (!type) return type.error();
@@ -336,7 +341,7 @@ void Game::score_final() {
                 std::set<int> touched;
                 for (int node : st.nodes) {
                     const PlacedTile& t = board_.tiles()[board_.node_tile(node)];
-                    for (int c : board_.node_def(node).cities) touched.insert(board_.find(t.first_node + c));
+                    for (int c : board_.node_def(node).cities) touched.insert(board_.find(t.node(c)));
                 }
                 int special = 0, special_points = 0;  // cities a rule module values (e.g. castles)
                 for (int city : touched) {
@@ -384,7 +389,7 @@ std::vector<FollowerOption> Game::free_features(const Board& board, int tile_ind
     std::vector<FollowerOption> out;
     const PlacedTile& t = board.tiles()[tile_index];
     for (std::size_t f = 0; f < t.type->features.size(); ++f) {
-        const int node = t.first_node + static_cast<int>(f);
+        const int node = t.node(static_cast<int>(f));
         const FeatureKind kind = t.type->features[f].kind;
         if (kind == FeatureKind::Lake) continue;
         if (!board.structure(board.find(node)).follower_ids.empty()) continue;

@@ -15,6 +15,14 @@
 namespace meeplecam {
 
 class Game;
+struct TileType;
+
+// A placement that is legal only with a module's help (e.g. a bridge); `extra` holds the fields
+// to add to the tile event (e.g. {"bridge": {"at": [x, y], "axis": "EW"}}).
+struct PlacementOption {
+    Placement placement;
+    nlohmann::json extra;
+};
 
 // An expansion's rules. Every hook defaults to no change; the core never names expansions.
 class RuleModule {
@@ -30,6 +38,16 @@ public:
     virtual std::vector<std::string> event_types() const { return {}; }
     // Applies one of the module's own events; `where` names the event for errors.
     virtual Status apply_event(Game& game, const Event& event, const std::string& where);
+    // Returns the type to place for a tile event (e.g. the drawn tile with its bridge); may
+    // change the board first (a bridge on a neighbour). Default: the drawn type.
+    virtual Result<const TileType*> placed_type(Game& /*game*/, const Event& /*event*/, const TileType& drawn,
+                                                const std::string& /*where*/) {
+        return &drawn;
+    }
+    // Placements of `type` for the player to move that only the module makes legal.
+    virtual std::vector<PlacementOption> extra_placements(const Game& /*game*/, const TileType& /*type*/) const {
+        return {};
+    }
     // May veto a core event (tile, meeple, discard) before the core applies it.
     virtual Status before_core_event(Game& /*game*/, const Event& /*event*/, const std::string& /*where*/) {
         return Ok{};

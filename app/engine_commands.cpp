@@ -150,14 +150,28 @@ int run_legal(const std::vector<std::string>& argv) {
     }
 
     const auto moves = game->legal_placements(*type);
+    std::vector<PlacementOption> helped;  // legal only with a rule module's help (e.g. a bridge)
+    for (const auto& m : game->modules()) {
+        auto more = m->extra_placements(game.value(), *type);
+        helped.insert(helped.end(), more.begin(), more.end());
+    }
     if (json_out) {
         nlohmann::json j = nlohmann::json::array();
         for (const auto& m : moves) j.push_back({{"at", {m.at.x, m.at.y}}, {"rot", m.rot * 90}});
+        for (const auto& h : helped) {
+            nlohmann::json entry = {{"at", {h.placement.at.x, h.placement.at.y}}, {"rot", h.placement.rot * 90}};
+            entry.update(h.extra);
+            j.push_back(entry);
+        }
         std::cout << j.dump(2) << "\n";
     } else {
-        std::cout << "Tile " << type->id << ": " << moves.size() << " legal placement(s)"
+        std::cout << "Tile " << type->id << ": " << moves.size() + helped.size() << " legal placement(s)"
                   << (moves.empty() ? " (it may be discarded)" : "") << "\n";
         for (const auto& m : moves) std::cout << "  at " << to_string(m.at) << " rot " << m.rot * 90 << "\n";
+        for (const auto& h : helped) {
+            std::cout << "  at " << to_string(h.placement.at) << " rot " << h.placement.rot * 90 << " with "
+                      << h.extra.dump() << "\n";
+        }
     }
     return 0;
 }

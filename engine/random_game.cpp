@@ -64,7 +64,13 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
         const int player = game.next_player();
         const std::string color = record.players[player].color;
         const auto moves = game.legal_placements(*type);
-        if (moves.empty()) {
+        std::vector<PlacementOption> helped;  // placements a rule module makes legal (bridges)
+        for (const auto& m : game.modules()) {
+            auto more = m->extra_placements(game, *type);
+            helped.insert(helped.end(), more.begin(), more.end());
+        }
+        const bool use_help = !helped.empty() && coin(rng) < (moves.empty() ? 0.7 : 0.1);
+        if (moves.empty() && !use_help) {
             Event d;
             d.type = "discard";
             d.player = color;
@@ -72,13 +78,20 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
             if (auto st = apply(d); !st) return st.error();
             continue;
         }
-        const Placement p = moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)];
+        PlacementOption chosen;
+        if (use_help) {
+            chosen = helped[std::uniform_int_distribution<std::size_t>(0, helped.size() - 1)(rng)];
+        } else {
+            chosen.placement = moves[std::uniform_int_distribution<std::size_t>(0, moves.size() - 1)(rng)];
+        }
+        const Placement p = chosen.placement;
         Event t;
         t.type = "tile";
         t.player = color;
         t.tile = type->id;
         t.at = p.at;
         t.rot = p.rot;
+        if (chosen.extra.is_object()) t.raw = chosen.extra;
         if (auto st = apply(t); !st) return st.error();
         ++placed;
         const auto spots = game.current_follower_options();

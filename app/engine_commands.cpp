@@ -32,7 +32,9 @@ player to move may put a follower after that placement (ports in board orientati
   --tile ID       tile type id, e.g. V
   --at X,Y        a cell (x east, y south)
   --rot R         rotation in degrees clockwise: 0, 90, 180 or 270
-  --json          print JSON: [{"at": [x, y], "rot": r}, ...] or {"at", "rot", "followers": [...]}
+  --json          print JSON: [{"at": [x, y], "rot": r[, "bridge": {...}]}, ...] or, with --at/--rot,
+                  {"at", "rot", "player", "followers": [{"loc", "feature"}], "actions": [events]}
+                  (actions: the expansions' options for that placement: bridges, ferries, ...)
   --catalog FILE  use this tile catalog instead of the shipped one
 
 exit codes: 0 ok; 2 invalid input; 3 the record holds an illegal move, or --at/--rot is illegal
@@ -126,25 +128,58 @@ int run_legal(const std::vector<std::string>& argv) {
                                                       ? degrees
                                                       : -1);
         if (!q) return report(invalid("--rot", "must be 0, 90, 180 or 270, not '" + rot_text + "'"));
-        auto options = game->follower_options(*type, Placement{at.value(), *q});
-        if (!options) return report(options.error());
+        // Play the placement on the replayed game (with a module's help when it needs one, e.g. a
+        // bridge), then ask the core for follower spots and every module for its options.
         const std::string player = game->players()[game->next_player()].color;
+        Event placed;
+        placed.type = "tile";
+        placed.player = player;
+        placed.tile = type->id;
+        placed.at = at.value();
+        placed.rot = *q;
+        placed.raw = placed.to_json();
+        if (!game->board().check_placement(*type, Placement{at.value(), *q}).ok) {
+            for (const auto& m : game->modules()) {
+                for (const auto& h : m->extra_placements(game.value(), *type)) {
+                    if (h.placement == Placement{at.value(), *q} && !placed.raw.contains("bridge")) placed.raw.update(h.extra);
+                }
+            }
+        }
+        if (auto st = game->apply(placed, -1); !st) {
+            Error e = st.error();
+            e.where = "--at/--rot";
+            return report(e);
+        }
+        const auto followers = game->current_follower_options();
+        nlohmann::json actions = nlohmann::json::array();
+        for (const auto& m : game->modules()) {
+            for (const auto& ev : m->options(game.value())) actions.push_back(ev.to_json());
+        }
         if (json_out) {
             nlohmann::json j;
             j["at"] = {at->x, at->y};
             j["rot"] = *q * 90;
             j["player"] = player;
+            nlohmann::json extra = placed.raw;
+            for (const char* key : {"type", "player", "tile", "at", "rot"}) extra.erase(key);
+            if (!extra.empty()) j["with"] = extra;
             j["followers"] = nlohmann::json::array();
-            for (const auto& o : options.value()) {
+            for (const auto& o : followers) {
                 j["followers"].push_back({{"loc", port_name(o.loc)}, {"feature", feature_kind_name(o.kind)}});
             }
+            j["actions"] = actions;
             std::cout << j.dump(2) << "\n";
         } else {
-            std::cout << "Tile " << type->id << " at " << to_string(at.value()) << " rot " << *q * 90 << ": "
-                      << options->size() << " follower location(s) for " << player << "\n";
-            for (const auto& o : options.value()) {
+            nlohmann::json extra = placed.raw;
+            for (const char* key : {"type", "player", "tile", "at", "rot"}) extra.erase(key);
+            std::cout << "Tile " << type->id << " at " << to_string(at.value()) << " rot " << *q * 90
+                      << (extra.empty() ? "" : " with " + extra.dump()) << ": " << followers.size()
+                      << " follower location(s) for " << player << "\n";
+            for (const auto& o : followers) {
                 std::cout << "  " << port_name(o.loc) << "  " << feature_kind_name(o.kind) << "\n";
             }
+            if (!actions.empty()) std::cout << "Expansion actions (" << actions.size() << "):\n";
+            for (const auto& a : actions) std::cout << "  " << a.dump() << "\n";
         }
         return 0;
     }

@@ -75,3 +75,14 @@ expect_run(3 "event 1 (tile)" render ${WORK_DIR}/illegal.json -o ${WORK_DIR}/x.p
 file(WRITE ${WORK_DIR}/no_tiles.json [=[{"format": "meeplecam-record", "version": 1, "game": "carcassonne",
  "players": [{"name": "Ana", "color": "red"}], "events": [], "finished": false}]=])
 expect_run(2 "no tiles to render" render ${WORK_DIR}/no_tiles.json -o ${WORK_DIR}/x.png)
+
+# Expansions: bridge-enabled placements, and a placement's expansion actions.
+file(WRITE ${WORK_DIR}/bridges.json [=[{"format": "meeplecam-record", "version": 1, "game": "carcassonne",
+ "expansions": ["bridges", "ferries"],
+ "players": [{"name": "Ana", "color": "red"}, {"name": "Ben", "color": "blue"}],
+ "events": [{"type": "tile", "tile": "D", "at": [0, 0], "rot": 0},
+            {"type": "tile", "player": "red", "tile": "U", "at": [1, 0], "rot": 90},
+            {"type": "tile", "player": "blue", "tile": "U", "at": [-1, 0], "rot": 90}], "finished": false}]=])
+expect_run(0 "with {\"bridge\":{\"at\":[1,0],\"axis\":\"NS\"}}" legal ${WORK_DIR}/bridges.json --tile V)
+expect_run(0 "\"type\": \"ferry\"" legal ${WORK_DIR}/bridges.json --tile FE2 --at 2,0 --rot 0 --json)
+expect_run(0 "with {\"bridge\"" legal ${WORK_DIR}/bridges.json --tile U --at 1,1 --rot 0)

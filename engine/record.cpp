@@ -195,13 +195,17 @@ Result<std::shared_ptr<const Catalog>> catalog_for(const Record& record, const R
     auto base = Catalog::embedded(base_catalog_name(record.game));
     if (!base) return invalid("game", "no rules for game '" + record.game + "' in this build yet");
     auto catalog = std::make_shared<Catalog>(std::move(base.value()));
+    std::set<std::string> merged;  // several modules of one expansion share its catalog
     for (const auto& name : record.expansions) {
-        auto module = RuleModuleRegistry::builtin().create(name);
-        if (!module) return module.error();
-        for (const auto& extra : module.value()->catalogs()) {
-            auto more = Catalog::embedded(extra);
-            if (!more) return more.error();
-            if (auto st = catalog->merge(more.value()); !st) return st.error();
+        auto modules = RuleModuleRegistry::builtin().create(name);
+        if (!modules) return modules.error();
+        for (const auto& module : modules.value()) {
+            for (const auto& extra : module->catalogs()) {
+                if (!merged.insert(extra).second) continue;
+                auto more = Catalog::embedded(extra);
+                if (!more) return more.error();
+                if (auto st = catalog->merge(more.value()); !st) return st.error();
+            }
         }
     }
     return std::shared_ptr<const Catalog>(std::move(catalog));
@@ -213,12 +217,20 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
     std::vector<std::unique_ptr<RuleModule>> modules;
     std::set<std::string> seen;
     for (const auto& name : record.expansions) {
-        if (!seen.insert(name).second) return invalid("expansions", "expansion '" + name + "' is listed twice");
-        auto module = RuleModuleRegistry::builtin().create(name);
-        if (!module) return module.error();
-        const nlohmann::json own = record.options.contains(name) ? record.options[name] : nlohmann::json::object();
-        if (auto st = module.value()->configure(own); !st) return st.error();
-        modules.push_back(std::move(module.value()));
+        auto created = RuleModuleRegistry::builtin().create(name);
+        if (!created) return created.error();
+        for (auto& module : created.value()) {
+            const std::string part(module->name());
+            if (!seen.insert(part).second) {
+                return invalid("expansions", "rule module '" + part + "' is included twice (via '" + name + "')");
+            }
+            const nlohmann::json own = record.options.contains(part) ? record.options[part] : nlohmann::json::object();
+            if (auto st = module->configure(own); !st) return st.error();
+            modules.push_back(std::move(module));
+        }
+    }
+    for (const auto& [key, value] : record.options.items()) {
+        if (!seen.count(key)) return invalid("options", "options for '" + key + "', which is not in play");
     }
     GameOptions game_options;
     game_options.edition = record.edition;

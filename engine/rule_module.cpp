@@ -21,20 +21,37 @@ void RuleModuleRegistry::add(std::string name, RuleModuleFactory factory) {
     entries_.emplace_back(std::move(name), std::move(factory));
 }
 
-Result<std::unique_ptr<RuleModule>> RuleModuleRegistry::create(std::string_view name) const {
+void RuleModuleRegistry::add_bundle(std::string name, std::vector<std::string> parts) {
+    bundles_.emplace_back(std::move(name), std::move(parts));
+}
+
+Result<std::vector<std::unique_ptr<RuleModule>>> RuleModuleRegistry::create(std::string_view name) const {
+    std::vector<std::unique_ptr<RuleModule>> out;
+    for (const auto& [bundle, parts] : bundles_) {
+        if (bundle != name) continue;
+        for (const auto& part : parts) {
+            auto more = create(part);
+            if (!more) return more.error();
+            for (auto& m : more.value()) out.push_back(std::move(m));
+        }
+        return out;
+    }
     for (const auto& [entry_name, factory] : entries_) {
-        if (entry_name == name) return factory();
+        if (entry_name == name) {
+            out.push_back(factory());
+            return out;
+        }
     }
     std::string known;
     for (const auto& n : names()) known += (known.empty() ? "" : ", ") + n;
     return invalid("expansions", "unknown or unsupported expansion '" + std::string(name) + "'" +
-                                     (known.empty() ? " (this build has no expansion modules yet)"
-                                                    : " (known: " + known + ")"));
+                                     (known.empty() ? "" : " (known: " + known + ")"));
 }
 
 std::vector<std::string> RuleModuleRegistry::names() const {
     std::vector<std::string> out;
     for (const auto& e : entries_) out.push_back(e.first);
+    for (const auto& b : bundles_) out.push_back(b.first);
     return out;
 }
 
@@ -44,6 +61,8 @@ const RuleModuleRegistry& RuleModuleRegistry::builtin() {
         RuleModuleRegistry r;
         r.add("ferries", [] { return std::make_unique<FerriesModule>(); });
         r.add("bridges", [] { return std::make_unique<BridgesModule>(); });
+        // The published expansion; its castles and bazaars parts join when they land.
+        r.add_bundle("bridges-castles-bazaars", {"bridges"});
         return r;
     }();
     return registry;

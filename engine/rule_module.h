@@ -78,12 +78,15 @@ public:
 
 using RuleModuleFactory = std::function<std::unique_ptr<RuleModule>()>;
 
-// The explicit list of known rule modules, by record name.
+// The explicit list of known rule modules, by record name. An expansion may be a bundle of
+// modules (e.g. "bridges-castles-bazaars" = bridges + castles + bazaars).
 class RuleModuleRegistry {
 public:
     void add(std::string name, RuleModuleFactory factory);
-    // Creates the module for `name`; an Invalid error when no such module is registered.
-    Result<std::unique_ptr<RuleModule>> create(std::string_view name) const;
+    // Registers an expansion made of already registered modules.
+    void add_bundle(std::string name, std::vector<std::string> parts);
+    // Creates the module(s) of expansion `name`; an Invalid error when it is not registered.
+    Result<std::vector<std::unique_ptr<RuleModule>>> create(std::string_view name) const;
     std::vector<std::string> names() const;
 
     // The registry with every module shipped in this build.
@@ -91,6 +94,7 @@ public:
 
 private:
     std::vector<std::pair<std::string, RuleModuleFactory>> entries_;
+    std::vector<std::pair<std::string, std::vector<std::string>>> bundles_;
 };
 
 }  // namespace meeplecam

@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <optional>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -14,16 +15,28 @@ using namespace meeplecam;
 
 namespace {
 
-std::shared_ptr<const Catalog> catalog_scaled(int factor) {
-    for (const auto& e : embedded_catalogs()) {
-        if (e.name != "carcassonne-base") continue;
-        auto doc = nlohmann::json::parse(e.text);
-        for (auto& t : doc["tiles"]) t["count"] = t["count"].get<int>() * factor;
-        auto c = Catalog::from_json(doc, "scaled");
-        if (!c) throw std::runtime_error(c.error().to_string());
-        return std::make_shared<const Catalog>(std::move(c.value()));
+// Returns the named embedded catalogs merged, every tile count multiplied by `factor`.
+std::shared_ptr<const Catalog> catalog_scaled(int factor, const std::vector<std::string>& names = {"carcassonne-base"}) {
+    std::optional<Catalog> merged;
+    for (const auto& name : names) {
+        for (const auto& e : embedded_catalogs()) {
+            if (e.name != name) continue;
+            auto doc = nlohmann::json::parse(e.text);
+            for (auto& t : doc["tiles"]) {
+                if (t["count"].is_object()) t["count"] = t["count"].value("C3", 1);
+                t["count"] = t["count"].get<int>() * factor;
+            }
+            auto c = Catalog::from_json(doc, "scaled " + name);
+            if (!c) throw std::runtime_error(c.error().to_string());
+            if (!merged) {
+                merged = std::move(c.value());
+            } else if (auto st = merged->merge(c.value()); !st) {
+                throw std::runtime_error(st.error().to_string());
+            }
+        }
     }
-    throw std::runtime_error("no base catalog");
+    if (!merged) throw std::runtime_error("no catalog");
+    return std::make_shared<const Catalog>(std::move(*merged));
 }
 
 // Plays a seeded game up to `tiles` tiles and keeps it.
@@ -60,6 +73,37 @@ void BM_LegalPlacements_1000TileBoard(benchmark::State& state) {
     legal_placements_on(state, g);
 }
 BENCHMARK(BM_LegalPlacements_1000TileBoard)->Repetitions(5)->ReportAggregatesOnly(true);
+
+// All expansions: bridges (extra placements included), castles, bazaars, ferries.
+void BM_LegalPlacementsWithBridges_200TileBoardAllExpansions(benchmark::State& state) {
+    static const RandomGame g = [] {
+        RandomGameOptions opt;
+        opt.seed = 42;
+        opt.max_tiles = 200;
+        opt.expansions = {"bridges-castles-bazaars", "ferries"};
+        auto played = play_random_game(
+            catalog_scaled(3, {"carcassonne-base", "carcassonne-bridges-castles-bazaars", "carcassonne-ferries"}), opt);
+        if (!played) throw std::runtime_error(played.error().to_string());
+        return std::move(played.value());
+    }();
+    const auto& tiles = g.game.catalog().tiles();
+    std::size_t i = 0, found = 0;
+    for (auto _ : state) {
+        const TileType& t = tiles[i++ % tiles.size()];
+        auto moves = g.game.legal_placements(t);
+        for (const auto& m : g.game.modules()) {
+            auto more = m->extra_placements(g.game, t);
+            found += more.size();
+            benchmark::DoNotOptimize(more.data());
+        }
+        found += moves.size();
+        benchmark::DoNotOptimize(moves.data());
+    }
+    state.counters["board_tiles"] = static_cast<double>(g.game.board().size());
+    state.counters["open_border"] = static_cast<double>(g.game.board().border_size());
+    state.counters["moves_per_call"] = static_cast<double>(found) / static_cast<double>(state.iterations());
+}
+BENCHMARK(BM_LegalPlacementsWithBridges_200TileBoardAllExpansions)->Repetitions(5)->ReportAggregatesOnly(true);
 
 void BM_RandomGame72WithFinalScoring(benchmark::State& state) {
     const auto cat = catalog_scaled(1);

@@ -112,7 +112,6 @@ int run_legal(const std::vector<std::string>& argv) {
     }
     auto game = load_game(args.value(), "legal", /*apply_finish=*/false);
     if (!game) return report(game.error());
-    if (game->finished()) return report(illegal("legal", "the game is finished"));
     const TileType* type = game->catalog().find(*tile_id);
     if (!type) return report(invalid("--tile", "unknown tile id '" + *tile_id + "'"));
     const bool json_out = args->has("json");
@@ -173,6 +172,7 @@ game) and writes it as a finished match record. For demos, tests and benchmarks.
   --seed N        random seed (default 1)
   --players N     1..6 players (default 2)
   --followers P   chance 0..1 of placing a follower when one may be placed (default 0.6)
+  --expansions L  comma-separated rule modules to play with, e.g. ferries
   -o, --output F  where to write the record (written atomically)
 )";
 
@@ -188,7 +188,7 @@ Result<long long> parse_integer(const std::string& text, const std::string& what
 }  // namespace
 
 int run_random_game(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"seed", "players", "followers", "output"}, {"help"});
+    auto args = parse_args(argv, {"seed", "players", "followers", "output", "expansions"}, {"help"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kRandomHelp;
@@ -217,9 +217,15 @@ int run_random_game(const std::vector<std::string>& argv) {
             return report(invalid("--followers", "must be a number 0..1, not '" + *s + "'"));
         }
     }
-    auto catalog = Catalog::embedded("carcassonne-base");
-    if (!catalog) return report(catalog.error());
-    auto game = play_random_game(std::make_shared<const Catalog>(std::move(catalog.value())), opt);
+    if (auto list = args->value("expansions")) {
+        std::string rest = *list;
+        while (!rest.empty()) {
+            const auto comma = rest.find(',');
+            if (comma != 0) opt.expansions.push_back(rest.substr(0, comma));
+            rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+        }
+    }
+    auto game = play_random_game(nullptr, opt);
     if (!game) return report(game.error());
     if (auto st = write_record(game->record, *output); !st) return report(st.error());
     std::cout << "wrote " << *output << ": " << game->record.events.size() << " events, "

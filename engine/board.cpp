@@ -327,4 +327,77 @@ void Board::check_consistency() const {
     MEEPLECAM_CHECK(members == static_cast<std::size_t>(node_count()), "structures do not cover every node");
 }
 
+void Board::add_link(int a, int b) {
+    MEEPLECAM_CHECK(node_def(a).kind == node_def(b).kind, "a link joins features of one kind");
+    links_.emplace_back(a, b);
+}
+
+bool Board::remove_link(int a, int b) {
+    for (auto it = links_.begin(); it != links_.end(); ++it) {
+        if ((it->first == a && it->second == b) || (it->first == b && it->second == a)) {
+            links_.erase(it);
+            return true;
+        }
+    }
+    return false;
+}
+
+std::vector<int> Board::rebuild_structures() {
+    // Remember which member sets were scored, and where followers stand.
+    std::vector<std::vector<int>> scored_sets;
+    for (int node = 0; node < node_count(); ++node) {
+        if (find(node) == node && structures_[node].scored) {
+            std::vector<int> members = structures_[node].nodes;
+            std::sort(members.begin(), members.end());
+            scored_sets.push_back(std::move(members));
+        }
+    }
+    std::sort(scored_sets.begin(), scored_sets.end());
+
+    const int nodes = node_count();
+    for (int node = 0; node < nodes; ++node) {
+        parent_[node] = node;
+        const PlacedTile& t = tiles_[node_tile_[node]];
+        const FeatureDef& def = node_def(node);
+        Structure s;
+        s.kind = def.kind;
+        s.pennants = def.pennants;
+        s.nodes.push_back(node);
+        for (int side = 0; side < 4; ++side) {
+            if (def.side_mask & (1u << side)) s.open_sides += tile_at(neighbour(t.at, (side + t.rot) % 4)) < 0 ? 1 : 0;
+        }
+        structures_[node] = std::move(s);
+    }
+    for (const PlacedTile& t : tiles_) {
+        for (int s = 0; s < 2; ++s) {  // east and south neighbours: each touching side once
+            const int side = s + 1;
+            const int nt = tile_at(neighbour(t.at, side));
+            if (nt < 0) continue;
+            const PlacedTile& other = tiles_[nt];
+            for (int k = 0; k < 3; ++k) {
+                const Port q = static_cast<Port>(3 * side + k);
+                unite(t.first_node + t.type->feature_at(q, t.rot),
+                      other.first_node + other.type->feature_at(facing_port(q), other.rot));
+            }
+        }
+    }
+    for (const auto& [a, b] : links_) unite(a, b);
+    for (std::size_t id = 0; id < followers_.size(); ++id) {
+        if (followers_[id].on_board) structures_[find(followers_[id].node)].follower_ids.push_back(static_cast<int>(id));
+    }
+
+    std::vector<int> to_score;
+    for (int node = 0; node < nodes; ++node) {
+        if (find(node) != node) continue;
+        Structure& st = structures_[node];
+        std::vector<int> members = st.nodes;
+        std::sort(members.begin(), members.end());
+        st.scored = std::binary_search(scored_sets.begin(), scored_sets.end(), members);
+        if ((st.kind == FeatureKind::Road || st.kind == FeatureKind::City) && st.open_sides == 0 && !st.scored) {
+            to_score.push_back(node);
+        }
+    }
+    return to_score;
+}
+
 }  // namespace meeplecam

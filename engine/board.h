@@ -110,6 +110,20 @@ public:
     // Checks every invariant (sides match, border cache, structure sums); throws on a break.
     void check_consistency() const;
 
+    // --- Changes after placement (rule modules: ferries join and re-join jetties) ---
+
+    // Records an extra link joining two feature nodes of one kind (e.g. a ferry joining two
+    // jetties). It takes effect at the next rebuild_structures(), which must follow.
+    void add_link(int a, int b);
+    // Removes an extra link; returns false when there is no such link. Call rebuild_structures() after.
+    bool remove_link(int a, int b);
+    const std::vector<std::pair<int, int>>& links() const { return links_; }
+    // Recomputes every structure from the tiles and links (for changes the incremental merge cannot
+    // undo). A structure stays scored only when it has exactly the members of a structure that was
+    // scored just before this call (so links must not merge anything before it); returns the
+    // complete, unscored roads and cities (to be scored).
+    std::vector<int> rebuild_structures();
+
 private:
     static std::uint64_t key(Cell c) {
         return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.x)) << 32) |
@@ -138,6 +152,7 @@ private:
     std::vector<Structure> structures_;
     std::vector<int> last_completed_;
     std::vector<Follower> followers_;
+    std::vector<std::pair<int, int>> links_;
 };
 
 }  // namespace meeplecam

@@ -12,6 +12,14 @@ std::string plural(int n, const char* one, const char* many) {
 
 }  // namespace
 
+Status GameOptions::check() const {
+    if (edition.empty()) return invalid("options", "edition must name an edition such as C3");
+    if (followers_per_player < 0 || followers_per_player > 100) {
+        return invalid("options", "followers_per_player must be 0..100");
+    }
+    return Ok{};
+}
+
 Result<Game> Game::create(std::shared_ptr<const Catalog> catalog, std::vector<PlayerInfo> players,
                           const GameOptions& options, std::vector<std::unique_ptr<RuleModule>> modules) {
     if (!catalog) return invalid("game", "no catalog");
@@ -22,7 +30,7 @@ Result<Game> Game::create(std::shared_ptr<const Catalog> catalog, std::vector<Pl
         if (p.color.empty()) return invalid("players", "every player needs a colour");
         if (!colors.insert(p.color).second) return invalid("players", "colour '" + p.color + "' is used twice");
     }
-    if (options.followers_per_player < 0) return invalid("options", "followers_per_player must be >= 0");
+    if (auto st = options.check(); !st) return st.error();
     Game g;
     g.catalog_ = std::move(catalog);
     g.modules_ = std::move(modules);
@@ -64,6 +72,11 @@ Status Game::apply(const Event& e, int index) {
     const std::string where = "event " + std::to_string(index) + " (" + e.type + ")";
     if (finished_) return illegal(where, "the game is already over");
     Status st = Ok{};
+    if (e.type == "tile" || e.type == "meeple" || e.type == "discard") {
+        for (auto& m : modules_) {
+            if (auto veto = m->before_core_event(*this, e, where); !veto) return veto;
+        }
+    }
     if (e.type == "tile") {
         st = apply_tile(e, where);
         if (st) turn_event_ = index;
@@ -81,6 +94,18 @@ Status Game::apply(const Event& e, int index) {
     return st;
 }
 
+Result<Game::Mover> Game::check_turn_and_tile(const Event& e, const std::string& where) const {
+    const int player = player_index(e.player);
+    if (player < 0) return invalid(where, "unknown player colour '" + e.player + "'");
+    const int expected = next_player();
+    if (player != expected) {
+        return illegal(where, "it is " + players_[expected].color + "'s turn, not " + e.player + "'s");
+    }
+    const TileType* type = catalog_->find(e.tile);
+    if (!type) return invalid(where, "unknown tile id '" + e.tile + "' (not in the game's catalog)");
+    return Mover{player, type};
+}
+
 Status Game::apply_tile(const Event& e, const std::string& where) {
     if (!started_) {
         if (!e.player.empty()) return illegal(where, "the first event must be the start tile, placed by no player");
@@ -94,25 +119,24 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         return Ok{};
     }
     if (e.player.empty()) return invalid(where, "only the start tile is placed without a 'player'");
-    const int player = player_index(e.player);
-    if (player < 0) return invalid(where, "unknown player colour '" + e.player + "'");
-    const int expected = next_player();
-    if (player != expected) {
-        return illegal(where, "it is " + players_[expected].color + "'s turn, not " + e.player + "'s");
-    }
-    const TileType* known = catalog_->find(e.tile);
-    if (!known) return invalid(where, "unknown tile id '" + e.tile + "' (not in the game's catalog)");
+    auto mover = check_turn_and_tile(e, where);
+    if (!mover) return mover.error();
+    const int player = mover->player;
+    const TileType* known = mover->type;
     const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
     if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
                                              std::to_string(e.rot * 90) + ": " + check.reason);
+    if (turn_open_) {
+        if (auto st = end_turn(where); !st) return st;
+    }
     auto type = draw(e.tile, where);
     if (!type) return type.error();
-    if (turn_open_) end_turn();
     turn_open_ = true;
     meeple_placed_ = false;
     turn_player_ = player;
     turn_tile_ = board_.place(*type.value(), Placement{e.at, e.rot});
     pending_completed_ = board_.last_completed();
+    for (auto& m : modules_) m->on_tile_placed(*this);
     if (options_.check_consistency) board_.check_consistency();
     return Ok{};
 }
@@ -154,28 +178,29 @@ Status Game::apply_meeple(const Event& e, const std::string& where) {
 
 Status Game::apply_discard(const Event& e, const std::string& where) {
     if (!started_) return illegal(where, "the start tile must come first");
-    const int player = player_index(e.player);
-    if (player < 0) return invalid(where, "unknown player colour '" + e.player + "'");
-    const int expected = next_player();
-    if (player != expected) {
-        return illegal(where, "it is " + players_[expected].color + "'s turn, not " + e.player + "'s");
-    }
-    const TileType* known = catalog_->find(e.tile);
-    if (!known) return invalid(where, "unknown tile id '" + e.tile + "' (not in the game's catalog)");
+    auto mover = check_turn_and_tile(e, where);
+    if (!mover) return mover.error();
+    const int player = mover->player;
+    const TileType* known = mover->type;
     if (board_.has_legal_placement(*known)) {
         const Placement p = board_.legal_placements(*known).front();
         return illegal(where, "tile " + e.tile + " may not be discarded: it fits, e.g. at " + to_string(p.at) +
                                   " rot " + std::to_string(p.rot * 90));
     }
+    if (turn_open_) {
+        if (auto st = end_turn(where); !st) return st;
+    }
     auto type = draw(e.tile, where);
     if (!type) return type.error();
-    if (turn_open_) end_turn();
     next_player_ = player;  // the same player draws again
     return Ok{};
 }
 
-void Game::end_turn() {
-    if (!turn_open_) return;
+Status Game::end_turn(const std::string& where) {
+    if (!turn_open_) return Ok{};
+    for (auto& m : modules_) {
+        if (auto st = m->check_turn_end(*this, where); !st) return st;
+    }
     for (auto& m : modules_) m->on_turn_end(*this);
     std::vector<int> roots;
     for (int r : pending_completed_) {
@@ -186,7 +211,10 @@ void Game::end_turn() {
     pending_completed_.clear();
     next_player_ = (turn_player_ + 1) % static_cast<int>(players_.size());
     turn_open_ = false;
+    return Ok{};
 }
+
+Status Game::close_turn() { return end_turn("end of record"); }
 
 ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const {
     const Structure& st = board_.structure(root);
@@ -217,7 +245,7 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
 
 void Game::score_completed(int root) {
     Structure& st = board_.structure(root);
-    if (st.scored) return;
+    if (st.scored || !board_.is_complete(root)) return;  // a module may have re-opened it
     st.scored = true;
     if (st.follower_ids.empty()) return;
     const int tiles = static_cast<int>(board_.structure_cells(root).size());
@@ -316,12 +344,13 @@ void Game::score_final() {
     }
 }
 
-void Game::finish() {
-    if (finished_) return;
-    end_turn();
+Status Game::finish() {
+    if (finished_) return Ok{};
+    if (auto st = end_turn("end of game"); !st) return st;
     score_final();
     for (auto& m : modules_) m->on_final_scoring(*this);
     finished_ = true;
+    return Ok{};
 }
 
 std::vector<FollowerOption> Game::free_features(const Board& board, int tile_index) {

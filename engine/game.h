@@ -23,6 +23,9 @@ struct GameOptions {
     std::string edition = "C3";       // which tile counts apply ("C1", "C2", "C3")
     int followers_per_player = 7;     // followers each player owns
     bool check_consistency = false;   // verify every board invariant after each tile (slow; tests)
+
+    // Refuses impossible values (an Invalid error naming the field).
+    Status check() const;
 };
 
 // One score: a feature scored during the game or at its end, with its explanation.
@@ -59,8 +62,12 @@ public:
 
     // Applies one record event; `index` is its position in the record, for messages.
     Status apply(const Event& event, int index);
+    // Ends the open turn: scores what its tile completed and returns those followers. A live
+    // session keeps the turn open until the next tile (a follower may still come); a replayed
+    // record closes it. Fails when a rule module is still owed an action. Idempotent.
+    Status close_turn();
     // Ends the game: scores the last turn and runs final scoring. Idempotent.
-    void finish();
+    Status finish();
 
     // Legal placements of a tile type on the current board.
     std::vector<Placement> legal_placements(const TileType& type) const { return board_.legal_placements(type); }
@@ -84,14 +91,30 @@ public:
     int player_index(std::string_view color) const;
     bool finished() const { return finished_; }
     const GameOptions& options() const { return options_; }
+    const std::vector<std::unique_ptr<RuleModule>>& modules() const { return modules_; }
 
+    // --- For rule modules ---
+    // The board, to change after placement (links, rebuilds).
+    Board& mutable_board() { return board_; }
+    // Placed-tile index of the open turn's tile, or -1 between turns.
+    int turn_tile() const { return turn_open_ ? turn_tile_ : -1; }
+    // Index of the record event that began the open turn.
+    int turn_event() const { return turn_event_; }
+    // Queues a structure to be scored when the turn ends (if it is still complete then).
+    void add_pending_completion(int root) { pending_completed_.push_back(root); }
 private:
     Game() = default;
+    struct Mover {
+        int player = -1;
+        const TileType* type = nullptr;
+    };
+    // Checks that the event's player is the one to move and its tile is known.
+    Result<Mover> check_turn_and_tile(const Event& e, const std::string& where) const;
     Status apply_tile(const Event& e, const std::string& where);
     Status apply_meeple(const Event& e, const std::string& where);
     Status apply_discard(const Event& e, const std::string& where);
     Result<const TileType*> draw(const std::string& id, const std::string& where);
-    void end_turn();
+    Status end_turn(const std::string& where);
     void score_completed(int root);
     void score_final();
     ScoreEvent make_score(int root, ScoreEvent::Phase phase, int points) const;

@@ -9,25 +9,33 @@ const char* kColors[6] = {"red", "blue", "green", "yellow", "black", "grey"};
 
 }  // namespace
 
+Status RandomGameOptions::check() const {
+    if (players < 1 || players > 6) return invalid("random game", "players must be 1..6");
+    if (!(follower_chance >= 0.0 && follower_chance <= 1.0)) return invalid("random game", "follower_chance must be 0..1");
+    return Ok{};
+}
+
 Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options) {
-    if (options.players < 1 || options.players > 6) return invalid("random game", "players must be 1..6");
+    if (auto st = options.check(); !st) return st.error();
     Record record;
-    record.game = catalog->game();
+    record.game = catalog ? catalog->game() : "carcassonne";
     record.edition = options.edition;
+    record.expansions = options.expansions;
     for (int i = 0; i < options.players; ++i) record.players.push_back(PlayerInfo{kColors[i], kColors[i]});
-    GameOptions game_options;
-    game_options.edition = options.edition;
-    game_options.check_consistency = options.check_consistency;
-    auto created = Game::create(catalog, record.players, game_options);
+    ReplayOptions setup;
+    setup.catalog = catalog;
+    setup.check_consistency = options.check_consistency;
+    auto created = new_game_for(record, setup);
     if (!created) return created.error();
     Game game = std::move(created.value());
+    const Catalog& tiles = game.catalog();  // the shipped catalogs plus the expansions' tiles
 
     std::mt19937_64 rng(options.seed);
-    const TileType* start = catalog->find(catalog->start_tile());
+    const TileType* start = tiles.find(tiles.start_tile());
     if (!start) return invalid("random game", "the catalog names no start tile");
     std::vector<const TileType*> bag;
     bool start_taken = false;
-    for (const TileType& t : catalog->tiles()) {
+    for (const TileType& t : tiles.tiles()) {
         for (int i = 0; i < t.count_in(options.edition); ++i) {
             if (&t == start && !start_taken) {
                 start_taken = true;
@@ -82,8 +90,20 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
             m.loc = std::string(port_name(spots[std::uniform_int_distribution<std::size_t>(0, spots.size() - 1)(rng)].loc));
             if (auto st = apply(m); !st) return st.error();
         }
+        // Rule modules' actions: the mandatory ones always, the optional ones by a coin flip.
+        for (std::size_t mi = 0; mi < game.modules().size(); ++mi) {
+            for (int guard = 0; guard < 16; ++guard) {
+                const RuleModule& module = *game.modules()[mi];
+                const auto choices = module.options(game);
+                if (choices.empty() || (!module.must_act(game) && coin(rng) < 0.5)) break;
+                if (auto st = apply(choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)]);
+                    !st) {
+                    return st.error();
+                }
+            }
+        }
     }
-    game.finish();
+    if (auto st = game.finish(); !st) return st.error();
     record.finished = true;
     return RandomGame{std::move(record), std::move(game)};
 }

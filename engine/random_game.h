@@ -13,8 +13,12 @@ struct RandomGameOptions {
     int players = 2;               // 1..6
     double follower_chance = 0.6;  // probability of placing a follower when one may be placed
     std::string edition = "C3";
+    std::vector<std::string> expansions;  // rule modules to play with (their catalogs join the bag)
     int max_tiles = -1;            // stop after this many tiles (-1: play the whole bag)
-    bool check_consistency = false;
+    bool check_consistency = false;  // verify every board invariant after each tile
+
+    // Refuses impossible values (an Invalid error naming the field).
+    Status check() const;
 };
 
 struct RandomGame {
@@ -23,6 +27,7 @@ struct RandomGame {
 };
 
 // Plays a whole legal game: draws from the shuffled supply, discards unplaceable tiles.
+// `catalog` replaces the shipped catalogs when not null (benchmarks use scaled copies).
 Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options);
 
 }  // namespace meeplecam

@@ -225,7 +225,11 @@ Result<Game> replay(const Record& record, const ReplayOptions& options) {
     for (std::size_t i = 0; i < record.events.size(); ++i) {
         if (auto st = game.value().apply(record.events[i], static_cast<int>(i)); !st) return st.error();
     }
-    if (record.finished && options.apply_finish) game.value().finish();
+    if (record.finished && options.apply_finish) {
+        if (auto st = game.value().finish(); !st) return st.error();
+    } else if (options.close_last_turn) {
+        if (auto st = game.value().close_turn(); !st) return st.error();
+    }
     return game;
 }
 

@@ -36,6 +36,7 @@ struct ReplayOptions {
     std::shared_ptr<const Catalog> catalog;  // replaces the game's shipped catalog when set (--catalog)
     bool check_consistency = false;          // verify board invariants after every tile
     bool apply_finish = true;                // run final scoring when the record says finished
+    bool close_last_turn = true;             // score the record's last turn (the record is what happened)
 };
 
 // Builds the catalog a record's game and expansions use.

@@ -1,6 +1,7 @@
 #include "engine/rule_module.h"
 
 #include "engine/game.h"
+#include "engine/modules/ferries.h"
 
 namespace meeplecam {
 
@@ -30,9 +31,10 @@ std::vector<std::string> RuleModuleRegistry::names() const {
 }
 
 const RuleModuleRegistry& RuleModuleRegistry::builtin() {
-    // Register every shipped module here, explicitly (none yet: see docs/engine.md).
+    // Register every shipped module here, explicitly (see docs/engine.md).
     static const RuleModuleRegistry registry = [] {
         RuleModuleRegistry r;
+        r.add("ferries", [] { return std::make_unique<FerriesModule>(); });
         return r;
     }();
     return registry;

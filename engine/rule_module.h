@@ -3,16 +3,17 @@
 
 #include <functional>
 #include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/event.h"
 
 namespace meeplecam {
 
 class Game;
-struct Event;
 
 // An expansion's rules. Every hook defaults to no change; the core never names expansions.
 class RuleModule {
@@ -26,10 +27,22 @@ public:
     virtual std::vector<std::string> event_types() const { return {}; }
     // Applies one of the module's own events; `where` names the event for errors.
     virtual Status apply_event(Game& game, const Event& event, const std::string& where);
+    // May veto a core event (tile, meeple, discard) before the core applies it.
+    virtual Status before_core_event(Game& /*game*/, const Event& /*event*/, const std::string& /*where*/) {
+        return Ok{};
+    }
+    // Runs after the core placed the turn's tile.
+    virtual void on_tile_placed(Game& /*game*/) {}
+    // Refuses to end a turn that still owes the module an action (e.g. a ferry on a new lake).
+    virtual Status check_turn_end(const Game& /*game*/, const std::string& /*where*/) const { return Ok{}; }
     // Runs when a turn ends, before the core scores completed features.
     virtual void on_turn_end(Game& /*game*/) {}
     // Runs at the end of the game, after the core's final scoring.
     virtual void on_final_scoring(Game& /*game*/) {}
+    // Lists the module events the turn's player may still play now (generators, `legal`).
+    virtual std::vector<Event> options(const Game& /*game*/) const { return {}; }
+    // True when the turn's player must play one of options() before the turn may end.
+    virtual bool must_act(const Game& /*game*/) const { return false; }
 };
 
 using RuleModuleFactory = std::function<std::unique_ptr<RuleModule>()>;

@@ -3,7 +3,7 @@
 #include <map>
 
 #include "engine/catalog.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 
@@ -82,4 +82,39 @@ TEST_CASE("a bad catalog is refused with the tile and the reason", "[catalog][ba
 TEST_CASE("merging catalogs refuses duplicate tile ids", "[catalog]") {
     Catalog a = *test::base_catalog();
     CHECK_FALSE(a.merge(*test::base_catalog()));
+}
+
+TEST_CASE("the expansion catalogs load with the published counts", "[catalog]") {
+    auto bcb = Catalog::embedded("carcassonne-bridges-castles-bazaars");
+    REQUIRE(bcb);
+    int tiles = 0, bazaars = 0, no_castle = 0;
+    for (const auto& t : bcb->tiles()) {
+        tiles += t.count;
+        bazaars += t.has_tag("bazaar") ? t.count : 0;
+        for (const auto& f : t.features) no_castle += f.has_tag("no-castle") ? 1 : 0;
+    }
+    CHECK(tiles == 12);
+    CHECK(bazaars == 8);
+    CHECK(no_castle == 1);
+
+    auto ferries = Catalog::embedded("carcassonne-ferries");
+    REQUIRE(ferries);
+    auto total = [&](const char* edition) {
+        int n = 0;
+        for (const auto& t : ferries->tiles()) n += t.count_in(edition);
+        return n;
+    };
+    CHECK(total("C1") == 8);
+    CHECK(total("C3") == 8);
+    CHECK(ferries->find("FE2")->count_in("C2") == 4);
+    CHECK(ferries->find("FE2")->count_in("C3") == 3);
+    CHECK(ferries->find("FE3")->count_in("C3") == 2);
+    // Lake jetties are road ends: they match roads.
+    CHECK(ferries->find("FE3")->edges[0] == EdgeKind::Road);
+
+    // Both merge into the base game without id clashes.
+    Catalog all = *test::base_catalog();
+    REQUIRE(all.merge(bcb.value()));
+    REQUIRE(all.merge(ferries.value()));
+    CHECK(all.tiles().size() == 24 + 11 + 3);
 }

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/record.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 using test::meeple;
@@ -10,7 +10,7 @@ using test::tile;
 TEST_CASE("a follower on a city completed by its own tile scores at once and returns", "[game]") {
     auto g = replay(test::base_record({tile("red", "E", 0, -1, 180), meeple("red", 0, -1, "S")}));
     REQUIRE(g);
-    g->finish();
+    REQUIRE(g->finish());
     CHECK(g->scores()[0] == 4);
     CHECK(g->followers_left(0) == 7);
     REQUIRE(g->score_events().size() == 1);

@@ -7,7 +7,7 @@
 #include "engine/atomic_file.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 using test::meeple;

@@ -3,12 +3,15 @@
 
 #include "engine/random_game.h"
 #include "engine/score_sheet.h"
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 
-TEST_CASE("10,000 random games keep every invariant and replay to the same scores", "[soak]") {
-    constexpr int kGames = 10'000;
+namespace {
+
+// Plays `games` seeded random games with `expansions`, checking invariants and record round-trips.
+void soak(int games, const std::vector<std::string>& expansions) {
+    const int kGames = games;
     int discards = 0, total_tiles = 0;
     for (int i = 0; i < kGames; ++i) {
         RandomGameOptions opt;
@@ -16,7 +19,8 @@ TEST_CASE("10,000 random games keep every invariant and replay to the same score
         opt.players = 1 + i % 6;
         opt.follower_chance = (i % 5) / 4.0;
         opt.check_consistency = (i % 10) == 0;  // full invariant check after every tile, every 10th game
-        auto played = play_random_game(test::base_catalog(), opt);
+        opt.expansions = expansions;
+        auto played = play_random_game(expansions.empty() ? test::base_catalog() : nullptr, opt);
         if (!played) FAIL("seed " << opt.seed << ": " << played.error().to_string());
         const Game& g = played->game;
         g.board().check_consistency();
@@ -42,5 +46,16 @@ TEST_CASE("10,000 random games keep every invariant and replay to the same score
         REQUIRE(score_sheet_json(again.value()) == score_sheet_json(g));
     }
     // Every tile of the bag is either placed or discarded.
-    CHECK(total_tiles + discards == kGames * 72);
+    const int bag = expansions.empty() ? 72 : 80;
+    CHECK(total_tiles + discards == kGames * bag);
+}
+
+}  // namespace
+
+TEST_CASE("10,000 random base games keep every invariant and replay to the same scores", "[soak]") {
+    soak(10'000, {});
+}
+
+TEST_CASE("10,000 random games with Ferries keep every invariant and replay to the same scores", "[soak]") {
+    soak(10'000, {"ferries"});
 }

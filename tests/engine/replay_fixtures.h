@@ -1,4 +1,4 @@
-// Test support: the shipped catalog and compact ways to build records.
+// Replay fixtures: the shipped catalog and compact ways to build records.
 #pragma once
 
 #include <initializer_list>

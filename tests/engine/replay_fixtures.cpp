@@ -1,4 +1,4 @@
-#include "test_support.h"
+#include "replay_fixtures.h"
 
 #include <stdexcept>
 

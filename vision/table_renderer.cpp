@@ -522,6 +522,7 @@ RenderOptions RenderOptions::for_difficulty(Difficulty d) {
     RenderOptions o;  // medium
     o.preset = std::string(difficulty_name(d));
     if (d == Difficulty::Easy) {
+        o.surfaces = {TableSurface::Wood, TableSurface::Cloth, TableSurface::Plain};  // no busy cloths
         o.gap_mm = {0.3, 1.0};
         o.jitter_mm = 1.0;
         o.jitter_deg = 1.5;

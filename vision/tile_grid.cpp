@@ -489,7 +489,8 @@ Result<TileGrid> find_tile_grid(const TopView& top, const TileGridOptions& o) {
         across_u = cv::abs(across_u);
         across_v = cv::abs(across_v);
     }
-    const float edge_level = [&] {
+    // The typical gradient near the board: straight tile edges stand well above it.
+    const float typical = [&] {
         std::vector<float> levels;
         cv::Mat lattice_board;
         cv::warpAffine(near_board, lattice_board, to_lattice, lattice_size, cv::INTER_NEAREST);
@@ -499,32 +500,40 @@ Result<TileGrid> find_tile_grid(const TopView& top, const TileGridOptions& o) {
             }
         }
         if (levels.empty()) return 1.0f;
-        const auto cut = levels.begin() + static_cast<std::ptrdiff_t>(levels.size() * 6 / 10);
+        const auto cut = levels.begin() + static_cast<std::ptrdiff_t>(levels.size() / 2);
         std::nth_element(levels.begin(), cut, levels.end());
         return std::max(1.0f, *cut);
     }();
-    // Counts the sides of cell (col, row) along which a straight edge runs near the tile's border.
+    // Counts the sides of cell (col, row) along which one straight edge runs near the tile's
+    // border: the best line (offset within the gap and jitter, slope within the tile turn)
+    // must average well above the typical gradient. Texture (wood grain) averages out.
     auto edged_sides = [&](int col, int row) {
         const double p = best_pitch, half = o.tile_mm / 2 * ppm, slack = o.max_gap_mm * ppm + 2.5 * ppm;
         const double cu = phase.x + (col + 0.5) * p, cv_ = phase.y + (row + 0.5) * p;
+        const double along = 0.38 * 2 * half;
         int sides = 0;
         for (int side = 0; side < 4; ++side) {
             const bool vertical = side % 2 == 1;  // east and west sides run along v
             const double line = vertical ? cu + (side == 1 ? half : -half) : cv_ + (side == 2 ? half : -half);
             const double mid = vertical ? cv_ : cu;
-            int hits = 0, total = 0;
-            for (double t = mid - 0.38 * 2 * half; t <= mid + 0.38 * 2 * half; t += 1.0) {
-                float strongest = 0;
+            const cv::Mat& across = vertical ? across_u : across_v;
+            double best_mean = 0;
+            for (const double slope : {-0.05, -0.025, 0.0, 0.025, 0.05}) {
                 for (double d = -slack; d <= slack; d += 1.0) {
-                    const int x = static_cast<int>(std::lround(vertical ? line + d : t));
-                    const int y = static_cast<int>(std::lround(vertical ? t : line + d));
-                    if (x < 0 || y < 0 || x >= lattice_size.width || y >= lattice_size.height) continue;
-                    strongest = std::max(strongest, vertical ? across_u.at<float>(y, x) : across_v.at<float>(y, x));
+                    double sum = 0;
+                    int count = 0;
+                    for (double t = -along; t <= along; t += 1.0) {
+                        const double off = line + d + slope * t;
+                        const int x = static_cast<int>(std::lround(vertical ? off : mid + t));
+                        const int y = static_cast<int>(std::lround(vertical ? mid + t : off));
+                        if (x < 0 || y < 0 || x >= lattice_size.width || y >= lattice_size.height) continue;
+                        sum += across.at<float>(y, x);
+                        ++count;
+                    }
+                    if (count > along) best_mean = std::max(best_mean, sum / count);
                 }
-                hits += strongest >= edge_level;
-                ++total;
             }
-            sides += total > 0 && hits >= 0.7 * total;
+            sides += best_mean >= 2.5 * typical;
         }
         return sides;
     };

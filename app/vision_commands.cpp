@@ -19,9 +19,10 @@ constexpr const char* kRenderHelp = R"(usage: meeplecam render SCENE.json -o OUT
 
 Renders a board as a synthetic photograph of Carcassonne tiles on a table, and writes
 the ground truth beside the image (OUT.truth.json): for every cell its tile, rotation and
-the four corners of the tile in the image, plus the camera, the table->image homographies
-and the options used. SCENE.json is a match record; it is replayed with the rules engine
-and its board is drawn. The same seed gives the same image.
+the four corners of the tile in the image; for every piece its colour, feature and image
+position; plus the camera, the table->image homographies and the options used. SCENE.json is a match record; it is replayed with the rules engine
+and its board is drawn, with the followers still standing on it. The same seed gives the
+same image.
 
   -o, --output F      image to write (.png, .jpg or .jpeg); the truth goes to F.truth.json
   --seed N            random seed (default 1)
@@ -148,7 +149,7 @@ int run_render(const std::vector<std::string>& argv) {
     }
 
     const auto started = std::chrono::steady_clock::now();
-    auto rendering = vision::render_table(vision::scene_tiles(game->board()), options, seed);
+    auto rendering = vision::render_table(vision::scene_of(*game), options, seed);
     if (!rendering) {
         Error e = rendering.error();
         e.where = source + ": " + e.where;
@@ -160,7 +161,8 @@ int run_render(const std::vector<std::string>& argv) {
     char tilt[32];
     std::snprintf(tilt, sizeof tilt, "%.1f", truth.camera.tilt_deg);
     std::cout << "wrote " << *output << " and " << vision::truth_path_for(*output) << ": " << truth.tiles.size()
-              << (truth.tiles.size() == 1 ? " tile, " : " tiles, ") << truth.width << "x" << truth.height << ", preset " << options.preset << ", style "
+              << (truth.tiles.size() == 1 ? " tile, " : " tiles, ") << truth.pieces.size()
+              << (truth.pieces.size() == 1 ? " piece, " : " pieces, ") << truth.width << "x" << truth.height << ", preset " << options.preset << ", style "
               << truth.style << ", " << truth.surface << " table, tilt " << tilt << " deg"
               << (truth.glare ? ", glare" : "") << (truth.hand ? ", hand" : "") << " (" << static_cast<int>(ms)
               << " ms)\n";

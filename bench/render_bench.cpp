@@ -1,4 +1,4 @@
-// Renderer benchmarks: a 72-tile board at 1920x1080 per difficulty preset, and tile art alone.
+// Renderer benchmarks: a 72-tile board at 1920x1080 per difficulty preset (and with pieces), and tile art alone.
 // Target (issue 4): well under 1 s per 72-tile frame on the 2-core dev machine.
 #include <benchmark/benchmark.h>
 
@@ -37,6 +37,20 @@ void render_72(benchmark::State& state, vision::Difficulty difficulty) {
     }
     state.counters["tiles"] = static_cast<double>(tiles.size());
 }
+
+// The same frame with the game's followers standing on the board.
+void BM_RenderMediumWithPieces(benchmark::State& state) {
+    const auto scene = vision::scene_of(full_game().game);
+    const auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Medium);
+    std::uint64_t seed = 1;
+    for (auto _ : state) {
+        auto r = vision::render_table(scene, options, seed++);
+        if (!r) throw std::runtime_error(r.error().to_string());
+        benchmark::DoNotOptimize(r->image.data);
+    }
+    state.counters["pieces"] = static_cast<double>(scene.pieces.size());
+}
+BENCHMARK(BM_RenderMediumWithPieces)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 
 void BM_RenderEasy(benchmark::State& state) { render_72(state, vision::Difficulty::Easy); }
 void BM_RenderMedium(benchmark::State& state) { render_72(state, vision::Difficulty::Medium); }

@@ -339,6 +339,81 @@ Hand draw_hand(cv::Size size, cv::Point2d target, cv::Point2d direction, double 
     return hand;
 }
 
+// ---------------------------------------------------------------------------------------
+// Pieces: a meeple is its outline (in a vertical plane) extruded to a slab.
+
+// The meeple outline, counter-clockwise, in units of its height: x across (-0.5..0.5), y up (0..1).
+const std::vector<cv::Point2d>& meeple_outline() {
+    static const std::vector<cv::Point2d> outline = [] {
+        std::vector<cv::Point2d> pts = {{-0.5, 0}, {-0.19, 0}, {0, 0.25}, {0.19, 0}, {0.5, 0}, {0.34, 0.44},
+                                        {0.5, 0.6}, {0.5, 0.69}, {0.19, 0.72}};
+        for (int k = 0; k <= 10; ++k) {  // the head, from its right side over the top
+            const double a = -0.35 + (3.14159265358979323846 + 0.7) * k / 10.0;
+            pts.emplace_back(0.175 * std::cos(a), 0.83 + 0.175 * std::sin(a));
+        }
+        for (const cv::Point2d p : std::vector<cv::Point2d>{{-0.19, 0.72}, {-0.5, 0.69}, {-0.5, 0.6}, {-0.34, 0.44}}) pts.push_back(p);
+        return pts;
+    }();
+    return outline;
+}
+
+Result<cv::Scalar> piece_colour(const std::string& name) {
+    static const std::map<std::string, cv::Scalar> colours = {
+        {"red", {40, 40, 200}},    {"blue", {180, 90, 30}},   {"green", {50, 150, 40}},
+        {"yellow", {30, 200, 230}}, {"black", {35, 35, 38}}, {"grey", {140, 140, 140}}};
+    const auto it = colours.find(name);
+    if (it == colours.end()) return invalid("render", "unknown piece colour '" + name + "' (red, blue, green, yellow, black, grey)");
+    return it->second;
+}
+
+// Draws a meeple standing at `base` (world, on a tile top) turned by `yaw`, lit from `light` (a unit ray).
+void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, double height, const cv::Scalar& colour,
+                 const cv::Vec3d& light) {
+    const cv::Vec3d across(std::cos(yaw), std::sin(yaw), 0), depth(-std::sin(yaw), std::cos(yaw), 0), up(0, 0, -1);
+    const double half_thick = 0.22 * height;
+    const auto& outline = meeple_outline();
+    auto world = [&](const cv::Point2d& p, double d) { return base + across * (p.x * height) + up * (p.y * height) + depth * d; };
+    struct Face {
+        std::vector<cv::Vec3d> corners;
+        cv::Vec3d normal;
+    };
+    std::vector<Face> faces;
+    Face front, back;
+    for (const auto& p : outline) {
+        front.corners.push_back(world(p, half_thick));
+        back.corners.push_back(world(p, -half_thick));
+    }
+    front.normal = depth;
+    back.normal = -depth;
+    faces.push_back(back);
+    faces.push_back(front);
+    for (std::size_t i = 0; i < outline.size(); ++i) {
+        const cv::Point2d a = outline[i], b = outline[(i + 1) % outline.size()];
+        const cv::Point2d edge = b - a;
+        // Outward normal of a counter-clockwise outline edge (x across, y up).
+        const cv::Point2d out(edge.y, -edge.x);
+        cv::Vec3d n = across * out.x + up * out.y;
+        n *= 1.0 / std::max(1e-9, cv::norm(n));
+        faces.push_back({{world(a, half_thick), world(b, half_thick), world(b, -half_thick), world(a, -half_thick)}, n});
+    }
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t f = 0; f < faces.size(); ++f) {
+        cv::Vec3d mid(0, 0, 0);
+        for (const auto& c : faces[f].corners) mid += c;
+        mid *= 1.0 / static_cast<double>(faces[f].corners.size());
+        order.emplace_back(cam.depth(mid), f);
+    }
+    std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    for (const auto& [d, f] : order) {
+        (void)d;
+        const double lit = 0.45 + 0.55 * std::max(0.0, -faces[f].normal.dot(light));
+        std::vector<cv::Point2d> pts;
+        for (const auto& c : faces[f].corners) pts.push_back(cam.project(c));
+        const std::vector<std::vector<cv::Point>> poly = {fixed_point(pts, 3)};
+        cv::fillPoly(image, poly, colour * lit, cv::LINE_AA, 3);
+    }
+}
+
 nlohmann::json to_json(const Span& s) { return nlohmann::json::array({s.lo, s.hi}); }
 nlohmann::json to_json(const cv::Point2d& p) { return nlohmann::json::array({p.x, p.y}); }
 nlohmann::json to_json(const cv::Matx33d& m) {
@@ -372,6 +447,17 @@ std::vector<SceneTile> scene_tiles(const Board& board) {
     return out;
 }
 
+Scene scene_of(const Game& game) {
+    Scene scene;
+    scene.tiles = scene_tiles(game.board());
+    const Board& board = game.board();
+    for (const auto& f : board.followers()) {
+        if (!f.on_board) continue;
+        scene.pieces.push_back({f.at, board.node_feature(f.node), game.players()[static_cast<std::size_t>(f.player)].color, f.loc});
+    }
+    return scene;
+}
+
 std::string_view difficulty_name(Difficulty d) {
     switch (d) {
         case Difficulty::Easy: return "easy";
@@ -398,12 +484,13 @@ Status RenderOptions::check() const {
     }
     if (surfaces.empty()) return invalid("render options", "surfaces must name at least one table surface");
     if (preset.empty()) return invalid("render options", "preset must name where the options came from");
-    const std::array<Status, 25> checks = {
+    const std::array<Status, 26> checks = {
         value_in(tile_mm, 10, 200, "tile_mm"),
         value_in(tile_thickness_mm, 0, 10, "tile_thickness_mm"),
         span_in(gap_mm, 0, 10, "gap_mm"),
         value_in(jitter_mm, 0, 10, "jitter_mm"),
         value_in(jitter_deg, 0, 15, "jitter_deg"),
+        value_in(meeple_mm, 1, 100, "meeple_mm"),
         span_in(tilt_deg, 0, 60, "tilt_deg"),
         span_in(roll_deg, -360, 360, "roll_deg"),
         span_in(fov_deg, 20, 120, "fov_deg"),
@@ -435,6 +522,7 @@ RenderOptions RenderOptions::for_difficulty(Difficulty d) {
     RenderOptions o;  // medium
     o.preset = std::string(difficulty_name(d));
     if (d == Difficulty::Easy) {
+        o.surfaces = {TableSurface::Wood, TableSurface::Cloth, TableSurface::Plain};  // no busy cloths
         o.gap_mm = {0.3, 1.0};
         o.jitter_mm = 1.0;
         o.jitter_deg = 1.5;
@@ -485,6 +573,7 @@ nlohmann::json RenderOptions::to_json() const {
     j["gap_mm"] = vision::to_json(gap_mm);
     j["jitter_mm"] = jitter_mm;
     j["jitter_deg"] = jitter_deg;
+    j["meeple_mm"] = meeple_mm;
     j["tilt_deg"] = vision::to_json(tilt_deg);
     j["roll_deg"] = vision::to_json(roll_deg);
     j["fov_deg"] = vision::to_json(fov_deg);
@@ -541,6 +630,16 @@ nlohmann::json RenderTruth::to_json() const {
         c["visible"] = t.visible;
         j["cells"].push_back(c);
     }
+    j["pieces"] = nlohmann::json::array();
+    for (const auto& p : pieces) {
+        j["pieces"].push_back({{"colour", p.colour},
+                               {"at", {p.at.x, p.at.y}},
+                               {"loc", port_name(p.loc)},
+                               {"feature", p.feature},
+                               {"base_mm", vision::to_json(p.base_mm)},
+                               {"base_px", vision::to_json(p.base_px)},
+                               {"head_px", vision::to_json(p.head_px)}});
+    }
     j["glare"] = glare ? nlohmann::json{{"centre_px", vision::to_json(glare_px)}, {"radius_px", glare_radius_px}} : nlohmann::json();
     if (hand) {
         nlohmann::json outline = nlohmann::json::array();
@@ -553,15 +652,31 @@ nlohmann::json RenderTruth::to_json() const {
     return j;
 }
 
-Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const RenderOptions& o, std::uint64_t seed) {
+Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const RenderOptions& options, std::uint64_t seed) {
+    return render_table(Scene{tiles, {}}, options, seed);
+}
+
+Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::uint64_t seed) {
     if (auto st = o.check(); !st) return st.error();
+    const auto& tiles = scene.tiles;
     if (tiles.empty()) return invalid("render", "the board has no tiles to render");
-    {
-        std::map<std::pair<int, int>, int> seen;
-        for (const auto& t : tiles) {
-            if (t.type == nullptr) return invalid("render", "a tile at " + to_string(t.at) + " has no type");
-            if (seen[{t.at.x, t.at.y}]++) return invalid("render", "two tiles at " + to_string(t.at));
+    std::map<std::pair<int, int>, std::size_t> tile_at;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        const auto& t = tiles[i];
+        if (t.type == nullptr) return invalid("render", "a tile at " + to_string(t.at) + " has no type");
+        if (!tile_at.emplace(std::make_pair(t.at.x, t.at.y), i).second) return invalid("render", "two tiles at " + to_string(t.at));
+    }
+    std::vector<cv::Scalar> piece_colours;
+    for (const auto& piece : scene.pieces) {
+        const auto it = tile_at.find({piece.at.x, piece.at.y});
+        if (it == tile_at.end()) return invalid("render", "a " + piece.colour + " piece at " + to_string(piece.at) + " has no tile under it");
+        if (piece.feature < 0 || piece.feature >= static_cast<int>(tiles[it->second].type->features.size())) {
+            return invalid("render", "a piece at " + to_string(piece.at) + " names feature " + std::to_string(piece.feature) +
+                                         ", which tile " + tiles[it->second].type->id + " lacks");
         }
+        auto colour = piece_colour(piece.colour);
+        if (!colour) return colour.error();
+        piece_colours.push_back(colour.value());
     }
 
     std::mt19937_64 engine(seed);
@@ -778,6 +893,68 @@ Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const Render
         std::vector<TileTruth> ordered(tiles.size());
         for (std::size_t k = 0; k < order.size(); ++k) ordered[order[k]] = truth.tiles[k];
         truth.tiles = std::move(ordered);
+    }
+
+    // Pieces: each stands where its feature is widest, casts a soft shadow, then is drawn far to near.
+    if (!scene.pieces.empty()) {
+        RandomSource pr(hand_engine);
+        const cv::Vec3d ray = [&] {
+            cv::Vec3d v(light_dir.x * light_elevation, light_dir.y * light_elevation, 1.0);
+            return v * (1.0 / cv::norm(v));
+        }();
+        constexpr int kMaskPx = 64;
+        std::vector<std::pair<double, std::size_t>> piece_order;
+        std::vector<cv::Vec3d> bases;
+        std::vector<double> yaws;
+        cv::Mat shade(size, CV_8UC1, cv::Scalar(0));
+        for (std::size_t k = 0; k < scene.pieces.size(); ++k) {
+            const auto& piece = scene.pieces[k];
+            const std::size_t i = tile_at.at({piece.at.x, piece.at.y});
+            const auto masks = feature_masks(*tiles[i].type, tiles[i].rot, kMaskPx, style);
+            cv::Mat padded, room;
+            cv::copyMakeBorder(masks[static_cast<std::size_t>(piece.feature)], padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+            cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+            cv::Point widest;
+            cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
+            const cv::Point2d local(((widest.x - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm, ((widest.y - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm);
+            const double c = std::cos(poses[i].turn), sn = std::sin(poses[i].turn);
+            const cv::Point2d at = poses[i].centre + cv::Point2d(c * local.x - sn * local.y, sn * local.x + c * local.y);
+            bases.emplace_back(at.x, at.y, -h);
+            yaws.push_back(pr.uniform(0, 2 * kPi));
+            piece_order.emplace_back(cam.depth(bases.back()), k);
+            // Shadow: an ellipse on the tile top, pushed away from the light.
+            const cv::Point2d centre = at + light_dir * (0.3 * o.meeple_mm * light_elevation * 0.5);
+            std::vector<cv::Point2d> ring;
+            for (int a = 0; a < 16; ++a) {
+                const double t = 2 * kPi * a / 16;
+                const cv::Point2d e(0.55 * o.meeple_mm * std::cos(t), 0.3 * o.meeple_mm * std::sin(t));
+                const double cy = std::cos(yaws.back()), sy = std::sin(yaws.back());
+                ring.push_back(apply(top_h, centre + cv::Point2d(cy * e.x - sy * e.y, sy * e.x + cy * e.y)));
+            }
+            cv::fillConvexPoly(shade, fixed_point(ring, 3), cv::Scalar(255), cv::LINE_AA, 3);
+            PieceTruth pt;
+            pt.colour = piece.colour;
+            pt.at = piece.at;
+            pt.loc = piece.loc;
+            pt.feature = std::string(feature_kind_name(tiles[i].type->features[static_cast<std::size_t>(piece.feature)].kind));
+            pt.base_mm = at;
+            pt.base_px = cam.project(bases.back());
+            pt.head_px = cam.project(bases.back() + cv::Vec3d(0, 0, -o.meeple_mm));
+            truth.pieces.push_back(pt);
+        }
+        cv::GaussianBlur(shade, shade, cv::Size(), std::max(1.0, 0.1 * o.meeple_mm * focal / distance));
+        for (int y = 0; y < o.height; ++y) {
+            auto* row = image.ptr<cv::Vec3b>(y);
+            const auto* sh = shade.ptr<std::uint8_t>(y);
+            for (int x = 0; x < o.width; ++x) {
+                if (sh[x]) row[x] = row[x] * (1.0 - 0.4 * sh[x] / 255.0);
+            }
+        }
+        std::sort(piece_order.begin(), piece_order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        for (const auto& [d, k] : piece_order) {
+            (void)d;
+            draw_meeple(image, cam, bases[k], yaws[k], o.meeple_mm, piece_colours[k], ray);
+        }
     }
 
     // A hand reaching in over the board's edge.

@@ -18,6 +18,7 @@
 #include <opencv2/core.hpp>
 
 #include "engine/board.h"
+#include "engine/game.h"
 #include "engine/error.h"
 #include "vision/table_surface.h"
 
@@ -30,8 +31,24 @@ struct SceneTile {
     int rot = 0;
 };
 
+// A follower (meeple) standing on a feature of a placed tile.
+struct ScenePiece {
+    Cell at;             // the tile it stands on
+    int feature = 0;     // index into that tile type's features
+    std::string colour;  // player colour: red, blue, green, yellow, black, grey
+    Port loc = 0;        // the board port named in the record (recorded in the truth)
+};
+
+// What to render: tiles and the pieces on them.
+struct Scene {
+    std::vector<SceneTile> tiles;
+    std::vector<ScenePiece> pieces;
+};
+
 // Returns the tiles of a board, in placement order.
 std::vector<SceneTile> scene_tiles(const Board& board);
+// Returns a game's tiles and the followers still on the board.
+Scene scene_of(const Game& game);
 
 enum class Difficulty : std::uint8_t { Easy, Medium, Hard };
 std::string_view difficulty_name(Difficulty d);
@@ -59,6 +76,7 @@ struct RenderOptions {
     Span gap_mm{0.3, 1.5};           // nominal gap between neighbouring tiles (one value per scene)
     double jitter_mm = 2.0;          // largest offset of a tile from its grid position (per axis)
     double jitter_deg = 3.0;         // largest turn of a tile off the grid
+    double meeple_mm = 16.0;         // height (and width) of a follower
 
     // Camera.
     Span tilt_deg{0, 25};            // angle between the optical axis and the table normal
@@ -111,6 +129,17 @@ struct CameraTruth {
     double tilt_deg = 0, roll_deg = 0, azimuth_deg = 0, fov_deg = 0, distance_mm = 0;
 };
 
+// Where one piece ended up.
+struct PieceTruth {
+    std::string colour;
+    Cell at;
+    Port loc = 0;
+    std::string feature;     // kind of the feature it stands on ("road", "city", ...)
+    cv::Point2d base_mm;     // where it stands on the tile top (table mm)
+    cv::Point2d base_px;     // that point in the image
+    cv::Point2d head_px;     // the top of its head in the image
+};
+
 // The ground truth of one render.
 struct RenderTruth {
     int width = 0, height = 0;
@@ -121,6 +150,7 @@ struct RenderTruth {
     cv::Matx33d table_to_image = cv::Matx33d::eye();  // homography: table plane (z = 0), mm -> px
     cv::Matx33d tiles_to_image = cv::Matx33d::eye();  // homography: plane of the tile tops, mm -> px
     std::vector<TileTruth> tiles;                      // in the order given
+    std::vector<PieceTruth> pieces;                    // in the order given
     bool glare = false;
     cv::Point2d glare_px;
     double glare_radius_px = 0;
@@ -139,6 +169,9 @@ struct Rendering {
 // Renders the tiles as a photograph. Deterministic for a given seed, options and build.
 // Errors (Invalid): no tiles, a null type, two tiles on one cell, options failing check().
 Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const RenderOptions& options, std::uint64_t seed);
+// Renders tiles and pieces. Errors also for a piece off the board, on a feature its tile
+// lacks, or of an unknown colour.
+Result<Rendering> render_table(const Scene& scene, const RenderOptions& options, std::uint64_t seed);
 
 // Returns the truth file for an image: "out/scene.png" -> "out/scene.truth.json".
 std::string truth_path_for(const std::string& image_path);

@@ -480,6 +480,26 @@ void draw_junction(cv::Mat& img, int n, const TileStyle& style) {
     draw_house(img, c + cv::Point2d(0.35 * r, 0.3 * r), r * 0.8, -0.2, style, 0.9);
 }
 
+// Draws a market stall (the bazaar icon) centred on the tile: a counter under a striped awning.
+void draw_bazaar(cv::Mat& img, int n, const TileStyle& style) {
+    const double w = 0.2 * n, h = 0.14 * n;
+    const cv::Point2d c(0.5 * n, 0.5 * n);
+    const cv::Rect counter(static_cast<int>(std::lround(c.x - w / 2)), static_cast<int>(std::lround(c.y - h * 0.1)),
+                           static_cast<int>(std::lround(w)), static_cast<int>(std::lround(h * 0.6)));
+    cv::rectangle(img, counter, style.house, cv::FILLED);
+    cv::rectangle(img, counter, style.wall_edge, 1);
+    constexpr int kStripes = 5;
+    for (int i = 0; i < kStripes; ++i) {
+        const double x0 = c.x - w / 2 - 0.05 * w + i * (1.1 * w / kStripes);
+        const cv::Rect stripe(static_cast<int>(std::lround(x0)), static_cast<int>(std::lround(c.y - h * 0.5)),
+                              std::max(1, static_cast<int>(std::lround(1.1 * w / kStripes))), static_cast<int>(std::lround(h * 0.42)));
+        cv::rectangle(img, stripe, i % 2 ? style.pennant_mark : style.roof, cv::FILLED);
+    }
+    cv::rectangle(img, cv::Rect(static_cast<int>(std::lround(c.x - w * 0.55)), static_cast<int>(std::lround(c.y - h * 0.5)),
+                                static_cast<int>(std::lround(w * 1.1)), static_cast<int>(std::lround(h * 0.42))),
+                  style.wall_edge, 1);
+}
+
 }  // namespace
 
 Status TileStyle::check() const {
@@ -802,6 +822,8 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
     const int centre = centre_feature(type);
     if (centre >= 0 && type.features[static_cast<std::size_t>(centre)].kind == FeatureKind::Monastery) {
         draw_monastery(img, monastery_plan(style), n, style);
+    } else if (type.has_tag("bazaar")) {
+        draw_bazaar(img, n, style);
     } else if (centre < 0 && has_junction(type)) {
         draw_junction(img, n, style);
     }

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -9,6 +10,7 @@
 #include "engine/atomic_file.h"
 #include "engine/random_game.h"
 #include "vision/table_renderer.h"
+#include "vision/tile_art.h"
 
 using namespace meeplecam;
 using vision::RenderOptions;
@@ -296,7 +298,7 @@ TEST_CASE("bad render options are refused with the field named", "[vision][rende
 }
 
 TEST_CASE("boards that cannot be rendered give a clear error", "[vision][renderer][bad-input]") {
-    auto empty = vision::render_table({}, RenderOptions{}, 1);
+    auto empty = vision::render_table(std::vector<vision::SceneTile>{}, RenderOptions{}, 1);
     REQUIRE_FALSE(empty);
     CHECK_THAT(empty.error().message, Catch::Contains("no tiles"));
 
@@ -349,4 +351,69 @@ TEST_CASE("a rendering is written with its truth beside it", "[vision][renderer]
     auto wrong = vision::write_rendering(r.value(), (dir / "scene.bmp").string());
     REQUIRE_FALSE(wrong);
     CHECK_THAT(wrong.error().message, Catch::Contains(".png"));
+}
+
+TEST_CASE("pieces stand on their feature and show their colour", "[vision][renderer]") {
+    RandomGameOptions options;
+    options.seed = 12;
+    options.max_tiles = 25;
+    options.follower_chance = 1.0;
+    const auto game = play_random_game(base(), options).value();
+    const auto scene = vision::scene_of(game.game);
+    REQUIRE(scene.pieces.size() >= 3);
+    RenderOptions o = clean_options();
+    o.width = 1280;
+    o.height = 960;
+    o.tilt_deg = {20, 20};
+    auto r = vision::render_table(scene, o, 4);
+    REQUIRE(r);
+    REQUIRE(r->truth.pieces.size() == scene.pieces.size());
+    const auto j = r->truth.to_json();
+    REQUIRE(j.at("pieces").size() == scene.pieces.size());
+    for (std::size_t k = 0; k < scene.pieces.size(); ++k) {
+        const auto& piece = scene.pieces[k];
+        const auto& truth = r->truth.pieces[k];
+        INFO("piece " << k << " " << piece.colour << " at " << to_string(piece.at) << " on " << truth.feature);
+        CHECK(truth.colour == piece.colour);
+        CHECK(j.at("pieces")[k].at("loc") == std::string(port_name(piece.loc)));
+        // On its tile, on the feature it was placed on.
+        const auto tile = std::find_if(r->truth.tiles.begin(), r->truth.tiles.end(), [&](const auto& t) { return t.at == piece.at; });
+        REQUIRE(tile != r->truth.tiles.end());
+        const cv::Point2d d = truth.base_mm - tile->centre_mm;
+        const double a = -tile->turn_deg * CV_PI / 180;
+        const cv::Point2d local(d.x * std::cos(a) - d.y * std::sin(a), d.x * std::sin(a) + d.y * std::cos(a));
+        CHECK(std::abs(local.x) < r->truth.tile_mm / 2);
+        CHECK(std::abs(local.y) < r->truth.tile_mm / 2);
+        const auto& placed = game.game.board().tiles()[static_cast<std::size_t>(game.game.board().tile_at(piece.at))];
+        const cv::Mat labels = vision::feature_labels(*placed.type, placed.rot, 90);
+        const int px = static_cast<int>((local.x / r->truth.tile_mm + 0.5) * 90), py = static_cast<int>((local.y / r->truth.tile_mm + 0.5) * 90);
+        CHECK(labels.at<int>(py, px) == piece.feature);
+        CHECK(truth.feature == std::string(feature_kind_name(placed.type->features[static_cast<std::size_t>(piece.feature)].kind)));
+        // Its body, between base and head, shows the player's colour (lit somewhere between 45 % and 100 %).
+        const cv::Vec3d body = at(r->image, truth.base_px * 0.6 + truth.head_px * 0.4);
+        const std::map<std::string, cv::Vec3d> colours = {{"red", {40, 40, 200}}, {"blue", {180, 90, 30}}, {"green", {50, 150, 40}},
+                                                          {"yellow", {30, 200, 230}}, {"black", {35, 35, 38}}, {"grey", {140, 140, 140}}};
+        const cv::Vec3d expected = colours.at(piece.colour);
+        const cv::Vec3d unit_expected = expected * (1.0 / std::max(1.0, cv::norm(expected)));
+        const cv::Vec3d unit_body = body * (1.0 / std::max(1.0, cv::norm(body)));
+        if (piece.colour != "black" && piece.colour != "grey") CHECK(unit_body.dot(unit_expected) > 0.97);
+        CHECK(cv::norm(body) <= cv::norm(expected) * 1.05 + 10);
+    }
+}
+
+TEST_CASE("pieces that cannot be placed give a clear error", "[vision][renderer][bad-input]") {
+    vision::Scene scene;
+    scene.tiles = block("D", 2, 1);
+    scene.pieces = {{Cell{5, 5}, 0, "red", 0}};
+    auto off = vision::render_table(scene, RenderOptions{}, 1);
+    REQUIRE_FALSE(off);
+    CHECK_THAT(off.error().message, Catch::Contains("no tile under it"));
+    scene.pieces = {{Cell{0, 0}, 9, "red", 0}};
+    auto missing = vision::render_table(scene, RenderOptions{}, 1);
+    REQUIRE_FALSE(missing);
+    CHECK_THAT(missing.error().message, Catch::Contains("feature 9"));
+    scene.pieces = {{Cell{0, 0}, 0, "purple", 0}};
+    auto colour = vision::render_table(scene, RenderOptions{}, 1);
+    REQUIRE_FALSE(colour);
+    CHECK_THAT(colour.error().message, Catch::Contains("purple"));
 }

@@ -1,6 +1,7 @@
 #include "engine/rule_module.h"
 
 #include "engine/game.h"
+#include "engine/modules/castles.h"
 #include "engine/modules/ferries.h"
 
 namespace meeplecam {
@@ -42,6 +43,7 @@ const RuleModuleRegistry& RuleModuleRegistry::builtin() {
     static const RuleModuleRegistry registry = [] {
         RuleModuleRegistry r;
         r.add("ferries", [] { return std::make_unique<FerriesModule>(); });
+        r.add("castles", [] { return std::make_unique<CastlesModule>(); });
         return r;
     }();
     return registry;

@@ -99,3 +99,11 @@ TEST_CASE("10,000 random games with Castles keep every invariant and replay to t
     CHECK(choices > 0);
     WARN("castles built " << built << ", scored " << scored << ", chained " << chained << ", choices " << choices);
 }
+
+TEST_CASE("1,000 random games with Ferries and Castles together keep every invariant", "[soak]") {
+    int castles_built = 0;
+    soak(1'000, {"ferries", "castles"}, [&](const RandomGame& played) {
+        for (const auto& e : played.record.events) castles_built += e.type == "castle" ? 1 : 0;
+    });
+    CHECK(castles_built > 100);
+}

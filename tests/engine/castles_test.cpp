@@ -425,3 +425,25 @@ TEST_CASE("castles: options list conversions for the occupant, and choices", "[c
         CHECK(copy->close_turn());
     }
 }
+
+TEST_CASE("castles: two castles on one tile; castle_loc tells them apart", "[castles]") {
+    // H r90 at [0,-1]: caps N and S. Its S cap closes D's cap (red's castle); blue's E r180 at [0,-2]
+    // closes its N cap (blue's castle).
+    const Record base = castles_record({tile("red", "H", 0, -1, 90), meeple("red", 0, -1, "S"), castle("red", 0, -1, "S"),
+                                        tile("blue", "E", 0, -2, 180), meeple("blue", 0, -2, "S"),
+                                        castle("blue", 0, -2, "S")});
+    auto g = replay(base);
+    REQUIRE(g);
+    REQUIRE(module_of(g.value()).castles().size() == 2);
+    CHECK(g->score_events().empty());
+    const Error ambiguous = error_of(with(base, choice("red", 0, -1, 0, 0, "W")));
+    CHECK(ambiguous.kind == ErrorKind::Invalid);
+    CHECK_THAT(ambiguous.to_string(), Catch::Contains("event 7 (castle-choice)") && Catch::Contains("castle_loc"));
+    json mine = choice("red", 0, -1, 0, 0, "W");
+    mine["castle_loc"] = "S";
+    CHECK_THAT(error_of(with(base, mine)).to_string(), Catch::Contains("is not a structure completed this turn"));
+    json theirs = choice("red", 0, -1, 0, 0, "W");
+    theirs["castle_loc"] = "N";
+    CHECK_THAT(error_of(with(base, theirs)).to_string(),
+               Catch::Contains("the castle at [0, -2]-[0, -1] was built this turn"));
+}

@@ -97,7 +97,6 @@ TEST_CASE("10,000 random games with Castles keep every invariant and replay to t
     CHECK(scored > 100);
     CHECK(chained > 0);
     CHECK(choices > 0);
-    WARN("castles built " << built << ", scored " << scored << ", chained " << chained << ", choices " << choices);
 }
 
 TEST_CASE("1,000 random games with Ferries and Castles together keep every invariant", "[soak]") {

@@ -102,6 +102,9 @@ public:
     int turn_event() const { return turn_event_; }
     // Queues a structure to be scored when the turn ends (if it is still complete then).
     void add_pending_completion(int root) { pending_completed_.push_back(root); }
+    // Structures completed during the open turn, to be scored when it ends (node ids: use find();
+    // a module may have scored or re-opened some since).
+    const std::vector<int>& pending_completions() const { return pending_completed_; }
     // Records a score event and adds its points to each winner (points may be negative).
     void add_score(ScoreEvent event);
     // Returns a follower that a module kept off the board (e.g. in a castle) to its owner's supply.

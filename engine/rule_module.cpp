@@ -2,6 +2,7 @@
 
 #include "engine/game.h"
 #include "engine/modules/bridges.h"
+#include "engine/modules/castles.h"
 #include "engine/modules/ferries.h"
 
 namespace meeplecam {
@@ -61,8 +62,9 @@ const RuleModuleRegistry& RuleModuleRegistry::builtin() {
         RuleModuleRegistry r;
         r.add("ferries", [] { return std::make_unique<FerriesModule>(); });
         r.add("bridges", [] { return std::make_unique<BridgesModule>(); });
-        // The published expansion; its castles and bazaars parts join when they land.
-        r.add_bundle("bridges-castles-bazaars", {"bridges"});
+        r.add("castles", [] { return std::make_unique<CastlesModule>(); });
+        // The published expansion; its bazaars part joins when it lands.
+        r.add_bundle("bridges-castles-bazaars", {"bridges", "castles"});
         return r;
     }();
     return registry;

@@ -1,6 +1,7 @@
 #include "engine/rule_module.h"
 
 #include "engine/game.h"
+#include "engine/modules/bazaars.h"
 #include "engine/modules/ferries.h"
 
 namespace meeplecam {
@@ -42,6 +43,7 @@ const RuleModuleRegistry& RuleModuleRegistry::builtin() {
     static const RuleModuleRegistry registry = [] {
         RuleModuleRegistry r;
         r.add("ferries", [] { return std::make_unique<FerriesModule>(); });
+        r.add("bazaars", [] { return std::make_unique<BazaarsModule>(); });
         return r;
     }();
     return registry;

@@ -463,37 +463,36 @@ std::vector<Event> BazaarsModule::options(const Game& game) const {
             add({{"type", "auction-round"}, {"picker", pname}, {"tile", id}, {"free", true}});
             continue;
         }
-        // A representative sample of bid sequences, not every one: the picker opens with 0..2;
-        // the others all pass, all raise by 1, the first raises by 2, or the last raises by 3.
-        std::set<std::string> made;
-        for (int open = 0; open <= 2; ++open) {
+        // A representative sample of bid sequences, not every one: {opening bid, raise pattern,
+        // sell}; patterns: 0 all pass, 1 all raise by 1, 2 the first raises by 2, 3 the last by 3.
+        static constexpr int kSample[6][3] = {{0, 0, 0}, {2, 0, 0}, {1, 1, 0}, {1, 1, 1}, {0, 2, 1}, {2, 3, 0}};
+        for (const auto& [open, pattern, sell] : kSample) {
             if (limited_ && open > scores[picker_]) continue;
-            for (int pattern = 0; pattern < 4; ++pattern) {
-                json bids = json::array({{{"player", pname}, {"bid", open}}});
-                int high = open, high_bidder = picker_;
-                for (std::size_t k = 0; k < others.size(); ++k) {
-                    int raise = 0;
-                    if (pattern == 1) raise = 1;
-                    if (pattern == 2 && k == 0) raise = 2;
-                    if (pattern == 3 && k + 1 == others.size()) raise = 3;
-                    const int who = others[k];
-                    if (raise > 0 && (!limited_ || high + raise <= scores[who])) {
-                        high += raise;
-                        high_bidder = who;
-                        bids.push_back({{"player", game.players()[who].color}, {"bid", high}});
-                    } else {
-                        bids.push_back({{"player", game.players()[who].color}, {"pass", true}});
-                    }
-                }
-                for (const char* deal : {"buy", "sell"}) {
-                    if (std::string(deal) == "sell" && high_bidder == picker_) continue;
-                    if (std::string(deal) == "buy" && limited_ && high_bidder != picker_ && high > scores[picker_]) {
-                        continue;
-                    }
-                    json raw = {{"type", "auction-round"}, {"picker", pname}, {"tile", id}, {"bids", bids}, {"deal", deal}};
-                    if (made.insert(raw.dump()).second) add(std::move(raw));
+            json list = json::array({{{"player", pname}, {"bid", open}}});
+            int high = open, high_bidder = picker_;
+            for (std::size_t k = 0; k < others.size(); ++k) {
+                int raise = 0;
+                if (pattern == 1) raise = 1;
+                if (pattern == 2 && k == 0) raise = 2;
+                if (pattern == 3 && k + 1 == others.size()) raise = 3;
+                const std::string& color = game.players()[others[k]].color;
+                if (raise > 0 && (!limited_ || high + raise <= scores[others[k]])) {
+                    high += raise;
+                    high_bidder = others[k];
+                    list.push_back({{"player", color}, {"bid", high}});
+                } else {
+                    list.push_back({{"player", color}, {"pass", true}});
                 }
             }
+            // The picker whose own bid is highest buys (pays the bank); one who cannot afford the
+            // high bid under bids_limited_to_score sells.
+            bool selling = sell != 0 && high_bidder != picker_;
+            if (limited_ && high_bidder != picker_ && high > scores[picker_]) selling = true;
+            add({{"type", "auction-round"},
+                 {"picker", pname},
+                 {"tile", id},
+                 {"bids", std::move(list)},
+                 {"deal", selling ? "sell" : "buy"}});
         }
     }
     return out;

@@ -201,6 +201,7 @@ Status Game::apply_discard(const Event& e, const std::string& where) {
     auto type = draw(e.tile, where);
     if (!type) return type.error();
     next_player_ = player;  // the same player draws again
+    for (auto& m : modules_) m->on_tile_discarded(*this, player, *type.value());
     return Ok{};
 }
 

@@ -21,6 +21,7 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     record.game = catalog ? catalog->game() : "carcassonne";
     record.edition = options.edition;
     record.expansions = options.expansions;
+    record.options = options.rule_options;
     for (int i = 0; i < options.players; ++i) record.players.push_back(PlayerInfo{kColors[i], kColors[i]});
     ReplayOptions setup;
     setup.catalog = catalog;
@@ -59,8 +60,21 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
 
     std::uniform_real_distribution<double> coin(0.0, 1.0);
     int placed = 1;
-    for (const TileType* type : bag) {
+    std::size_t next = 0;  // the top of the face-down bag
+    // A tile a rule module assigns to the next player (an auctioned tile), if any.
+    auto assigned = [&]() -> const TileType* {
+        for (const auto& m : game.modules()) {
+            if (auto id = m->assigned_tile(game)) return tiles.find(*id);
+        }
+        return nullptr;
+    };
+    while (true) {
         if (options.max_tiles >= 0 && placed >= options.max_tiles) break;
+        const TileType* type = assigned();
+        if (!type) {
+            if (next >= bag.size()) break;
+            type = bag[next++];
+        }
         const int player = game.next_player();
         const std::string color = record.players[player].color;
         const auto moves = game.legal_placements(*type);
@@ -109,6 +123,28 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
                 const RuleModule& module = *game.modules()[mi];
                 const auto choices = module.options(game);
                 if (choices.empty() || (!module.must_act(game) && coin(rng) < 0.5)) break;
+                if (auto st = apply(choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)]);
+                    !st) {
+                    return st.error();
+                }
+            }
+        }
+        // Tiles a module deals after the turn (an auction): revealed from the top of the bag,
+        // then the module's mandatory follow-ups (the auction rounds).
+        for (std::size_t mi = 0; mi < game.modules().size(); ++mi) {
+            const int n = game.modules()[mi]->tiles_to_reveal(game);
+            if (n <= 0) continue;
+            if (bag.size() - next < static_cast<std::size_t>(n)) {
+                return invalid("random game", "a rule module asked for more tiles than the bag holds");
+            }
+            std::vector<std::string> shown;
+            for (int k = 0; k < n; ++k) shown.push_back(bag[next++]->id);
+            auto reveal = game.modules()[mi]->reveal_event(game, shown);
+            if (!reveal) return invalid("random game", "a rule module asked for tiles but made no event of them");
+            if (auto st = apply(std::move(*reveal)); !st) return st.error();
+            for (int guard = 0; guard < 64 && game.modules()[mi]->must_act(game); ++guard) {
+                const auto choices = game.modules()[mi]->options(game);
+                if (choices.empty()) break;
                 if (auto st = apply(choices[std::uniform_int_distribution<std::size_t>(0, choices.size() - 1)(rng)]);
                     !st) {
                     return st.error();

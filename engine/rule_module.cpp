@@ -3,6 +3,7 @@
 #include "engine/game.h"
 #include "engine/modules/bridges.h"
 #include "engine/modules/castles.h"
+#include "engine/modules/bazaars.h"
 #include "engine/modules/ferries.h"
 
 namespace meeplecam {
@@ -63,8 +64,9 @@ const RuleModuleRegistry& RuleModuleRegistry::builtin() {
         r.add("ferries", [] { return std::make_unique<FerriesModule>(); });
         r.add("bridges", [] { return std::make_unique<BridgesModule>(); });
         r.add("castles", [] { return std::make_unique<CastlesModule>(); });
-        // The published expansion; its bazaars part joins when it lands.
-        r.add_bundle("bridges-castles-bazaars", {"bridges", "castles"});
+        r.add("bazaars", [] { return std::make_unique<BazaarsModule>(); });
+        // The published expansion is the bundle of its three parts.
+        r.add_bundle("bridges-castles-bazaars", {"bridges", "castles", "bazaars"});
         return r;
     }();
     return registry;

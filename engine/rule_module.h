@@ -74,6 +74,20 @@ public:
     virtual std::vector<Event> options(const Game& /*game*/) const { return {}; }
     // True when the turn's player must play one of options() before the turn may end.
     virtual bool must_act(const Game& /*game*/) const { return false; }
+
+    // --- Tiles a module deals outside the normal draw (Bazaars: auctions) ---
+    // Runs after a discard was applied (`player` discarded a tile of `type`).
+    virtual void on_tile_discarded(Game& /*game*/, int /*player*/, const TileType& /*type*/) {}
+    // How many tiles the module needs turned face up from the supply now (an auction reveals one
+    // per player); whoever holds the face-down supply (the random-game generator) draws them and
+    // passes their ids to reveal_event(). 0: none.
+    virtual int tiles_to_reveal(const Game& /*game*/) const { return 0; }
+    // The module event that turns `tiles` (drawn from the supply by the caller) face up.
+    virtual std::optional<Event> reveal_event(const Game& /*game*/, const std::vector<std::string>& /*tiles*/) const {
+        return std::nullopt;
+    }
+    // The tile the next player must place instead of drawing one (e.g. a tile won at an auction).
+    virtual std::optional<std::string> assigned_tile(const Game& /*game*/) const { return std::nullopt; }
 };
 
 using RuleModuleFactory = std::function<std::unique_ptr<RuleModule>()>;

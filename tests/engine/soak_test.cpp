@@ -12,12 +12,16 @@ using namespace meeplecam;
 
 namespace {
 
-// Plays `games` seeded random games with `expansions`, checking invariants and record round-trips;
-// `extra` checks each finished game further.
-void soak(int games, const std::vector<std::string>& expansions,
-          const std::function<void(const RandomGame&)>& extra = {}) {
+// Rule options for game `i` of a soak (the record's "options"); empty: defaults.
+using SoakOptions = std::function<nlohmann::json(int)>;
+// Checks run on every finished game of a soak (module-specific invariants).
+using SoakCheck = std::function<void(const RandomGame&)>;
+
+// Plays `games` seeded random games with `expansions`, checking invariants and record round-trips.
+void soak(int games, const std::vector<std::string>& expansions, const SoakOptions& rule_options = {},
+          const SoakCheck& extra = {}) {
     const int kGames = games;
-    int discards = 0, total_tiles = 0, bag = 0;
+    int discards = 0, total_tiles = 0, bag_total = 0;
     for (int i = 0; i < kGames; ++i) {
         RandomGameOptions opt;
         opt.seed = static_cast<std::uint64_t>(i) * 7919u + 17u;
@@ -25,14 +29,14 @@ void soak(int games, const std::vector<std::string>& expansions,
         opt.follower_chance = (i % 5) / 4.0;
         opt.check_consistency = (i % 10) == 0;  // full invariant check after every tile, every 10th game
         opt.expansions = expansions;
+        if (rule_options) opt.rule_options = rule_options(i);
         auto played = play_random_game(expansions.empty() ? test::base_catalog() : nullptr, opt);
         if (!played) FAIL("seed " << opt.seed << ": " << played.error().to_string());
         const Game& g = played->game;
         g.board().check_consistency();
         total_tiles += static_cast<int>(g.board().size());
-        if (i == 0) {
-            for (const TileType& t : g.catalog().tiles()) bag += t.count_in(opt.edition);
-        }
+        for (const TileType& t : g.catalog().tiles()) bag_total += t.count_in(opt.edition);
+        if (extra) extra(played.value());
 
         // Followers never exceed the supply; the sum of score events equals the totals.
         std::vector<int> sum(g.players().size(), 0);
@@ -55,7 +59,7 @@ void soak(int games, const std::vector<std::string>& expansions,
         if (extra) extra(played.value());
     }
     // Every tile of the bag is either placed or discarded.
-    CHECK(total_tiles + discards == kGames * bag);
+    CHECK(total_tiles + discards == bag_total);
 }
 
 }  // namespace
@@ -74,7 +78,7 @@ TEST_CASE("10,000 random games with Bridges keep every invariant and replay to t
 
 TEST_CASE("10,000 random games with Castles keep every invariant and replay to the same scores", "[soak]") {
     int built = 0, scored = 0, chained = 0, choices = 0;
-    soak(10'000, {"castles"}, [&](const RandomGame& played) {
+    soak(10'000, {"castles"}, {}, [&](const RandomGame& played) {
         const Game& g = played.game;
         const auto* castles = dynamic_cast<const CastlesModule*>(g.modules().front().get());
         REQUIRE(castles);
@@ -105,8 +109,71 @@ TEST_CASE("10,000 random games with Castles keep every invariant and replay to t
 
 TEST_CASE("1,000 random games with Ferries and Castles together keep every invariant", "[soak]") {
     int castles_built = 0;
-    soak(1'000, {"ferries", "castles"}, [&](const RandomGame& played) {
+    soak(1'000, {"ferries", "castles"}, {}, [&](const RandomGame& played) {
         for (const auto& e : played.record.events) castles_built += e.type == "castle" ? 1 : 0;
     });
     CHECK(castles_built > 100);
+}
+
+TEST_CASE("10,000 random games with Bazaars keep every invariant and replay to the same scores", "[soak]") {
+    // Every 4th game plays the no-bidding variant, every 4th (offset 2) limits bids to the score.
+    int auctions = 0, buys = 0, sells = 0, free_tiles = 0, bank = 0, negative = 0, placed_after = 0;
+    auto rule_options = [](int i) {
+        if (i % 4 == 1) return nlohmann::json{{"bazaars", {{"variant", "no-bidding"}}}};
+        if (i % 4 == 2) return nlohmann::json{{"bazaars", {{"bids_limited_to_score", true}}}};
+        return nlohmann::json::object();
+    };
+    auto check = [&](const RandomGame& played) {
+        const Game& g = played.game;
+        const auto& events = played.record.events;
+        const int n = static_cast<int>(g.players().size());
+        const bool limited = played.record.options.contains("bazaars") &&
+                             played.record.options["bazaars"].value("bids_limited_to_score", false);
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            if (events[i].type != "auction") continue;
+            ++auctions;
+            // One round per player, then every player places (or discards) the tile acquired,
+            // starting with the player after the active player.
+            REQUIRE(events[i].raw["tiles"].size() == static_cast<std::size_t>(n));
+            std::size_t k = i + 1;
+            for (int r = 0; r < n; ++r, ++k) {
+                REQUIRE(k < events.size());
+                REQUIRE(events[k].type == "auction-round");
+                const auto& raw = events[k].raw;
+                if (raw.contains("free")) ++free_tiles;
+                if (raw.value("deal", "") == "buy") ++buys;
+                if (raw.value("deal", "") == "sell") ++sells;
+            }
+            const int active = g.player_index(events[i].player);
+            for (int r = 1; r <= n && k < events.size(); ++k) {
+                if (events[k].type != "tile" && events[k].type != "discard") continue;
+                REQUIRE(events[k].player == g.players()[(active + r) % n].color);
+                ++placed_after;
+                ++r;
+            }
+        }
+        int auction_points = 0;
+        for (const auto& ev : g.score_events()) {
+            if (ev.feature != "auction") continue;
+            auction_points += ev.points;
+            REQUIRE(ev.points != 0);
+            REQUIRE(ev.winners.size() == 1);
+            if (ev.explanation.find("bank") != std::string::npos) ++bank;
+        }
+        REQUIRE(auction_points <= 0);  // points only change hands, or go to the bank
+        for (int s : g.scores()) {
+            if (s < 0) ++negative;
+            if (limited) REQUIRE(s >= 0);  // nobody pays more than their score
+        }
+    };
+    soak(10'000, {"bazaars"}, rule_options, check);
+    INFO("auctions " << auctions << ", buys " << buys << ", sells " << sells << ", free " << free_tiles << ", bank "
+                     << bank << ", negative final scores " << negative);
+    CHECK(auctions > 10'000);
+    CHECK(buys > 1'000);
+    CHECK(sells > 1'000);
+    CHECK(free_tiles > auctions);  // the last tile of each auction, and every tile without bidding
+    CHECK(bank > 100);
+    CHECK(negative > 10);
+    CHECK(placed_after > auctions);
 }

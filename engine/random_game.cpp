@@ -1,5 +1,6 @@
 #include "engine/random_game.h"
 
+#include <algorithm>
 #include <random>
 
 namespace meeplecam {
@@ -117,8 +118,14 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
             m.loc = std::string(port_name(spots[std::uniform_int_distribution<std::size_t>(0, spots.size() - 1)(rng)].loc));
             if (auto st = apply(m); !st) return st.error();
         }
-        // Rule modules' actions: the mandatory ones always, the optional ones by a coin flip.
-        for (std::size_t mi = 0; mi < game.modules().size(); ++mi) {
+        // Rule modules' actions, in turn-phase order: the mandatory ones always, the optional
+        // ones by a coin flip.
+        std::vector<std::size_t> order(game.modules().size());
+        for (std::size_t mi = 0; mi < order.size(); ++mi) order[mi] = mi;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+            return game.modules()[a]->turn_phase() < game.modules()[b]->turn_phase();
+        });
+        for (std::size_t mi : order) {
             for (int guard = 0; guard < 16; ++guard) {
                 const RuleModule& module = *game.modules()[mi];
                 const auto choices = module.options(game);

@@ -72,6 +72,9 @@ public:
     virtual void on_final_scoring(Game& /*game*/) {}
     // Lists the module events the turn's player may still play now (generators, `legal`).
     virtual std::vector<Event> options(const Game& /*game*/) const { return {}; }
+    // Orders the modules' actions within a turn for generators and the UI, lower first: actions
+    // on the board (bridges, ferries: 0) come before decisions taken at scoring (castles: 2).
+    virtual int turn_phase() const { return 0; }
     // True when the turn's player must play one of options() before the turn may end.
     virtual bool must_act(const Game& /*game*/) const { return false; }
 

@@ -28,6 +28,8 @@ public:
     };
 
     std::string_view name() const override { return "castles"; }
+    // Conversions and choices are decisions taken at scoring: after bridges and ferry moves.
+    int turn_phase() const override { return 2; }
     std::vector<std::string> catalogs() const override { return {"carcassonne-bridges-castles-bazaars"}; }
     std::vector<std::string> event_types() const override { return {"castle", "castle-choice"}; }
     Status apply_event(Game& game, const Event& event, const std::string& where) override;

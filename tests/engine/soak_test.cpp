@@ -177,3 +177,26 @@ TEST_CASE("10,000 random games with Bazaars keep every invariant and replay to t
     CHECK(negative > 10);
     CHECK(placed_after > auctions);
 }
+
+TEST_CASE("10,000 random games with every expansion together keep every invariant", "[soak]") {
+    // Bridges, Castles, Bazaars and Ferries at once; the bazaar options alternate.
+    int bridges = 0, castles = 0, auctions = 0, ferry_moves = 0;
+    auto rule_options = [](int i) {
+        if (i % 3 == 1) return nlohmann::json{{"bazaars", {{"variant", "no-bidding"}}}};
+        if (i % 3 == 2) return nlohmann::json{{"bazaars", {{"bids_limited_to_score", true}}}};
+        return nlohmann::json::object();
+    };
+    soak(10'000, {"bridges-castles-bazaars", "ferries"}, rule_options, [&](const RandomGame& played) {
+        for (const auto& e : played.record.events) {
+            bridges += e.type == "bridge" || e.raw.contains("bridge") ? 1 : 0;
+            castles += e.type == "castle" ? 1 : 0;
+            auctions += e.type == "auction" ? 1 : 0;
+            ferry_moves += e.type == "ferry-move" ? 1 : 0;
+        }
+    });
+    INFO("bridges " << bridges << ", castles " << castles << ", auctions " << auctions << ", ferry moves " << ferry_moves);
+    CHECK(bridges > 10'000);
+    CHECK(castles > 1'000);
+    CHECK(auctions > 5'000);
+    CHECK(ferry_moves > 1'000);
+}

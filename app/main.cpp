@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/engine_commands.h"
+#include "app/tile_commands.h"
 #include "app/vision_commands.h"
 
 namespace {
@@ -19,6 +20,9 @@ commands:
   random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
+  classify-tile IMAGE --game G [--library F] [--json]
+                                              one tile photo -> type, rotation, confidence
+  learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -39,6 +43,8 @@ int main(int argc, char** argv) {
         if (command == "legal") return meeplecam::cli::run_legal(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
         if (command == "render") return meeplecam::cli::run_render(args);
+        if (command == "classify-tile") return meeplecam::cli::run_classify_tile(args);
+        if (command == "learn-tiles") return meeplecam::cli::run_learn_tiles(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <cstdio>
+#include <cstdlib>
 
 #include <opencv2/imgproc.hpp>
 
@@ -86,7 +88,7 @@ Status TileClassifierOptions::check() const {
                     range(border_ring, 0.005, 0.2, "border_ring"), range(background_spread, 1, 100, "background_spread"),
                     range(min_quad_area, 0.01, 1, "min_quad_area"), range(max_quad_area, min_quad_area, 1, "max_quad_area"),
                     range(min_quad_fill, 0.3, 1, "min_quad_fill"), range(min_quad_aspect, 0.3, 1, "min_quad_aspect"),
-                    range(lightness_weight, 0, 4, "lightness_weight"), range(boundary_weight, 0, 1, "boundary_weight"),
+                    range(lightness_weight, 0, 4, "lightness_weight"), range(boundary_weight, 0, 1, "boundary_weight"), range(road_slack_px, 0, 8, "road_slack_px"),
                     range(contrast_margin, 0, 100, "contrast_margin"), range(contrast_weight, 0, 100, "contrast_weight"),
                     range(green_weight, 0, 100, "green_weight"), range(field_max_a, -100, 100, "field_max_a"), range(field_green_weight, 0, 100, "field_green_weight"), range(pennant_blue, 0, 100, "pennant_blue"), range(pennant_contrast, 0, 100, "pennant_contrast"),
                     range(pennant_area, 1e-5, 0.5, "pennant_area"), range(pennant_weight, 0, 100, "pennant_weight"),
@@ -345,12 +347,54 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             if (wsum[ku] > 0) s.means[ku] = cv::Vec3f(sum[ku] / wsum[ku]);
             total_w += wsum[ku];
         }
+        // Roads are thin and drawn where the artist liked: a road pixel may take its colour
+        // from the best matching pixel within road_slack model pixels.
+        const int slack = options_.road_slack_px;
+        std::vector<int> road_src;
+        if (wsum[kRoad] > 0 && slack > 0) {
+            road_src.assign(np, -1);
+            for (int iter = 0; iter < 2; ++iter) {
+                cv::Vec3d rs(0, 0, 0);
+                double rw = 0;
+                for (int y = 0; y < n; ++y) {
+                    for (int x = 0; x < n; ++x) {
+                        const auto i = static_cast<std::size_t>(y * n + x);
+                        if (h.kind[i] != kRoad) continue;
+                        double best = std::numeric_limits<double>::max();
+                        int arg = static_cast<int>(i);
+                        for (int yy = std::max(0, y - slack); yy <= std::min(n - 1, y + slack); ++yy) {
+                            for (int xx = std::max(0, x - slack); xx <= std::min(n - 1, x + slack); ++xx) {
+                                // First pass: the least field-like pixel; then the closest to the road colour.
+                                const auto q = static_cast<std::size_t>(yy * n + xx);
+                                double l1 = 0;
+                                if (iter == 0 && wsum[kField] > 0) {
+                                    const cv::Vec3f d = px[q] - s.means[kField];
+                                    l1 = -(std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]));
+                                } else {
+                                    const cv::Vec3f d = px[q] - s.means[kRoad];
+                                    l1 = std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]);
+                                }
+                                if (l1 < best) {
+                                    best = l1;
+                                    arg = yy * n + xx;
+                                }
+                            }
+                        }
+                        road_src[i] = arg;
+                        rs += cv::Vec3d(px[static_cast<std::size_t>(arg)]) * static_cast<double>(h.weight[i]);
+                        rw += h.weight[i];
+                    }
+                }
+                if (rw > 0) s.means[kRoad] = cv::Vec3f(rs / rw);
+            }
+        }
         double resid = 0;
         double pennant_px = 0;
         for (std::size_t i = 0; i < np; ++i) {
             const int k = h.kind[i];
             if (k < 0) continue;
-            const cv::Vec3f d = px[i] - s.means[static_cast<std::size_t>(k)];
+            const std::size_t src = (k == kRoad && !road_src.empty()) ? static_cast<std::size_t>(road_src[i]) : i;
+            const cv::Vec3f d = px[src] - s.means[static_cast<std::size_t>(k)];
             resid += h.weight[i] * (std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]));
         }
         if (wsum[kCity] > 0) {
@@ -383,6 +427,11 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             s.library = library_->distance(thumb, type.id, h.rot, options_.lightness_weight);
         }
         s.cost = cost;
+        if (std::getenv("TILE_DEBUG")) {
+            std::fprintf(stderr, "%s%d resid %.2f total %.2f pen %.3f |", type.id.c_str(), h.rot, resid / std::max(1e-9, total_w), cost, pennant_px / static_cast<double>(np));
+            for (int k = 0; k < kKinds; ++k) if (wsum[static_cast<std::size_t>(k)] > 0) std::fprintf(stderr, " k%d(%.0f,%.0f,%.0f w%.0f)", k, s.means[static_cast<std::size_t>(k)][0], s.means[static_cast<std::size_t>(k)][1], s.means[static_cast<std::size_t>(k)][2], wsum[static_cast<std::size_t>(k)]);
+            std::fprintf(stderr, "\n");
+        }
         out.push_back(s);
     }
     if (!thumb.empty()) {

@@ -35,6 +35,7 @@ struct TileClassifierOptions {
     double min_quad_aspect = 0.75;    // short side / long side of that rectangle
     // Fitting.
     double lightness_weight = 0.5;    // weight of L against a*, b* in colour distances
+    int road_slack_px = 2;            // a road pixel may match the best pixel this far away (model pixels)
     double boundary_weight = 0.3;     // weight of pixels next to a region boundary (art differs there)
     double contrast_margin = 14.0;    // a non-field terrain must differ from the field by this (Lab)
     double contrast_weight = 0.6;     // cost per Lab unit missing from the margin, times the terrain's area share^0.5

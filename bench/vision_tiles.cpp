@@ -154,28 +154,33 @@ int main(int argc, char** argv) {
     if (!clf_r) return 2;
     const TileClassifier& clf = clf_r.value();
 
-    // A library learned from clean renders of one style, at rotation 0.
-    const TileStyle& lib_style = builtin_tile_styles().front();
-    TileLibrary library;
-    {
+    // Libraries learned from clean renders of each style, at rotation 0 (as learn-tiles would).
+    std::map<std::string, TileLibrary> libraries;
+    for (const TileStyle& style : builtin_tile_styles()) {
         std::mt19937_64 rng(seed + 1000);
+        TileLibrary& library = libraries[style.name];
         for (const TileType& type : cat.tiles()) {
-            const cv::Mat art = render_tile(type, 0, clf.options().canonical_px, lib_style, rng);
-            library.add(type, 0, art, "render:" + lib_style.name);
+            const cv::Mat art = render_tile(type, 0, clf.options().canonical_px, style, rng);
+            library.add(type, 0, art, "render:" + style.name);
         }
     }
-    auto lib_clf_r = TileClassifier::create(cat, {}, &library);
-    if (!lib_clf_r) return 2;
+    TileClassifierOptions lib_options;
+    if (const char* w = std::getenv("VT_LIBRARY_WEIGHT")) lib_options.library_weight = std::atof(w);
 
     std::printf("== synthetic: %d rendered tiles per base type (24 types), random rotation, photo-like degradations ==\n", k);
-    std::printf("%-10s %-8s %6s %10s %14s %10s\n", "style", "model", "tiles", "type acc", "type+rot acc", "ms/tile");
+    std::printf("%-10s %-16s %6s %10s %14s %10s\n", "style", "model", "tiles", "type acc", "type+rot acc", "ms/tile");
     std::map<std::string, int> confusions;
+    const std::string cross = builtin_tile_styles().front().name;
     for (const TileStyle& style : builtin_tile_styles()) {
-        for (int lib = 0; lib < 2; ++lib) {
-            const Tally t = run_synthetic(lib ? lib_clf_r.value() : clf, cat, style, k, seed,
-                                          lib ? nullptr : &confusions);
-            std::printf("%-10s %-8s %6d %9.1f%% %13.1f%% %10.2f\n", style.name.c_str(),
-                        lib ? ("lib:" + lib_style.name).c_str() : "default", t.n, 100.0 * t.type_ok / t.n,
+        std::vector<std::string> models = {"default", style.name};
+        if (style.name != cross) models.push_back(cross);
+        for (const std::string& model : models) {
+            const bool lib = model != "default";
+            auto lib_clf = TileClassifier::create(cat, lib_options, lib ? &libraries[model] : nullptr);
+            if (!lib_clf) return 2;
+            const Tally t = run_synthetic(lib_clf.value(), cat, style, k, seed, lib ? nullptr : &confusions);
+            std::printf("%-10s %-16s %6d %9.1f%% %13.1f%% %10.2f\n", style.name.c_str(),
+                        lib ? ("library:" + model).c_str() : "default", t.n, 100.0 * t.type_ok / t.n,
                         100.0 * t.rot_ok / t.n, t.ms / t.n);
         }
     }

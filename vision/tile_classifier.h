@@ -48,7 +48,7 @@ struct TileClassifierOptions {
     double pennant_weight = 3.0;      // cost of a pennant missing / present where none is expected
     double min_texture = 2.0;         // an image whose colour spread (Lab std) is below this is not a tile
     double temperature = 1.5;         // softmax temperature (cost units) for the confidences
-    double library_weight = 1.0;      // weight of the learned library's thumbnail distance (when given)
+    double library_weight = 2.0;      // weight of the learned library's thumbnail distance (when given)
     int max_alternatives = 4;         // alternatives listed after the best
 
     // Checks ranges; errors name the field.

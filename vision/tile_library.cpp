@@ -1,5 +1,6 @@
 #include "vision/tile_library.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -91,16 +92,28 @@ bool TileLibrary::has_tile(const std::string& tile) const {
 
 double TileLibrary::distance(const std::vector<float>& thumb, const std::string& tile, int rot,
                              double lightness_weight) const {
+    // Mean L1 over the overlap, the best of small shifts (the tile square is found only roughly).
+    const int n = thumb_px;
     double best = -1;
     for (const auto& e : entries) {
         if (e.tile != tile || e.rot != rot || e.thumb.size() != thumb.size()) continue;
-        double d = 0;
-        for (std::size_t i = 0; i < thumb.size(); i += 3) {
-            d += lightness_weight * std::abs(thumb[i] - e.thumb[i]) + std::abs(thumb[i + 1] - e.thumb[i + 1]) +
-                 std::abs(thumb[i + 2] - e.thumb[i + 2]);
+        for (int sy = -1; sy <= 1; ++sy) {
+            for (int sx = -1; sx <= 1; ++sx) {
+                double d = 0;
+                int count = 0;
+                for (int y = std::max(0, -sy); y < std::min(n, n - sy); ++y) {
+                    for (int x = std::max(0, -sx); x < std::min(n, n - sx); ++x) {
+                        const auto i = static_cast<std::size_t>((y * n + x) * 3);
+                        const auto j = static_cast<std::size_t>(((y + sy) * n + (x + sx)) * 3);
+                        d += lightness_weight * std::abs(thumb[i] - e.thumb[j]) + std::abs(thumb[i + 1] - e.thumb[j + 1]) +
+                             std::abs(thumb[i + 2] - e.thumb[j + 2]);
+                        ++count;
+                    }
+                }
+                d /= std::max(1, count);
+                if (best < 0 || d < best) best = d;
+            }
         }
-        d /= static_cast<double>(thumb.size() / 3);
-        if (best < 0 || d < best) best = d;
     }
     return best;
 }

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include <cstdio>
-#include <cstdlib>
 
 #include <opencv2/imgproc.hpp>
 
@@ -107,6 +105,7 @@ bool same_rotation(const TileType& type, int rot_a, int rot_b) {
 
 struct TileClassifier::Scored {
     int hyp = 0;
+    int rot = 0;  // the hypothesis' turn, reduced by the type's symmetry
     double cost = 0;
     double library = -1;
     std::array<cv::Vec3f, kKinds> means{};
@@ -127,8 +126,9 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
         const TileType& type = c.types_[static_cast<std::size_t>(t)];
         int pennants = 0;
         for (const auto& f : type.features) pennants += f.pennants;
-        std::vector<int> rots = type.distinct_rotations;
-        if (rots.empty()) rots = {0, 1, 2, 3};
+        // All four turns, even of symmetric types: the art drawn on a symmetric tile (a monastery,
+        // a pennant) is not symmetric. Turns that place the same tile are merged when scored.
+        const std::vector<int> rots = {0, 1, 2, 3};
         for (const int r : rots) {
             const cv::Mat labels = feature_labels(type, r, hi);
             cv::Mat kinds(hi, hi, CV_8S);
@@ -349,6 +349,7 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
         }
         // Roads are thin and drawn where the artist liked: a road pixel may take its colour
         // from the best matching pixel within road_slack model pixels.
+        const cv::Vec3f plain_road = s.means[kRoad];  // before the slack: the contrast prior judges this one
         const int slack = options_.road_slack_px;
         std::vector<int> road_src;
         if (wsum[kRoad] > 0 && slack > 0) {
@@ -410,7 +411,8 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             if (wsum[ku] <= 0) continue;
             const double share = wsum[ku] / total_w;
             if (has_field) {
-                const double d = cv::norm(s.means[ku] - s.means[kField]);
+                // A road's slack could pick any odd pixel near it; its contrast uses the plain mean.
+                const double d = cv::norm((k == kRoad ? plain_road : s.means[ku]) - s.means[kField]);
                 cost += options_.contrast_weight * std::sqrt(share) * std::max(0.0, options_.contrast_margin - d);
                 cost += options_.green_weight * std::max(0.0, static_cast<double>(s.means[kField][1] - s.means[ku][1]));
             } else {
@@ -427,11 +429,6 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             s.library = library_->distance(thumb, type.id, h.rot, options_.lightness_weight);
         }
         s.cost = cost;
-        if (std::getenv("TILE_DEBUG")) {
-            std::fprintf(stderr, "%s%d resid %.2f total %.2f pen %.3f |", type.id.c_str(), h.rot, resid / std::max(1e-9, total_w), cost, pennant_px / static_cast<double>(np));
-            for (int k = 0; k < kKinds; ++k) if (wsum[static_cast<std::size_t>(k)] > 0) std::fprintf(stderr, " k%d(%.0f,%.0f,%.0f w%.0f)", k, s.means[static_cast<std::size_t>(k)][0], s.means[static_cast<std::size_t>(k)][1], s.means[static_cast<std::size_t>(k)][2], wsum[static_cast<std::size_t>(k)]);
-            std::fprintf(stderr, "\n");
-        }
         out.push_back(s);
     }
     if (!thumb.empty()) {
@@ -440,7 +437,20 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
         for (auto& s : out) s.cost += options_.library_weight * (s.library >= 0 ? s.library : worst);
     }
     std::sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
-    return out;
+    // Keep the best of the turns that place the same tile, named by the smallest of them.
+    std::vector<Scored> merged;
+    std::vector<std::uint8_t> seen(types_.size() * 4, 0);
+    for (auto& sc : out) {
+        const Hypothesis& h = hyps_[static_cast<std::size_t>(sc.hyp)];
+        const TileType& type = types_[static_cast<std::size_t>(h.type)];
+        const int period = std::max<int>(1, static_cast<int>(type.distinct_rotations.size()));
+        sc.rot = h.rot % period;
+        auto& flag = seen[static_cast<std::size_t>(h.type * 4 + sc.rot)];
+        if (flag) continue;
+        flag = 1;
+        merged.push_back(sc);
+    }
+    return merged;
 }
 
 std::vector<TileHypothesis> TileClassifier::score_canonical(const cv::Mat& tile, const std::string& only_type) const {
@@ -451,7 +461,7 @@ std::vector<TileHypothesis> TileClassifier::score_canonical(const cv::Mat& tile,
     for (const auto& s : scored) z += std::exp(-(s.cost - scored.front().cost) / options_.temperature);
     for (const auto& s : scored) {
         const Hypothesis& h = hyps_[static_cast<std::size_t>(s.hyp)];
-        out.push_back({types_[static_cast<std::size_t>(h.type)].id, h.rot, s.cost,
+        out.push_back({types_[static_cast<std::size_t>(h.type)].id, s.rot, s.cost,
                        std::exp(-(s.cost - scored.front().cost) / options_.temperature) / z});
     }
     return out;
@@ -477,7 +487,7 @@ Result<TileClassification> TileClassifier::classify(const cv::Mat& image) const 
     for (const auto& s : scored) z += std::exp(-(s.cost - scored.front().cost) / options_.temperature);
     auto hyp_of = [&](const Scored& s) {
         const Hypothesis& h = hyps_[static_cast<std::size_t>(s.hyp)];
-        return TileHypothesis{types_[static_cast<std::size_t>(h.type)].id, h.rot, s.cost,
+        return TileHypothesis{types_[static_cast<std::size_t>(h.type)].id, s.rot, s.cost,
                               std::exp(-(s.cost - scored.front().cost) / options_.temperature) / z};
     };
     result.best = hyp_of(scored.front());

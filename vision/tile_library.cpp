@@ -68,10 +68,9 @@ std::array<std::array<float, 3>, 13> port_colours(const cv::Mat& canonical_bgr) 
 }
 
 void TileLibrary::add(const TileType& type, int rot, const cv::Mat& canonical, const std::string& source) {
-    std::vector<int> rots = type.distinct_rotations;
-    if (rots.empty()) rots = {0, 1, 2, 3};
-    // The photo shows rotation `rot`; turning it by (r - rot) shows rotation r.
-    for (const int r : rots) {
+    // The photo shows rotation `rot`; turning it by (r - rot) shows rotation r. All four turns:
+    // the art of a symmetric type (a monastery, a pennant) is not symmetric.
+    for (int r = 0; r < 4; ++r) {
         const cv::Mat img = turned(canonical, r - rot);
         TileLibraryEntry e;
         e.tile = type.id;

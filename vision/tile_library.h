@@ -34,8 +34,7 @@ public:
     std::vector<TileLibraryEntry> entries;
 
     // Adds `canonical` (a BGR canonical tile showing `type` turned by `rot` quarter turns)
-    // as the entries of every distinct rotation of the type (replacing earlier ones of that type
-    // from the same source is not done: several photos of a type all count).
+    // as four entries, one per rotation (the thumbnail turned). Several photos of a type all count.
     void add(const TileType& type, int rot, const cv::Mat& canonical, const std::string& source);
     // Smallest distance (mean L1 in Lab, L weighted by `lightness_weight`) between `thumb` and
     // the entries of (tile, rot); negative when the library has none.

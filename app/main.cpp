@@ -8,6 +8,7 @@
 #ifdef MEEPLECAM_WITH_UI
 #include "ui/app_main.h"
 #endif
+#include "app/tile_commands.h"
 #include "app/vision_commands.h"
 
 namespace {
@@ -23,6 +24,9 @@ commands:
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
   app [--record FILE] [--screenshot F.png]    the desktop window (review mode), or headless output
+  classify-tile IMAGE --game G [--library F] [--json]
+                                              one tile photo -> type, rotation, confidence
+  learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -51,6 +55,8 @@ int main(int argc, char** argv) {
             return 2;
 #endif
         }
+        if (command == "classify-tile") return meeplecam::cli::run_classify_tile(args);
+        if (command == "learn-tiles") return meeplecam::cli::run_learn_tiles(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

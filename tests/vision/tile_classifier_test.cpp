@@ -1,0 +1,221 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <opencv2/imgproc.hpp>
+
+#include "engine/catalog.h"
+#include "vision/tile_art.h"
+#include "vision/tile_classifier.h"
+#include "vision/tile_library.h"
+
+using namespace meeplecam;
+using namespace meeplecam::vision;
+
+namespace {
+
+const Catalog& base_catalog() {
+    static const Catalog cat = Catalog::embedded("carcassonne-base").value();
+    return cat;
+}
+
+std::string temp_path(const char* name) { return (std::filesystem::temp_directory_path() / name).string(); }
+
+// A rendered tile on a plain table with a margin, turned a little, with light, blur and noise.
+cv::Mat photo_of(const TileType& type, int rot, const TileStyle& style, std::mt19937_64& rng, bool degrade) {
+    std::uniform_real_distribution<double> u(0, 1);
+    const int n = 120;
+    const cv::Mat art = render_tile(type, rot, n, style, rng);
+    const int margin = 18;
+    cv::Mat img(n + 2 * margin, n + 2 * margin, CV_8UC3, cv::Scalar(60 + 100 * u(rng), 50 + 60 * u(rng), 40 + 60 * u(rng)));
+    const double ang = degrade ? (u(rng) - 0.5) * 8.0 : 0.0;
+    const cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(n / 2.0f, n / 2.0f), ang, 1.0);
+    cv::Mat turned, mask;
+    cv::Mat shift = m.clone();
+    shift.at<double>(0, 2) += margin;
+    shift.at<double>(1, 2) += margin;
+    cv::warpAffine(art, turned, shift, img.size());
+    cv::warpAffine(cv::Mat(n, n, CV_8U, cv::Scalar(255)), mask, shift, img.size());
+    turned.copyTo(img, mask);
+    if (degrade) {
+        cv::Mat f;
+        img.convertTo(f, CV_32F, 0.8 + 0.35 * u(rng));
+        cv::GaussianBlur(f, f, cv::Size(0, 0), 0.5 + 0.7 * u(rng));
+        cv::Mat noise(f.size(), CV_32FC3);
+        cv::randn(noise, 0, 3.0);
+        f += noise;
+        f.convertTo(img, CV_8U);
+    }
+    return img;
+}
+
+struct Score {
+    int n = 0, ok = 0;
+    double rate() const { return n ? static_cast<double>(ok) / n : 0.0; }
+};
+
+// Every base type at every distinct rotation; counts type and rotation both right.
+Score score_style(const TileClassifier& clf, const TileStyle& style, bool degrade, std::uint64_t seed) {
+    Score s;
+    std::mt19937_64 rng(seed);
+    for (const TileType& type : base_catalog().tiles()) {
+        for (const int rot : type.distinct_rotations) {
+            auto r = clf.classify(photo_of(type, rot, style, rng, degrade));
+            ++s.n;
+            if (r && r->best.tile == type.id && same_rotation(type, r->best.rot, rot)) {
+                ++s.ok;
+            } else {
+                UNSCOPED_INFO(style.name << ": " << type.id << " rot " << rot << " read as "
+                                         << (r ? r->best.tile + " rot " + std::to_string(r->best.rot) : r.error().to_string()));
+            }
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("rendered tiles of every base type and rotation are classified", "[vision][tile-classifier]") {
+    auto clf = TileClassifier::create(base_catalog());
+    REQUIRE(clf);
+    // Measured: 79/79 (type, rotation) right in each of these styles, clean and degraded. The
+    // "contrast" style draws red pennants, which the blue-pennant cue misses (F/G, M/N, ...).
+    for (const char* name : {"classic", "muted", "dusk"}) {
+        const TileStyle style = find_tile_style(name).value();
+        const Score clean = score_style(clf.value(), style, false, 11);
+        const Score noisy = score_style(clf.value(), style, true, 12);
+        INFO(name << ": clean " << clean.ok << "/" << clean.n << ", degraded " << noisy.ok << "/" << noisy.n);
+        CHECK(clean.rate() >= 0.97);
+        CHECK(noisy.rate() >= 0.95);
+    }
+}
+
+TEST_CASE("turning the photo turns the answer", "[vision][tile-classifier]") {
+    auto clf = TileClassifier::create(base_catalog());
+    REQUIRE(clf);
+    std::mt19937_64 rng(5);
+    const TileType& j = *base_catalog().find("J");  // no symmetry: every turn is distinct
+    const cv::Mat img = photo_of(j, 0, builtin_tile_styles().front(), rng, false);
+    cv::Mat turned;
+    cv::rotate(img, turned, cv::ROTATE_90_CLOCKWISE);
+    auto a = clf->classify(img);
+    auto b = clf->classify(turned);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(a->best.tile == "J");
+    CHECK(b->best.tile == "J");
+    CHECK(a->best.rot == 0);
+    CHECK(b->best.rot == 1);
+    CHECK(a->found_square);
+    CHECK(a->best.confidence > 0.5);
+    CHECK(a->best.confidence <= 1.0);
+}
+
+TEST_CASE("the pennant cue separates F from G", "[vision][tile-classifier]") {
+    // Without the pennant term the pairs that differ only by a pennant (F/G, M/N, ...) tie.
+    TileClassifierOptions blind;
+    blind.pennant_weight = 0;
+    auto with = TileClassifier::create(base_catalog());
+    auto without = TileClassifier::create(base_catalog(), blind);
+    REQUIRE(with);
+    REQUIRE(without);
+    std::mt19937_64 rng(9);
+    const TileStyle& style = builtin_tile_styles().front();
+    int ok_with = 0, ok_without = 0, n = 0;
+    for (const char* id : {"F", "G", "M", "N", "O", "P", "Q", "R", "S", "T"}) {
+        for (int rot = 0; rot < 4; ++rot) {
+            const cv::Mat img = photo_of(*base_catalog().find(id), rot, style, rng, false);
+            ++n;
+            ok_with += with->classify(img).value().best.tile == id;
+            ok_without += without->classify(img).value().best.tile == id;
+        }
+    }
+    CHECK(ok_with == n);
+    CHECK(ok_without < n);
+}
+
+TEST_CASE("bad tile images give clear errors", "[vision][tile-classifier][bad-input]") {
+    auto clf = TileClassifier::create(base_catalog());
+    REQUIRE(clf);
+    SECTION("empty") {
+        auto r = clf->classify(cv::Mat());
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("empty"));
+    }
+    SECTION("1x1") {
+        auto r = clf->classify(cv::Mat(1, 1, CV_8UC3, cv::Scalar(10, 20, 30)));
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("too small"));
+    }
+    SECTION("blank") {
+        auto r = clf->classify(cv::Mat(200, 200, CV_8UC3, cv::Scalar(128, 128, 128)));
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("does not show a tile"));
+    }
+    SECTION("16-bit") {
+        auto r = clf->classify(cv::Mat(100, 100, CV_16UC3, cv::Scalar(1, 2, 3)));
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("8-bit"));
+    }
+    SECTION("bad options") {
+        TileClassifierOptions o;
+        o.model_px = 2;
+        auto c = TileClassifier::create(base_catalog(), o);
+        REQUIRE_FALSE(c);
+        CHECK_THAT(c.error().message, Catch::Contains("model_px"));
+        o = {};
+        o.temperature = -1;
+        CHECK_THAT(o.check().error().message, Catch::Contains("temperature"));
+    }
+}
+
+TEST_CASE("a learned library reads its own style, and round-trips", "[vision][tile-classifier][library]") {
+    const TileStyle style = find_tile_style("muted").value();
+    TileLibrary lib;
+    std::mt19937_64 rng(21);
+    for (const TileType& type : base_catalog().tiles()) lib.add(type, 0, render_tile(type, 0, 96, style, rng), "render");
+    CHECK(lib.entries.size() == 4 * base_catalog().tiles().size());
+
+    const auto path = temp_path("meeplecam_tile_library.json");
+    REQUIRE(lib.save(path));
+    auto back = TileLibrary::load(path);
+    REQUIRE(back);
+    REQUIRE(back->entries.size() == lib.entries.size());
+    CHECK(back->thumb_px == lib.thumb_px);
+    CHECK(back->entries[5].tile == lib.entries[5].tile);
+    CHECK(back->entries[5].rot == lib.entries[5].rot);
+    CHECK(std::abs(back->entries[5].thumb[17] - lib.entries[5].thumb[17]) < 0.06);
+
+    auto clf = TileClassifier::create(base_catalog(), {}, &back.value());
+    REQUIRE(clf);
+    const Score s = score_style(clf.value(), style, true, 22);
+    INFO("muted with a muted library: " << s.ok << "/" << s.n);
+    CHECK(s.rate() >= 0.97);
+
+    SECTION("corrupt file") {
+        { std::ofstream(path) << "{\"format\": \"meeplecam-tile-library\", \"version\": 1, \"thumb_px\": 16, \"entries\": [{\"tile\": "; }
+        auto r = TileLibrary::load(path);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().to_string(), Catch::Contains(path));
+        CHECK_THAT(r.error().message, Catch::Contains("not valid JSON"));
+    }
+    SECTION("wrong version") {
+        { std::ofstream(path) << "{\"format\": \"meeplecam-tile-library\", \"version\": 7, \"thumb_px\": 16, \"entries\": []}"; }
+        auto r = TileLibrary::load(path);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("version"));
+    }
+    SECTION("short thumbnail") {
+        { std::ofstream(path) << "{\"format\": \"meeplecam-tile-library\", \"version\": 1, \"thumb_px\": 16, \"entries\": [{\"tile\": \"A\", \"rot\": 0, \"thumb\": [1, 2]}]}"; }
+        auto r = TileLibrary::load(path);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("entry 0"));
+    }
+    SECTION("missing file") {
+        auto r = TileLibrary::load("/nonexistent/lib.json");
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().to_string(), Catch::Contains("/nonexistent/lib.json"));
+    }
+}

@@ -1,0 +1,525 @@
+#include "vision/tile_classifier.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/tile_art.h"
+#include "vision/tile_library.h"
+
+namespace meeplecam::vision {
+namespace {
+
+constexpr int kField = 0, kRoad = 1, kCity = 2, kBuilding = 3, kLake = 4, kKinds = 5;
+
+Status range(double v, double lo, double hi, const char* name) {
+    if (!(v >= lo && v <= hi)) {
+        return invalid("TileClassifierOptions", std::string(name) + " must be in [" + std::to_string(lo) + ", " +
+                                                    std::to_string(hi) + "], got " + std::to_string(v));
+    }
+    return Ok{};
+}
+
+int kind_of(FeatureKind k) {
+    switch (k) {
+        case FeatureKind::Field: return kField;
+        case FeatureKind::Road: return kRoad;
+        case FeatureKind::City: return kCity;
+        case FeatureKind::Monastery: return kBuilding;
+        case FeatureKind::Lake: return kLake;
+    }
+    return -1;
+}
+
+// Float Lab (L 0..100) of an 8-bit BGR image.
+cv::Mat to_lab(const cv::Mat& bgr) {
+    cv::Mat f, lab;
+    bgr.convertTo(f, CV_32F, 1.0 / 255.0);
+    cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
+    return lab;
+}
+
+Result<cv::Mat> as_bgr(const cv::Mat& image) {
+    if (image.empty()) return invalid("image", "is empty");
+    if (image.depth() != CV_8U) return invalid("image", "must be 8-bit");
+    if (std::min(image.cols, image.rows) < 16) {
+        return invalid("image", "is too small to show a tile (" + std::to_string(image.cols) + "x" +
+                                    std::to_string(image.rows) + ", at least 16x16)");
+    }
+    cv::Mat bgr;
+    if (image.channels() == 3) {
+        bgr = image;
+    } else if (image.channels() == 4) {
+        cv::cvtColor(image, bgr, cv::COLOR_BGRA2BGR);
+    } else if (image.channels() == 1) {
+        cv::cvtColor(image, bgr, cv::COLOR_GRAY2BGR);
+    } else {
+        return invalid("image", "must have 1, 3 or 4 channels");
+    }
+    return bgr;
+}
+
+// Orders four points TL, TR, BR, BL in image terms.
+std::array<cv::Point2f, 4> order_corners(const std::vector<cv::Point2f>& pts) {
+    std::array<cv::Point2f, 4> out{};
+    cv::Point2f c(0, 0);
+    for (const auto& p : pts) c += p * 0.25f;
+    std::vector<std::pair<double, cv::Point2f>> by_angle;
+    for (const auto& p : pts) by_angle.emplace_back(std::atan2(p.y - c.y, p.x - c.x), p);
+    std::sort(by_angle.begin(), by_angle.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    // atan2 in image coordinates grows clockwise; start with the point of smallest x + y.
+    std::size_t first = 0;
+    for (std::size_t i = 1; i < 4; ++i) {
+        if (by_angle[i].second.x + by_angle[i].second.y < by_angle[first].second.x + by_angle[first].second.y) first = i;
+    }
+    for (std::size_t i = 0; i < 4; ++i) out[i] = by_angle[(first + i) % 4].second;
+    return out;
+}
+
+}  // namespace
+
+Status TileClassifierOptions::check() const {
+    for (auto st : {range(canonical_px, 32, 1024, "canonical_px"), range(model_px, 8, 128, "model_px"),
+                    range(border_ring, 0.005, 0.2, "border_ring"), range(background_spread, 1, 100, "background_spread"),
+                    range(min_quad_area, 0.01, 1, "min_quad_area"), range(max_quad_area, min_quad_area, 1, "max_quad_area"),
+                    range(min_quad_fill, 0.3, 1, "min_quad_fill"), range(min_quad_aspect, 0.3, 1, "min_quad_aspect"),
+                    range(lightness_weight, 0, 4, "lightness_weight"), range(boundary_weight, 0, 1, "boundary_weight"), range(road_slack_px, 0, 8, "road_slack_px"),
+                    range(contrast_margin, 0, 100, "contrast_margin"), range(contrast_weight, 0, 100, "contrast_weight"),
+                    range(green_weight, 0, 100, "green_weight"), range(field_max_a, -100, 100, "field_max_a"), range(field_green_weight, 0, 100, "field_green_weight"), range(pennant_blue, 0, 100, "pennant_blue"), range(pennant_contrast, 0, 100, "pennant_contrast"),
+                    range(pennant_area, 1e-5, 0.5, "pennant_area"), range(pennant_weight, 0, 100, "pennant_weight"),
+                    range(min_texture, 0, 50, "min_texture"), range(temperature, 1e-3, 100, "temperature"),
+                    range(library_weight, 0, 100, "library_weight"), range(max_alternatives, 0, 100, "max_alternatives")}) {
+        if (!st) return st;
+    }
+    if (model_px > canonical_px) return invalid("TileClassifierOptions", "model_px must not exceed canonical_px");
+    return Ok{};
+}
+
+bool same_rotation(const TileType& type, int rot_a, int rot_b) {
+    const int period = std::max<int>(1, static_cast<int>(type.distinct_rotations.size()));
+    return ((rot_a - rot_b) % period + period) % period == 0;
+}
+
+struct TileClassifier::Scored {
+    int hyp = 0;
+    int rot = 0;  // the hypothesis' turn, reduced by the type's symmetry
+    double cost = 0;
+    double library = -1;
+    std::array<cv::Vec3f, kKinds> means{};
+    bool pennant_seen = false;
+};
+
+Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const TileClassifierOptions& options,
+                                              const TileLibrary* library) {
+    if (auto st = options.check(); !st) return st.error();
+    if (catalog.tiles().empty()) return invalid("catalog", "has no tiles");
+    TileClassifier c;
+    c.types_ = catalog.tiles();
+    c.options_ = options;
+    c.library_ = library;
+    const int n = options.model_px;
+    const int hi = n * 4;  // labels drawn finer, then each model pixel takes its majority
+    for (int t = 0; t < static_cast<int>(c.types_.size()); ++t) {
+        const TileType& type = c.types_[static_cast<std::size_t>(t)];
+        int pennants = 0;
+        for (const auto& f : type.features) pennants += f.pennants;
+        // All four turns, even of symmetric types: the art drawn on a symmetric tile (a monastery,
+        // a pennant) is not symmetric. Turns that place the same tile are merged when scored.
+        const std::vector<int> rots = {0, 1, 2, 3};
+        for (const int r : rots) {
+            const cv::Mat labels = feature_labels(type, r, hi);
+            cv::Mat kinds(hi, hi, CV_8S);
+            for (int y = 0; y < hi; ++y) {
+                for (int x = 0; x < hi; ++x) {
+                    const int l = labels.at<int>(y, x);
+                    kinds.at<schar>(y, x) = static_cast<schar>(
+                        l < 0 ? -1 : kind_of(type.features[static_cast<std::size_t>(l)].kind));
+                }
+            }
+            if (type.has_tag("bazaar")) {  // the stall drawn in the centre reads as a building
+                cv::circle(kinds, cv::Point(hi / 2, hi / 2), hi * 15 / 100, cv::Scalar(kBuilding), cv::FILLED);
+            }
+            Hypothesis h;
+            h.type = t;
+            h.rot = r;
+            h.pennant = pennants > 0;
+            h.kind.assign(static_cast<std::size_t>(n * n), -1);
+            h.weight.assign(static_cast<std::size_t>(n * n), 0.f);
+            for (int y = 0; y < n; ++y) {
+                for (int x = 0; x < n; ++x) {
+                    std::array<int, kKinds + 1> votes{};
+                    for (int dy = 0; dy < 4; ++dy) {
+                        for (int dx = 0; dx < 4; ++dx) votes[static_cast<std::size_t>(kinds.at<schar>(4 * y + dy, 4 * x + dx) + 1)]++;
+                    }
+                    const auto best = std::max_element(votes.begin(), votes.end()) - votes.begin();
+                    const int k = static_cast<int>(best) - 1;
+                    const auto i = static_cast<std::size_t>(y * n + x);
+                    h.kind[i] = static_cast<std::int8_t>(k);
+                    if (k >= 0) h.kinds_present |= 1 << k;
+                }
+            }
+            // Pixels next to another terrain weigh less: printed art draws borders differently.
+            for (int y = 0; y < n; ++y) {
+                for (int x = 0; x < n; ++x) {
+                    const auto i = static_cast<std::size_t>(y * n + x);
+                    if (h.kind[i] < 0) continue;
+                    bool edge = false;
+                    for (int dy = -1; dy <= 1 && !edge; ++dy) {
+                        for (int dx = -1; dx <= 1; ++dx) {
+                            const int yy = std::clamp(y + dy, 0, n - 1), xx = std::clamp(x + dx, 0, n - 1);
+                            if (h.kind[static_cast<std::size_t>(yy * n + xx)] != h.kind[i]) {
+                                edge = true;
+                                break;
+                            }
+                        }
+                    }
+                    h.weight[i] = edge ? static_cast<float>(options.boundary_weight) : 1.f;
+                }
+            }
+            c.hyps_.push_back(std::move(h));
+        }
+    }
+    return c;
+}
+
+Result<cv::Mat> TileClassifier::extract_tile(const cv::Mat& image, bool* found,
+                                             std::array<cv::Point2f, 4>* corners_out) const {
+    auto bgr_r = as_bgr(image);
+    if (!bgr_r) return bgr_r.error();
+    const cv::Mat& bgr = bgr_r.value();
+    const int side = options_.canonical_px;
+    // Work on a small copy.
+    const double scale = std::min(1.0, 256.0 / std::max(bgr.cols, bgr.rows));
+    cv::Mat small;
+    cv::resize(bgr, small, cv::Size(), scale, scale, cv::INTER_AREA);
+    cv::GaussianBlur(small, small, cv::Size(5, 5), 1.2);
+    const cv::Mat lab = to_lab(small);
+    const int ring = std::max(2, static_cast<int>(std::lround(options_.border_ring * std::min(small.cols, small.rows))));
+    std::vector<cv::Vec3f> ring_px;
+    for (int y = 0; y < small.rows; ++y) {
+        for (int x = 0; x < small.cols; ++x) {
+            if (y < ring || x < ring || y >= small.rows - ring || x >= small.cols - ring) ring_px.push_back(lab.at<cv::Vec3f>(y, x));
+        }
+    }
+    cv::Vec3f median;
+    for (int ch = 0; ch < 3; ++ch) {
+        std::vector<float> v;
+        v.reserve(ring_px.size());
+        for (const auto& p : ring_px) v.push_back(p[ch]);
+        std::nth_element(v.begin(), v.begin() + static_cast<long>(v.size() / 2), v.end());
+        median[ch] = v[v.size() / 2];
+    }
+    std::vector<float> dist;
+    dist.reserve(ring_px.size());
+    for (const auto& p : ring_px) dist.push_back(static_cast<float>(cv::norm(p - median)));
+    std::nth_element(dist.begin(), dist.begin() + static_cast<long>(dist.size() * 3 / 4), dist.end());
+    const double spread = dist[dist.size() * 3 / 4];
+
+    std::array<cv::Point2f, 4> corners = {cv::Point2f(0, 0), cv::Point2f(static_cast<float>(bgr.cols), 0),
+                                          cv::Point2f(static_cast<float>(bgr.cols), static_cast<float>(bgr.rows)),
+                                          cv::Point2f(0, static_cast<float>(bgr.rows))};
+    bool have_quad = false;
+    if (spread < options_.background_spread) {
+        const double thr = std::max(2.5 * spread, 12.0);
+        cv::Mat mask(small.size(), CV_8U);
+        for (int y = 0; y < small.rows; ++y) {
+            for (int x = 0; x < small.cols; ++x) {
+                mask.at<uchar>(y, x) = cv::norm(lab.at<cv::Vec3f>(y, x) - median) > thr ? 255 : 0;
+            }
+        }
+        const cv::Mat k = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(5, 5));
+        cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, k, cv::Point(-1, -1), 2);
+        cv::morphologyEx(mask, mask, cv::MORPH_OPEN, k);
+        std::vector<std::vector<cv::Point>> contours;
+        cv::findContours(mask, contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_SIMPLE);
+        double best_area = 0;
+        std::size_t best = contours.size();
+        for (std::size_t i = 0; i < contours.size(); ++i) {
+            const double a = cv::contourArea(contours[i]);
+            if (a > best_area) {
+                best_area = a;
+                best = i;
+            }
+        }
+        const double crop_area = static_cast<double>(small.cols) * small.rows;
+        if (best < contours.size() && best_area >= options_.min_quad_area * crop_area &&
+            best_area <= options_.max_quad_area * crop_area) {
+            std::vector<cv::Point> hull;
+            cv::convexHull(contours[best], hull);
+            const cv::RotatedRect rr = cv::minAreaRect(hull);
+            const double rect_area = static_cast<double>(rr.size.width) * rr.size.height;
+            const double aspect = std::min(rr.size.width, rr.size.height) / std::max(1e-3f, std::max(rr.size.width, rr.size.height));
+            if (rect_area > 0 && best_area / rect_area >= options_.min_quad_fill && aspect >= options_.min_quad_aspect) {
+                std::vector<cv::Point2f> pts;
+                std::vector<cv::Point> approx;
+                cv::approxPolyDP(hull, approx, 0.03 * cv::arcLength(hull, true), true);
+                if (approx.size() == 4) {
+                    for (const auto& p : approx) pts.emplace_back(static_cast<float>(p.x), static_cast<float>(p.y));
+                } else {
+                    cv::Point2f rp[4];
+                    rr.points(rp);
+                    pts.assign(rp, rp + 4);
+                }
+                const auto ordered = order_corners(pts);
+                for (std::size_t i = 0; i < 4; ++i) {
+                    corners[i] = (ordered[i] + cv::Point2f(0.5f, 0.5f)) * static_cast<float>(1.0 / scale);
+                }
+                have_quad = true;
+            }
+        }
+    }
+    if (found) *found = have_quad;
+    if (corners_out) *corners_out = corners;
+    const float s = static_cast<float>(side);
+    const std::array<cv::Point2f, 4> dst = {cv::Point2f(0, 0), cv::Point2f(s, 0), cv::Point2f(s, s), cv::Point2f(0, s)};
+    const cv::Mat h = cv::getPerspectiveTransform(corners.data(), dst.data());
+    cv::Mat out;
+    cv::Mat src = bgr;
+    if (!have_quad && std::max(bgr.cols, bgr.rows) > 4 * side) {  // shrink first: warpPerspective does not filter
+        cv::resize(bgr, src, cv::Size(2 * side, 2 * side), 0, 0, cv::INTER_AREA);
+        const float f = static_cast<float>(2 * side);
+        const std::array<cv::Point2f, 4> sc = {cv::Point2f(0, 0), cv::Point2f(f, 0), cv::Point2f(f, f), cv::Point2f(0, f)};
+        cv::warpPerspective(src, out, cv::getPerspectiveTransform(sc.data(), dst.data()), cv::Size(side, side),
+                            cv::INTER_AREA, cv::BORDER_REPLICATE);
+        return out;
+    }
+    if (have_quad) {
+        // Blur to the output's scale before the warp so texture does not alias.
+        const double shrink = cv::norm(corners[1] - corners[0]) / s;
+        if (shrink > 2) {
+            const double sigma = 0.4 * shrink;
+            cv::GaussianBlur(bgr, src, cv::Size(0, 0), sigma);
+        }
+    }
+    cv::warpPerspective(src, out, h, cv::Size(side, side), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    return out;
+}
+
+std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& tile, const std::string& only_type) const {
+    const int n = options_.model_px;
+    const cv::Mat lab_full = to_lab(tile);
+    cv::Mat lab;
+    cv::resize(lab_full, lab, cv::Size(n, n), 0, 0, cv::INTER_AREA);
+    // Pennant evidence: the bluest b* near each model pixel (a min filter at full resolution).
+    cv::Mat bch, bmin, bmin_small;
+    cv::extractChannel(lab_full, bch, 2);
+    const int block = std::max(1, lab_full.cols / n);
+    cv::erode(bch, bmin, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(block, block)));
+    cv::resize(bmin, bmin_small, cv::Size(n, n), 0, 0, cv::INTER_NEAREST);
+    const auto np = static_cast<std::size_t>(n * n);
+    const float wl = static_cast<float>(options_.lightness_weight);
+    std::vector<cv::Vec3f> px(np);
+    std::vector<float> bl(np);
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const auto& p = lab.at<cv::Vec3f>(y, x);
+            px[static_cast<std::size_t>(y * n + x)] = cv::Vec3f(p[0] * wl, p[1], p[2]);
+            // Pennants sit inside the city, never on the tile's rim (where background may leak in).
+            const bool rim = x < 2 || y < 2 || x >= n - 2 || y >= n - 2;
+            bl[static_cast<std::size_t>(y * n + x)] = rim ? 1e3f : bmin_small.at<float>(y, x);
+        }
+    }
+    std::vector<float> thumb;
+    if (library_ && !library_->entries.empty()) thumb = tile_thumbnail(tile, library_->thumb_px);
+
+    std::vector<Scored> out;
+    out.reserve(hyps_.size());
+    for (std::size_t hi = 0; hi < hyps_.size(); ++hi) {
+        const Hypothesis& h = hyps_[hi];
+        const TileType& type = types_[static_cast<std::size_t>(h.type)];
+        if (!only_type.empty() && type.id != only_type) continue;
+        std::array<cv::Vec3d, kKinds> sum{};
+        std::array<double, kKinds> wsum{};
+        for (std::size_t i = 0; i < np; ++i) {
+            const int k = h.kind[i];
+            if (k < 0) continue;
+            sum[static_cast<std::size_t>(k)] += cv::Vec3d(px[i]) * static_cast<double>(h.weight[i]);
+            wsum[static_cast<std::size_t>(k)] += h.weight[i];
+        }
+        Scored s;
+        s.hyp = static_cast<int>(hi);
+        double total_w = 0;
+        for (int k = 0; k < kKinds; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
+            if (wsum[ku] > 0) s.means[ku] = cv::Vec3f(sum[ku] / wsum[ku]);
+            total_w += wsum[ku];
+        }
+        // Roads are thin and drawn where the artist liked: a road pixel may take its colour
+        // from the best matching pixel within road_slack model pixels.
+        const cv::Vec3f plain_road = s.means[kRoad];  // before the slack: the contrast prior judges this one
+        const int slack = options_.road_slack_px;
+        std::vector<int> road_src;
+        if (wsum[kRoad] > 0 && slack > 0) {
+            road_src.assign(np, -1);
+            for (int iter = 0; iter < 2; ++iter) {
+                cv::Vec3d rs(0, 0, 0);
+                double rw = 0;
+                for (int y = 0; y < n; ++y) {
+                    for (int x = 0; x < n; ++x) {
+                        const auto i = static_cast<std::size_t>(y * n + x);
+                        if (h.kind[i] != kRoad) continue;
+                        double best = std::numeric_limits<double>::max();
+                        int arg = static_cast<int>(i);
+                        for (int yy = std::max(0, y - slack); yy <= std::min(n - 1, y + slack); ++yy) {
+                            for (int xx = std::max(0, x - slack); xx <= std::min(n - 1, x + slack); ++xx) {
+                                // First pass: the least field-like pixel; then the closest to the road colour.
+                                const auto q = static_cast<std::size_t>(yy * n + xx);
+                                double l1 = 0;
+                                if (iter == 0 && wsum[kField] > 0) {
+                                    const cv::Vec3f d = px[q] - s.means[kField];
+                                    l1 = -(std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]));
+                                } else {
+                                    const cv::Vec3f d = px[q] - s.means[kRoad];
+                                    l1 = std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]);
+                                }
+                                if (l1 < best) {
+                                    best = l1;
+                                    arg = yy * n + xx;
+                                }
+                            }
+                        }
+                        road_src[i] = arg;
+                        rs += cv::Vec3d(px[static_cast<std::size_t>(arg)]) * static_cast<double>(h.weight[i]);
+                        rw += h.weight[i];
+                    }
+                }
+                if (rw > 0) s.means[kRoad] = cv::Vec3f(rs / rw);
+            }
+        }
+        double resid = 0;
+        double pennant_px = 0;
+        for (std::size_t i = 0; i < np; ++i) {
+            const int k = h.kind[i];
+            if (k < 0) continue;
+            const std::size_t src = (k == kRoad && !road_src.empty()) ? static_cast<std::size_t>(road_src[i]) : i;
+            const cv::Vec3f d = px[src] - s.means[static_cast<std::size_t>(k)];
+            resid += h.weight[i] * (std::abs(d[0]) + std::abs(d[1]) + std::abs(d[2]));
+        }
+        if (wsum[kCity] > 0) {
+            const double limit = std::min(-options_.pennant_blue, static_cast<double>(s.means[kCity][2]) - options_.pennant_contrast);
+            for (std::size_t i = 0; i < np; ++i) {
+                if (h.kind[i] == kCity && bl[i] < limit) pennant_px += 1;
+            }
+        }
+        double cost = resid / std::max(1e-9, total_w);
+        const bool has_field = wsum[kField] > 0;
+        for (int k = 1; k < kKinds; ++k) {
+            const auto ku = static_cast<std::size_t>(k);
+            if (wsum[ku] <= 0) continue;
+            const double share = wsum[ku] / total_w;
+            if (has_field) {
+                // A road's slack could pick any odd pixel near it; its contrast uses the plain mean.
+                const double d = cv::norm((k == kRoad ? plain_road : s.means[ku]) - s.means[kField]);
+                cost += options_.contrast_weight * std::sqrt(share) * std::max(0.0, options_.contrast_margin - d);
+                cost += options_.green_weight * std::max(0.0, static_cast<double>(s.means[kField][1] - s.means[ku][1]));
+            } else {
+                cost += options_.green_weight * std::max(0.0, -8.0 - static_cast<double>(s.means[ku][1]));
+            }
+        }
+        if (has_field) cost += options_.field_green_weight * std::max(0.0, static_cast<double>(s.means[kField][1]) - options_.field_max_a);
+        if (wsum[kCity] > 0) {
+            const double p = std::min(1.0, pennant_px / static_cast<double>(np) / options_.pennant_area);
+            s.pennant_seen = p >= 1.0;
+            cost += options_.pennant_weight * (h.pennant ? (1.0 - p) : p);
+        }
+        if (!thumb.empty()) {
+            s.library = library_->distance(thumb, type.id, h.rot, options_.lightness_weight);
+        }
+        s.cost = cost;
+        out.push_back(s);
+    }
+    if (!thumb.empty()) {
+        double worst = 0;
+        for (const auto& s : out) worst = std::max(worst, s.library);
+        for (auto& s : out) s.cost += options_.library_weight * (s.library >= 0 ? s.library : worst);
+    }
+    std::sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) { return a.cost < b.cost; });
+    // Keep the best of the turns that place the same tile, named by the smallest of them.
+    std::vector<Scored> merged;
+    std::vector<std::uint8_t> seen(types_.size() * 4, 0);
+    for (auto& sc : out) {
+        const Hypothesis& h = hyps_[static_cast<std::size_t>(sc.hyp)];
+        const TileType& type = types_[static_cast<std::size_t>(h.type)];
+        const int period = std::max<int>(1, static_cast<int>(type.distinct_rotations.size()));
+        sc.rot = h.rot % period;
+        auto& flag = seen[static_cast<std::size_t>(h.type * 4 + sc.rot)];
+        if (flag) continue;
+        flag = 1;
+        merged.push_back(sc);
+    }
+    return merged;
+}
+
+std::vector<TileHypothesis> TileClassifier::score_canonical(const cv::Mat& tile, const std::string& only_type) const {
+    const auto scored = score_all(tile, only_type);
+    std::vector<TileHypothesis> out;
+    if (scored.empty()) return out;
+    double z = 0;
+    for (const auto& s : scored) z += std::exp(-(s.cost - scored.front().cost) / options_.temperature);
+    for (const auto& s : scored) {
+        const Hypothesis& h = hyps_[static_cast<std::size_t>(s.hyp)];
+        out.push_back({types_[static_cast<std::size_t>(h.type)].id, s.rot, s.cost,
+                       std::exp(-(s.cost - scored.front().cost) / options_.temperature) / z});
+    }
+    return out;
+}
+
+Result<TileClassification> TileClassifier::classify(const cv::Mat& image) const {
+    TileClassification result;
+    auto tile = extract_tile(image, &result.found_square, &result.corners);
+    if (!tile) return tile.error();
+    result.tile = tile.value();
+    {
+        const cv::Mat lab = to_lab(result.tile);
+        cv::Scalar mean, stddev;
+        cv::meanStdDev(lab, mean, stddev);
+        const double spread = std::sqrt((stddev[0] * stddev[0] + stddev[1] * stddev[1] + stddev[2] * stddev[2]) / 3.0);
+        if (spread < options_.min_texture) {
+            return invalid("image", "does not show a tile (no structure: colour spread " + std::to_string(spread).substr(0, 4) + ")");
+        }
+    }
+    const auto scored = score_all(result.tile, {});
+    if (scored.empty()) return invalid("catalog", "has no tiles");
+    double z = 0;
+    for (const auto& s : scored) z += std::exp(-(s.cost - scored.front().cost) / options_.temperature);
+    auto hyp_of = [&](const Scored& s) {
+        const Hypothesis& h = hyps_[static_cast<std::size_t>(s.hyp)];
+        return TileHypothesis{types_[static_cast<std::size_t>(h.type)].id, s.rot, s.cost,
+                              std::exp(-(s.cost - scored.front().cost) / options_.temperature) / z};
+    };
+    result.best = hyp_of(scored.front());
+    result.pennant_seen = scored.front().pennant_seen;
+    for (std::size_t i = 1; i < scored.size() && static_cast<int>(result.alternatives.size()) < options_.max_alternatives; ++i) {
+        result.alternatives.push_back(hyp_of(scored[i]));
+    }
+    // Port evidence: the colour at each port against the best fit's terrain colours.
+    const Hypothesis& best = hyps_[static_cast<std::size_t>(scored.front().hyp)];
+    const int n = options_.model_px;
+    cv::Mat lab;
+    cv::resize(to_lab(result.tile), lab, cv::Size(n, n), 0, 0, cv::INTER_AREA);
+    for (int p = 0; p < kPorts; ++p) {
+        const cv::Point2d q = port_point(static_cast<Port>(p), 0.1);
+        const int x = std::clamp(static_cast<int>(q.x * n), 0, n - 1), y = std::clamp(static_cast<int>(q.y * n), 0, n - 1);
+        const auto& v = lab.at<cv::Vec3f>(y, x);
+        const cv::Vec3f c(v[0] * static_cast<float>(options_.lightness_weight), v[1], v[2]);
+        std::array<double, kKinds> w{};
+        double total = 0;
+        for (int k = 0; k < kKinds; ++k) {
+            if (!(best.kinds_present & (1 << k))) continue;
+            w[static_cast<std::size_t>(k)] = std::exp(-cv::norm(c - scored.front().means[static_cast<std::size_t>(k)]) / 8.0);
+            total += w[static_cast<std::size_t>(k)];
+        }
+        if (total <= 0) continue;
+        auto& e = result.ports[static_cast<std::size_t>(p)];
+        e.field = w[kField] / total;
+        e.road = w[kRoad] / total;
+        e.city = w[kCity] / total;
+        e.other = (w[kBuilding] + w[kLake]) / total;
+    }
+    return result;
+}
+
+}  // namespace meeplecam::vision

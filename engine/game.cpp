@@ -135,13 +135,13 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         if (!placed) return placed.error();
         known = placed.value();
     }
-    const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
-    if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
-                                             std::to_string(e.rot * 90) + ": " + check.reason);
-    if (auto refusal = module_refusal(*known, Placement{e.at, e.rot})) {
+    if (auto refusal = module_refusal(*known, Placement{e.at, e.rot})) {  // a family's limits first (Amazonas)
         return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
                                   std::to_string(e.rot * 90) + ": " + *refusal);
     }
+    const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
+    if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
+                                             std::to_string(e.rot * 90) + ": " + check.reason);
     auto type = draw(e.tile, where);
     if (!type) return type.error();
     turn_open_ = true;

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/catalog_commands_amazonas.h"
 #include "app/engine_commands.h"
 #include "app/vision_commands.h"
 
@@ -17,6 +18,7 @@ commands:
   score  RECORD.json [--json]                 replay a match record and print the score sheet
   legal  RECORD.json --tile ID [--json]       legal placements of a tile (and follower spots)
   random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
+  catalog check FILE                          validate a tile catalog (Amazonas: totals vs the published game)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
   version                                     print the version
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
         if (command == "score") return meeplecam::cli::run_score(args);
         if (command == "legal") return meeplecam::cli::run_legal(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
+        if (command == "catalog") return meeplecam::cli::run_catalog_amazonas(args);
         if (command == "render") return meeplecam::cli::run_render(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "engine/game.h"
 
@@ -32,6 +33,53 @@ std::string plural(int n, const char* one, const char* many) {
 }
 
 }  // namespace
+
+AmazonasCatalogTotals amazonas_catalog_totals(const Catalog& catalog) {
+    AmazonasCatalogTotals t;
+    std::set<std::string> doubles;
+    for (const TileType& type : catalog.tiles()) {
+        int features_fruit = 0, features_boats = 0, features_animals = 0;
+        for (const FeatureDef& f : type.features) {
+            features_fruit += tag_count(f.tags, "fruit");
+            features_boats += tag_count(f.tags, "boat");
+            features_animals += tag_count(f.tags, "animal");
+        }
+        if (type.has_tag("amazon-double")) {
+            for (const auto& tag : type.tags) {
+                if (tag.rfind("double:", 0) == 0) doubles.insert(tag.substr(7));
+            }
+        } else if (type.has_tag("amazon")) {
+            t.amazon += type.count;
+            t.exclaim += type.has_tag("exclaim") ? type.count : 0;
+        } else if (type.has_tag("start-board")) {
+            t.start_cells += type.count;
+        } else if (type.has_tag("mouth")) {
+            t.mouths += type.count;
+        } else if (!type.has_tag("set-aside")) {
+            t.standard += type.count;
+            t.boats += type.count * features_boats;
+            t.fruit += type.count * features_fruit;
+            t.animals += type.count * features_animals;
+        }
+        t.caimans += type.count * tag_count(type.tags, "caiman");
+        t.piranhas += type.count * tag_count(type.tags, "piranha");
+    }
+    t.doubles = static_cast<int>(doubles.size());
+    auto want = [&](const char* what, int have, int published) {
+        if (have != published) {
+            t.differences.push_back(std::string(what) + ": " + std::to_string(have) + ", the published game has " +
+                                    std::to_string(published));
+        }
+    };
+    want("standard land tiles", t.standard, 65);
+    want("Amazon tiles", t.amazon, 15);
+    want("Amazon tiles with \"!\"", t.exclaim, 3);
+    want("Amazon doubles", t.doubles, 4);
+    want("start-board cells (2x4)", t.start_cells, 8);
+    want("river mouths", t.mouths, 1);
+    if (catalog.start_tile().empty()) t.differences.push_back("no start_tile (the start board's source cell)");
+    return t;
+}
 
 void AmazonasModule::on_start_placed(Game& game) {
     const int n = static_cast<int>(game.players().size());

@@ -10,6 +10,17 @@
 
 namespace meeplecam {
 
+class Catalog;
+
+// The totals of an Amazonas catalog, compared with the published game (65 standard land tiles,
+// 15 Amazon tiles of which 3 carry "!", 4 doubles of two halves, a 2x4 start board, a mouth).
+struct AmazonasCatalogTotals {
+    int standard = 0, amazon = 0, exclaim = 0, doubles = 0, start_cells = 0, mouths = 0;
+    int boats = 0, fruit = 0, animals = 0, caimans = 0, piranhas = 0;
+    std::vector<std::string> differences;  // one sentence per total that differs
+};
+AmazonasCatalogTotals amazonas_catalog_totals(const Catalog& catalog);
+
 // The river runs east along row y = 0 from the source at [0, 0]; the start board covers
 // x = 0..3, y = 0..1. Land tiles may not go east of the river's end; Amazon tiles extend it.
 class AmazonasModule : public RuleModule {

@@ -3,6 +3,7 @@
 
 #include <set>
 
+#include "engine/embedded_catalogs.h"
 #include "engine/modules/amazonas.h"
 #include "engine/record.h"
 #include "replay_fixtures.h"
@@ -204,4 +205,30 @@ TEST_CASE("boats stop on the last river space", "[amazonas]") {
     for (const auto& m : amz->boat_moves()) CHECK(m.to <= 7);
     // All four tied first in the race: 7 points each.
     CHECK(g.scores() == std::vector<int>{7, 7, 7, 7});
+}
+
+TEST_CASE("the Amazonas catalog check reports totals that differ from the published game", "[amazonas]") {
+    auto cat = Catalog::embedded("amazonas");
+    REQUIRE(cat);
+    const AmazonasCatalogTotals ok = amazonas_catalog_totals(cat.value());
+    CHECK(ok.differences.empty());
+    CHECK(ok.standard == 65);
+    CHECK(ok.caimans > 0);
+    CHECK(ok.piranhas > 0);
+    // A user's catalog with one L01 too few and no "!" on A15.
+    json doc;
+    for (const auto& e : embedded_catalogs()) {
+        if (e.name == "amazonas") doc = json::parse(e.text);
+    }
+    REQUIRE(doc.is_object());
+    for (auto& t : doc["tiles"]) {
+        if (t["id"] == "L01") t["count"] = t["count"].get<int>() - 1;
+        if (t["id"] == "A15") t["tags"] = json::array({"amazon", "caiman"});
+    }
+    auto edited = Catalog::from_json(doc, "user.json");
+    REQUIRE(edited);
+    const AmazonasCatalogTotals bad = amazonas_catalog_totals(edited.value());
+    REQUIRE(bad.differences.size() == 2);
+    CHECK(bad.differences[0] == "standard land tiles: 64, the published game has 65");
+    CHECK(bad.differences[1] == "Amazon tiles with \"!\": 2, the published game has 3");
 }

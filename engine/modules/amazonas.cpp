@@ -198,8 +198,7 @@ std::optional<FeatureValue> AmazonasModule::feature_value(const Game& game, int 
             break;
         default: return std::nullopt;
     }
-    v.explanation += " = " + std::to_string(v.points) + " points";
-    return v;
+    return v;  // the core appends " = N points"
 }
 
 bool AmazonasModule::piece_placed(const Game& game) const {

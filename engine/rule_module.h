@@ -119,6 +119,10 @@ public:
     virtual std::optional<FeatureValue> feature_value(const Game& /*game*/, int /*root*/, bool /*final*/) const {
         return std::nullopt;
     }
+    // The module's visible state for the score sheet (Amazonas: boats, river spaces, camps), as
+    // JSON (null: nothing; `score --json` lists it under "modules": {name: ...}) and as one line.
+    virtual nlohmann::json sheet_state(const Game& /*game*/) const { return nullptr; }
+    virtual std::string sheet_line(const Game& /*game*/) const { return {}; }
 };
 
 using RuleModuleFactory = std::function<std::unique_ptr<RuleModule>()>;

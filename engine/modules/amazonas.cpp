@@ -439,6 +439,35 @@ void AmazonasModule::on_final_scoring(Game& game) {
     }
 }
 
+nlohmann::json AmazonasModule::sheet_state(const Game& game) const {
+    if (!started_) return nullptr;
+    nlohmann::json j;
+    j["spaces"] = spaces_;
+    j["river_end"] = end_x_;
+    j["boats"] = nlohmann::json::object();
+    j["camps_left"] = nlohmann::json::object();
+    for (std::size_t p = 0; p < boats_.size(); ++p) {
+        j["boats"][game.players()[p].color] = boats_[p];
+        j["camps_left"][game.players()[p].color] = camps_left_[p];
+    }
+    j["boat_moves"] = nlohmann::json::array();
+    for (const auto& m : moves_) {
+        j["boat_moves"].push_back({{"event", m.event_index}, {"player", game.players()[m.player].color},
+                                   {"from", m.from}, {"to", m.to}, {"reason", m.reason}});
+    }
+    return j;
+}
+
+std::string AmazonasModule::sheet_line(const Game& game) const {
+    if (!started_) return {};
+    std::string out = "Amazon: " + std::to_string(spaces_) + " river spaces (last " + std::to_string(spaces_ - 1) +
+                      "); boats:";
+    for (std::size_t p = 0; p < boats_.size(); ++p) {
+        out += (p ? ", " : " ") + game.players()[p].color + " " + std::to_string(boats_[p]);
+    }
+    return out;
+}
+
 std::vector<Event> AmazonasModule::options(const Game& game) const {
     std::vector<Event> out;
     const int player = game.turn_player();

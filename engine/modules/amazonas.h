@@ -48,6 +48,8 @@ public:
     void on_final_scoring(Game& game) override;
     std::vector<Event> options(const Game& game) const override;
     bool must_act(const Game& /*game*/) const override { return owe_double_; }
+    nlohmann::json sheet_state(const Game& game) const override;
+    std::string sheet_line(const Game& game) const override;
 
     // Boat positions (0 = the source), river spaces (the last is spaces() - 1), the river's end x.
     const std::vector<int>& boats() const { return boats_; }

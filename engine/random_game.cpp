@@ -19,7 +19,7 @@ Status RandomGameOptions::check() const {
 Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options) {
     if (auto st = options.check(); !st) return st.error();
     Record record;
-    record.game = catalog ? catalog->game() : "carcassonne";
+    record.game = catalog ? catalog->game() : options.game;
     record.edition = options.edition;
     record.expansions = options.expansions;
     record.options = options.rule_options;

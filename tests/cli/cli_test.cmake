@@ -114,3 +114,6 @@ file(WRITE ${WORK_DIR}/amazonas-bad.json [=[{"format": "meeplecam-record", "vers
              {"type": "tile", "player": "red", "tile": "A13", "at": [4, 0], "rot": 0},
              {"type": "tile", "player": "blue", "tile": "L25", "at": [0, -1], "rot": 0}]}]=])
 expect_run(3 "event 2 (tile): a \"!\" Amazon tile must be followed at once by a 'double' event" score ${WORK_DIR}/amazonas-bad.json)
+expect_run(0 "wrote" random-game --game amazonas --players 4 --seed 3 -o ${WORK_DIR}/amazonas-random.json)
+expect_run(0 "Amazon: " score ${WORK_DIR}/amazonas-random.json)
+expect_run(2 "must be carcassonne or amazonas" random-game --game chess -o ${WORK_DIR}/x.json)

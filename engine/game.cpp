@@ -241,7 +241,7 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
     ev.phase = phase;
     ev.event_index = phase == ScoreEvent::Phase::Turn ? turn_event_ : -1;
     ev.feature = st.kind == FeatureKind::Field ? "farm" : std::string(feature_kind_name(st.kind));
-    for (const auto& m : modules_) {  // a family may rename features (Amazonas: tributary, village, jungle)
+    for (const auto& m : modules_) {  // a family may rename features (Amazonas: tributary, village, camp)
         if (auto v = m->feature_value(*this, root, phase == ScoreEvent::Phase::Final); v && !v->feature.empty()) {
             ev.feature = v->feature;
             break;

@@ -222,6 +222,7 @@ game) and writes it as a finished match record. For demos, tests and benchmarks.
   --players N     1..6 players (default 2)
   --followers P   chance 0..1 of placing a follower when one may be placed (default 0.6)
   --expansions L  comma-separated rule modules to play with, e.g. ferries
+  --game G        carcassonne (default) or amazonas (Carcassonne - Amazonas, provisional catalog; 2-5 players)
   -o, --output F  where to write the record (written atomically)
 )";
 
@@ -237,7 +238,7 @@ Result<long long> parse_integer(const std::string& text, const std::string& what
 }  // namespace
 
 int run_random_game(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"seed", "players", "followers", "output", "expansions"}, {"help"});
+    auto args = parse_args(argv, {"seed", "players", "followers", "output", "expansions", "game"}, {"help"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kRandomHelp;
@@ -273,6 +274,10 @@ int run_random_game(const std::vector<std::string>& argv) {
             if (comma != 0) opt.expansions.push_back(rest.substr(0, comma));
             rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
         }
+    }
+    if (auto g = args->value("game")) {
+        if (*g != "carcassonne" && *g != "amazonas") return report(invalid("--game", "must be carcassonne or amazonas"));
+        opt.game = *g;
     }
     auto game = play_random_game(nullptr, opt);
     if (!game) return report(game.error());

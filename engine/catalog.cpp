@@ -256,6 +256,10 @@ Result<Catalog> Catalog::from_json(const json& doc, const std::string& source) {
     cat.game_ = doc["game"].get<std::string>();
     const std::string set = doc.contains("set") && doc["set"].is_string() ? doc["set"].get<std::string>() : "";
     cat.sets_.push_back(set);
+    if (doc.contains("provisional")) {  // Amazonas: catalogs authored without a public tile list
+        if (!doc["provisional"].is_boolean()) return invalid(source, "'provisional' must be true or false");
+        cat.provisional_ = doc["provisional"].get<bool>();
+    }
     if (doc.contains("start_tile")) {
         if (!doc["start_tile"].is_string()) return invalid(source, "'start_tile' must be a tile id");
         cat.start_tile_ = doc["start_tile"].get<std::string>();
@@ -344,6 +348,7 @@ Status Catalog::merge(const Catalog& other) {
         tiles_.push_back(std::move(t));
     }
     sets_.insert(sets_.end(), other.sets_.begin(), other.sets_.end());
+    provisional_ = provisional_ || other.provisional_;
     if (start_tile_.empty()) start_tile_ = other.start_tile_;
     return Ok{};
 }

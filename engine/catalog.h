@@ -98,10 +98,14 @@ public:
     const std::string& game() const { return game_; }
     const std::string& start_tile() const { return start_tile_; }
     const std::vector<std::string>& sets() const { return sets_; }
+    // True when the catalog says `"provisional": true`: authored without a public tile list
+    // (e.g. Amazonas), to be corrected by a user who owns the game. Never present it as official.
+    bool provisional() const { return provisional_; }
 
 private:
     std::string game_;
     std::string start_tile_;
+    bool provisional_ = false;
     std::vector<std::string> sets_;
     std::vector<TileType> tiles_;
     std::map<std::string, int, std::less<>> by_id_;

@@ -120,6 +120,7 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         if (!type) return type.error();
         board_.place_start(*type.value(), Placement{e.at, e.rot});
         started_ = true;
+        for (auto& m : modules_) m->on_start_placed(*this);  // e.g. the rest of a multi-cell start board
         return Ok{};
     }
     if (e.player.empty()) return invalid(where, "only the start tile is placed without a 'player'");
@@ -134,6 +135,10 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         auto placed = m->placed_type(*this, e, *known, where);
         if (!placed) return placed.error();
         known = placed.value();
+    }
+    if (auto refusal = module_refusal(*known, Placement{e.at, e.rot})) {  // a family's limits first (Amazonas)
+        return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
+                                  std::to_string(e.rot * 90) + ": " + *refusal);
     }
     const PlacementCheck check = board_.check_placement(*known, Placement{e.at, e.rot});
     if (!check.ok) return illegal(where, "tile " + e.tile + " cannot go at " + to_string(e.at) + " rot " +
@@ -159,14 +164,18 @@ Status Game::apply_meeple(const Event& e, const std::string& where) {
     }
     if (meeple_placed_) return illegal(where, "only one follower may be placed per turn");
     const PlacedTile& tile = board_.tiles()[turn_tile_];
-    if (e.at != tile.at) {
-        return illegal(where, "a follower may only go on the tile just placed, at " + to_string(tile.at) +
-                                  ", not at " + to_string(e.at));
+    const std::vector<int> allowed = follower_tiles();
+    if (std::none_of(allowed.begin(), allowed.end(), [&](int t) { return board_.tiles()[t].at == e.at; })) {
+        if (allowed.size() == 1 && allowed.front() == turn_tile_) {
+            return illegal(where, "a follower may only go on the tile just placed, at " + to_string(tile.at) +
+                                      ", not at " + to_string(e.at));
+        }
+        return illegal(where, "a follower may not go on a tile at " + to_string(e.at) + " this turn");
     }
     const auto port = parse_port(e.loc);
     if (!port) return invalid(where, "unknown port '" + e.loc + "' (use N, NL, NR, E, ..., WR or C)");
     const int node = board_.node_at(e.at, *port);
-    if (node < 0) return illegal(where, "tile " + tile.type->id + " has no feature at port " + e.loc);
+    if (node < 0) return illegal(where, "tile at " + to_string(e.at) + " has no feature at port " + e.loc);
     const int root = board_.find(node);
     const Structure& st = board_.structure(root);
     if (!st.follower_ids.empty()) {
@@ -194,8 +203,8 @@ Status Game::apply_discard(const Event& e, const std::string& where) {
     if (!mover) return mover.error();
     const int player = mover->player;
     const TileType* known = mover->type;
-    if (board_.has_legal_placement(*known)) {
-        const Placement p = board_.legal_placements(*known).front();
+    if (const auto legal = legal_placements(*known); !legal.empty()) {
+        const Placement p = legal.front();
         return illegal(where, "tile " + e.tile + " may not be discarded: it fits, e.g. at " + to_string(p.at) +
                                   " rot " + std::to_string(p.rot * 90));
     }
@@ -233,6 +242,12 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
     ev.phase = phase;
     ev.event_index = phase == ScoreEvent::Phase::Turn ? turn_event_ : -1;
     ev.feature = st.kind == FeatureKind::Field ? "farm" : std::string(feature_kind_name(st.kind));
+    for (const auto& m : modules_) {  // a family may rename features (Amazonas: tributary, village, camp)
+        if (auto v = m->feature_value(*this, root, phase == ScoreEvent::Phase::Final); v && !v->feature.empty()) {
+            ev.feature = v->feature;
+            break;
+        }
+    }
     ev.points = points;
     ev.pennants = st.pennants;
     for (int id : st.follower_ids) ++ev.followers[board_.followers()[id].player];
@@ -255,6 +270,9 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
 }
 
 std::pair<int, std::string> Game::completed_value(int root) const {
+    for (const auto& m : modules_) {  // a family may replace the carcassonne values (Amazonas)
+        if (auto v = m->feature_value(*this, root, false)) return {v->points, v->explanation};
+    }
     const Structure& st = board_.structure(root);
     const int tiles = static_cast<int>(board_.structure_cells(root).size());
     switch (st.kind) {
@@ -323,7 +341,14 @@ void Game::score_final() {
         int points = 0;
         int cities = 0;
         std::string what;
-        switch (st.kind) {
+        std::optional<FeatureValue> family;  // a family's own final values (Amazonas)
+        for (const auto& m : modules_) {
+            if (!family) family = m->feature_value(*this, root, true);
+        }
+        if (family) {
+            points = family->points;
+            what = family->explanation;
+        } else switch (st.kind) {
             case FeatureKind::Road:
                 points = tiles;
                 what = "Open road of " + plural(tiles, "tile", "tiles") + " x 1";
@@ -387,13 +412,38 @@ Status Game::finish() {
     return Ok{};
 }
 
-std::vector<FollowerOption> Game::free_features(const Board& board, int tile_index) {
+std::vector<Placement> Game::legal_placements(const TileType& type) const {
+    std::vector<Placement> out = board_.legal_placements(type);
+    if (modules_.empty()) return out;
+    std::erase_if(out, [&](const Placement& p) { return module_refusal(type, p).has_value(); });
+    return out;
+}
+
+std::optional<std::string> Game::module_refusal(const TileType& type, Placement p) const {
+    for (const auto& m : modules_) {
+        if (auto r = m->refuse_placement(*this, type, p)) return r;
+    }
+    return std::nullopt;
+}
+
+std::vector<int> Game::follower_tiles() const {
+    for (const auto& m : modules_) {
+        if (auto tiles = m->follower_tiles(*this)) return *tiles;
+    }
+    return {turn_tile_};
+}
+
+std::vector<FollowerOption> Game::free_features(const Board& board, int tile_index) const {
     std::vector<FollowerOption> out;
     const PlacedTile& t = board.tiles()[tile_index];
     for (std::size_t f = 0; f < t.type->features.size(); ++f) {
         const int node = t.node(static_cast<int>(f));
         const FeatureKind kind = t.type->features[f].kind;
         if (kind == FeatureKind::Lake) continue;
+        if (std::any_of(modules_.begin(), modules_.end(),
+                        [&](const auto& m) { return !m->follower_allowed(*this, t.type->features[f]); })) {
+            continue;
+        }
         if (!board.structure(board.find(node)).follower_ids.empty()) continue;
         out.push_back(FollowerOption{board.node_port(node), kind});
     }
@@ -403,7 +453,14 @@ std::vector<FollowerOption> Game::free_features(const Board& board, int tile_ind
 
 std::vector<FollowerOption> Game::current_follower_options() const {
     if (!turn_open_ || meeple_placed_ || followers_left_[turn_player_] <= 0) return {};
-    return free_features(board_, turn_tile_);
+    const std::vector<int> tiles = follower_tiles();
+    if (tiles.size() == 1 && tiles.front() == turn_tile_) return free_features(board_, turn_tile_);
+    std::vector<FollowerOption> out;  // several tiles (a module's): options of the first that has any
+    for (int t : tiles) {
+        out = free_features(board_, t);
+        if (!out.empty()) break;
+    }
+    return out;
 }
 
 Result<std::vector<FollowerOption>> Game::follower_options(const TileType& type, Placement p) const {

@@ -70,7 +70,8 @@ public:
     Status finish();
 
     // Legal placements of a tile type on the current board.
-    std::vector<Placement> legal_placements(const TileType& type) const { return board_.legal_placements(type); }
+    // Legal placements of a tile type (rule modules may refuse some, e.g. Amazonas beyond the river's end).
+    std::vector<Placement> legal_placements(const TileType& type) const;
     // Where the next player could put a follower after placing `type` at `p` (the placement must be legal).
     Result<std::vector<FollowerOption>> follower_options(const TileType& type, Placement p) const;
     // Where the player of the open turn may still put a follower (empty once one is placed).
@@ -114,6 +115,11 @@ public:
     // What a completed structure is worth during the game (road 1/tile, city 2/tile + 2/pennant,
     // monastery 9), with the sentence that explains it.
     std::pair<int, std::string> completed_value(int root) const;
+    // The placed tiles a follower may go on this turn: the turn's tile unless a module says
+    // otherwise (Amazonas: the double after a "!" tile).
+    std::vector<int> follower_tiles() const;
+    // True when the open turn's player placed a follower this turn.
+    bool follower_placed() const { return turn_open_ && meeple_placed_; }
 private:
     Game() = default;
     struct Mover {
@@ -130,7 +136,9 @@ private:
     void score_completed(int root);
     void score_final();
     ScoreEvent make_score(int root, ScoreEvent::Phase phase, int points) const;
-    static std::vector<FollowerOption> free_features(const Board& board, int tile_index);
+    std::vector<FollowerOption> free_features(const Board& board, int tile_index) const;
+    // A module's reason to refuse a placement the board allows (first module that objects).
+    std::optional<std::string> module_refusal(const TileType& type, Placement p) const;
 
     std::shared_ptr<const Catalog> catalog_;
     std::vector<std::unique_ptr<RuleModule>> modules_;

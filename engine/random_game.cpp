@@ -19,7 +19,7 @@ Status RandomGameOptions::check() const {
 Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options) {
     if (auto st = options.check(); !st) return st.error();
     Record record;
-    record.game = catalog ? catalog->game() : "carcassonne";
+    record.game = catalog ? catalog->game() : options.game;
     record.edition = options.edition;
     record.expansions = options.expansions;
     record.options = options.rule_options;
@@ -38,6 +38,7 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     std::vector<const TileType*> bag;
     bool start_taken = false;
     for (const TileType& t : tiles.tiles()) {
+        if (t.has_tag("set-aside")) continue;  // not shuffled in (Amazonas: start board, doubles, mouth)
         for (int i = 0; i < t.count_in(options.edition); ++i) {
             if (&t == start && !start_taken) {
                 start_taken = true;

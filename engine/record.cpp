@@ -213,6 +213,13 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
     if (!catalog) return catalog.error();
     std::vector<std::unique_ptr<RuleModule>> modules;
     std::set<std::string> seen;
+    for (auto& module : family_modules(record.game)) {  // a spin-off family's own rules (Amazonas)
+        const std::string part(module->name());
+        seen.insert(part);
+        const nlohmann::json own = record.options.contains(part) ? record.options[part] : nlohmann::json::object();
+        if (auto st = module->configure(own); !st) return st.error();
+        modules.push_back(std::move(module));
+    }
     for (const auto& name : record.expansions) {
         auto created = RuleModuleRegistry::builtin().create(name);
         if (!created) return created.error();
@@ -231,6 +238,7 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
     }
     GameOptions game_options;
     game_options.edition = record.edition;
+    if (record.game == "amazonas") game_options.followers_per_player = 4;  // Amazonas: 4 meeples (+ 2 camps)
     game_options.check_consistency = options.check_consistency;
     return Game::create(catalog.value(), record.players, game_options, std::move(modules));
 }

@@ -1,6 +1,7 @@
 #include "engine/rule_module.h"
 
 #include "engine/game.h"
+#include "engine/modules/amazonas.h"
 #include "engine/modules/bridges.h"
 #include "engine/modules/castles.h"
 #include "engine/modules/bazaars.h"
@@ -17,6 +18,12 @@ Status RuleModule::configure(const nlohmann::json& options) {
         return invalid("options", "expansion " + std::string(name()) + " has no options (got " + options.dump() + ")");
     }
     return Ok{};
+}
+
+std::vector<std::unique_ptr<RuleModule>> family_modules(std::string_view game) {
+    std::vector<std::unique_ptr<RuleModule>> out;
+    if (game == "amazonas") out.push_back(std::make_unique<AmazonasModule>());  // spin-off family (issue 8)
+    return out;
 }
 
 void RuleModuleRegistry::add(std::string name, RuleModuleFactory factory) {

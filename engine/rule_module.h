@@ -16,6 +16,15 @@ namespace meeplecam {
 
 class Game;
 struct TileType;
+struct FeatureDef;
+
+// What a structure is worth, as a rule module values it (spin-off families replace the core's
+// carcassonne values); `feature` renames the score event's feature when not empty.
+struct FeatureValue {
+    int points = 0;
+    std::string explanation;
+    std::string feature;
+};
 
 // A placement that is legal only with a module's help (e.g. a bridge); `extra` holds the fields
 // to add to the tile event (e.g. {"bridge": {"at": [x, y], "axis": "EW"}}).
@@ -91,9 +100,36 @@ public:
     }
     // The tile the next player must place instead of drawing one (e.g. a tile won at an auction).
     virtual std::optional<std::string> assigned_tile(const Game& /*game*/) const { return std::nullopt; }
+
+    // --- Spin-off families (Amazonas) that replace parts of the core's rules ---
+    // Runs after the start tile was placed (e.g. lay out the rest of a multi-cell start board).
+    virtual void on_start_placed(Game& /*game*/) {}
+    // A reason why a placement the board allows is illegal (e.g. beyond the river's end); nullopt: allowed.
+    // Game::legal_placements, discards and tile events honour it.
+    virtual std::optional<std::string> refuse_placement(const Game& /*game*/, const TileType& /*type*/,
+                                                        Placement /*p*/) const {
+        return std::nullopt;
+    }
+    // The placed-tile indices a follower may go on this turn; nullopt: the turn's tile.
+    virtual std::optional<std::vector<int>> follower_tiles(const Game& /*game*/) const { return std::nullopt; }
+    // False when no follower may stand on a feature of this kind (follower options skip it).
+    virtual bool follower_allowed(const Game& /*game*/, const FeatureDef& /*def*/) const { return true; }
+    // Overrides what a structure is worth, completed during the game (final = false) or at the
+    // end (final = true); nullopt: the core's carcassonne values.
+    virtual std::optional<FeatureValue> feature_value(const Game& /*game*/, int /*root*/, bool /*final*/) const {
+        return std::nullopt;
+    }
+    // The module's visible state for the score sheet (Amazonas: boats, river spaces, camps), as
+    // JSON (null: nothing; `score --json` lists it under "modules": {name: ...}) and as one line.
+    virtual nlohmann::json sheet_state(const Game& /*game*/) const { return nullptr; }
+    virtual std::string sheet_line(const Game& /*game*/) const { return {}; }
 };
 
 using RuleModuleFactory = std::function<std::unique_ptr<RuleModule>()>;
+
+// The rule modules a game family always plays with (the record's "game"): "amazonas" gets the
+// Amazonas module; "carcassonne" none. Their record options key is the module's name.
+std::vector<std::unique_ptr<RuleModule>> family_modules(std::string_view game);
 
 // The explicit list of known rule modules, by record name. An expansion may be a bundle of
 // modules (e.g. "bridges-castles-bazaars" = bridges + castles + bazaars).

@@ -49,6 +49,10 @@ nlohmann::json score_sheet_json(const Game& game) {
     j["events"] = nlohmann::json::array();
     for (const auto& ev : game.score_events()) j["events"].push_back(score_event_json(game, ev));
     j["finished"] = game.finished();
+    for (const auto& m : game.modules()) {  // module state (Amazonas: boats), only when a module has some
+        nlohmann::json state = m->sheet_state(game);
+        if (!state.is_null()) j["modules"][std::string(m->name())] = std::move(state);
+    }
     return j;
 }
 
@@ -66,6 +70,9 @@ std::string format_score_sheet(const Game& game) {
         std::string label = p.color + (p.name != p.color ? " (" + p.name + ")" : "");
         out << "  " << label << std::string(width + 2 - std::min(width + 1, label.size()), ' ') << game.scores()[i]
             << "\n";
+    }
+    for (const auto& m : game.modules()) {
+        if (const std::string line = m->sheet_line(game); !line.empty()) out << "\n" << line << "\n";
     }
     out << "\nScoring events:\n";
     if (game.score_events().empty()) out << "  (none)\n";

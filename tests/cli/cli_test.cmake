@@ -99,3 +99,30 @@ if(NOT code EQUAL 0 OR NOT out MATCHES "No display: replaying")
 endif()
 expect_run(0 "wrote" app --record ${SAMPLE} --screenshot ${WORK_DIR}/app.png)
 expect_run(2 "not valid JSON" app --record ${WORK_DIR}/truncated.json --screenshot ${WORK_DIR}/bad.png)
+
+# Amazonas: the catalog check compares a user's catalog with the published totals.
+expect_run(0 "every known total of the published Amazonas is met" catalog check ${SOURCE_DIR}/samples/catalogs/amazonas.json)
+expect_run(0 "(PROVISIONAL)" catalog check ${SOURCE_DIR}/samples/catalogs/amazonas.json)
+file(READ ${SOURCE_DIR}/samples/catalogs/amazonas.json amazonas_text)
+string(REPLACE "\"id\": \"L01\", \"count\": 5" "\"id\": \"L01\", \"count\": 4" amazonas_text "${amazonas_text}")
+file(WRITE ${WORK_DIR}/amazonas-short.json "${amazonas_text}")
+expect_run(2 "standard land tiles: 64, the published game has 65" catalog check ${WORK_DIR}/amazonas-short.json)
+expect_run(2 "expects: catalog check FILE" catalog)
+expect_run(0 "usage: meeplecam catalog check" catalog --help)
+file(WRITE ${WORK_DIR}/amazonas.json [=[{"format": "meeplecam-record", "version": 1, "game": "amazonas",
+  "players": [{"color": "red"}, {"color": "blue"}],
+  "events": [{"type": "tile", "tile": "SB0", "at": [0, 0], "rot": 0},
+             {"type": "tile", "player": "red", "tile": "A13", "at": [4, 0], "rot": 0},
+             {"type": "double", "player": "red", "tile": "D3", "at": [5, 0], "rot": 0}], "finished": true}]=])
+expect_run(0 "Amazon: 19 river spaces (last 18); boats: red 1, blue 0" score ${WORK_DIR}/amazonas.json)
+expect_run(0 "\"amazonas\"" score ${WORK_DIR}/amazonas.json --json)
+expect_run(0 "2 legal placement(s)" legal ${WORK_DIR}/amazonas.json --tile A01)
+file(WRITE ${WORK_DIR}/amazonas-bad.json [=[{"format": "meeplecam-record", "version": 1, "game": "amazonas",
+  "players": [{"color": "red"}, {"color": "blue"}],
+  "events": [{"type": "tile", "tile": "SB0", "at": [0, 0], "rot": 0},
+             {"type": "tile", "player": "red", "tile": "A13", "at": [4, 0], "rot": 0},
+             {"type": "tile", "player": "blue", "tile": "L25", "at": [0, -1], "rot": 0}]}]=])
+expect_run(3 "event 2 (tile): a \"!\" Amazon tile must be followed at once by a 'double' event" score ${WORK_DIR}/amazonas-bad.json)
+expect_run(0 "wrote" random-game --game amazonas --players 4 --seed 3 -o ${WORK_DIR}/amazonas-random.json)
+expect_run(0 "Amazon: " score ${WORK_DIR}/amazonas-random.json)
+expect_run(2 "must be carcassonne or amazonas" random-game --game chess -o ${WORK_DIR}/x.json)

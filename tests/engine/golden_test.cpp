@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/atomic_file.h"
+#include "engine/modules/amazonas.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
 
@@ -67,6 +68,18 @@ TEST_CASE("golden replays give the hand-checked scores and score events", "[gold
                 CHECK(found);
             }
             CHECK(sheet["events"].size() == doc.at("expect").at("events").size());
+            if (doc.at("expect").contains("boats")) {  // Amazonas: boat positions at the end
+                const AmazonasModule* amazonas = nullptr;
+                for (const auto& m : game.value().modules()) {
+                    if (!amazonas) amazonas = dynamic_cast<const AmazonasModule*>(m.get());
+                }
+                REQUIRE(amazonas);
+                json boats = json::object();
+                for (std::size_t p = 0; p < game.value().players().size(); ++p) {
+                    boats[game.value().players()[p].color] = amazonas->boats()[p];
+                }
+                CHECK(boats == doc.at("expect").at("boats"));
+            }
         }
     }
 }

@@ -148,6 +148,7 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
             h.pennant = pennants > 0;
             h.kind.assign(static_cast<std::size_t>(n * n), -1);
             h.weight.assign(static_cast<std::size_t>(n * n), 0.f);
+            h.part.assign(static_cast<std::size_t>(n * n), -1);
             for (int y = 0; y < n; ++y) {
                 for (int x = 0; x < n; ++x) {
                     std::array<int, kKinds + 1> votes{};
@@ -159,6 +160,20 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
                     const auto i = static_cast<std::size_t>(y * n + x);
                     h.kind[i] = static_cast<std::int8_t>(k);
                     if (k >= 0) h.kinds_present |= 1 << k;
+                    // The non-field feature under the block's centre, when it has the block's terrain.
+                    const int l = labels.at<int>(4 * y + 2, 4 * x + 2);
+                    if (k > kField && l >= 0 && kind_of(type.features[static_cast<std::size_t>(l)].kind) == k) {
+                        h.part[i] = static_cast<std::int8_t>(l);
+                    }
+                }
+            }
+            {
+                std::vector<int> index(type.features.size(), -1);
+                for (auto& pt : h.part) {
+                    if (pt < 0) continue;
+                    auto& ix = index[static_cast<std::size_t>(pt)];
+                    if (ix < 0) ix = h.parts++;
+                    pt = static_cast<std::int8_t>(ix);
                 }
             }
             // Pixels next to another terrain weigh less: printed art draws borders differently.
@@ -349,7 +364,6 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
         }
         // Roads are thin and drawn where the artist liked: a road pixel may take its colour
         // from the best matching pixel within road_slack model pixels.
-        const cv::Vec3f plain_road = s.means[kRoad];  // before the slack: the contrast prior judges this one
         const int slack = options_.road_slack_px;
         std::vector<int> road_src;
         if (wsum[kRoad] > 0 && slack > 0) {
@@ -410,13 +424,27 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             const auto ku = static_cast<std::size_t>(k);
             if (wsum[ku] <= 0) continue;
             const double share = wsum[ku] / total_w;
+            (void)share;
             if (has_field) {
-                // A road's slack could pick any odd pixel near it; its contrast uses the plain mean.
-                const double d = cv::norm((k == kRoad ? plain_road : s.means[ku]) - s.means[kField]);
-                cost += options_.contrast_weight * std::sqrt(share) * std::max(0.0, options_.contrast_margin - d);
                 cost += options_.green_weight * std::max(0.0, static_cast<double>(s.means[kField][1] - s.means[ku][1]));
             } else {
                 cost += options_.green_weight * std::max(0.0, -8.0 - static_cast<double>(s.means[ku][1]));
+            }
+        }
+        // Every non-field feature the hypothesis draws must show: its own plain mean colour (no
+        // road slack: that could pick any odd pixel) must differ from the field's.
+        if (has_field && h.parts > 0) {
+            std::vector<cv::Vec3d> psum(static_cast<std::size_t>(h.parts), cv::Vec3d(0, 0, 0));
+            std::vector<double> pw(static_cast<std::size_t>(h.parts), 0.0);
+            for (std::size_t i = 0; i < np; ++i) {
+                if (h.part[i] < 0) continue;
+                psum[static_cast<std::size_t>(h.part[i])] += cv::Vec3d(px[i]) * static_cast<double>(h.weight[i]);
+                pw[static_cast<std::size_t>(h.part[i])] += h.weight[i];
+            }
+            for (std::size_t j = 0; j < psum.size(); ++j) {
+                if (pw[j] <= 0) continue;
+                const double d = cv::norm(cv::Vec3f(psum[j] / pw[j]) - s.means[kField]);
+                cost += options_.contrast_weight * std::sqrt(pw[j] / total_w) * std::max(0.0, options_.contrast_margin - d);
             }
         }
         if (has_field) cost += options_.field_green_weight * std::max(0.0, static_cast<double>(s.means[kField][1]) - options_.field_max_a);

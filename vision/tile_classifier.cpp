@@ -139,8 +139,14 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
                         l < 0 ? -1 : kind_of(type.features[static_cast<std::size_t>(l)].kind));
                 }
             }
-            if (type.has_tag("bazaar")) {  // the stall drawn in the centre reads as a building
-                cv::circle(kinds, cv::Point(hi / 2, hi / 2), hi * 15 / 100, cv::Scalar(kBuilding), cv::FILLED);
+            if (type.has_tag("bazaar")) {  // the market stall in the centre (wide, low) reads as a building
+                double x0 = 0.39, x1 = 0.61, y0 = 0.43, y1 = 0.54;
+                for (int q = 0; q < r; ++q) {  // turn the box clockwise about the centre: (x, y) -> (1 - y, x)
+                    const double nx0 = 1 - y1, nx1 = 1 - y0, ny0 = x0, ny1 = x1;
+                    x0 = nx0, x1 = nx1, y0 = ny0, y1 = ny1;
+                }
+                cv::rectangle(kinds, cv::Point(static_cast<int>(x0 * hi), static_cast<int>(y0 * hi)),
+                              cv::Point(static_cast<int>(x1 * hi), static_cast<int>(y1 * hi)), cv::Scalar(kBuilding), cv::FILLED);
             }
             Hypothesis h;
             h.type = t;
@@ -164,15 +170,21 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
                     const int l = labels.at<int>(4 * y + 2, 4 * x + 2);
                     if (k > kField && l >= 0 && kind_of(type.features[static_cast<std::size_t>(l)].kind) == k) {
                         h.part[i] = static_cast<std::int8_t>(l);
+                    } else if (k == kBuilding) {  // a bazaar's stall: a part of its own
+                        h.part[i] = static_cast<std::int8_t>(type.features.size());
                     }
                 }
             }
             {
-                std::vector<int> index(type.features.size(), -1);
+                std::vector<int> index(type.features.size() + 1, -1);
                 for (auto& pt : h.part) {
                     if (pt < 0) continue;
                     auto& ix = index[static_cast<std::size_t>(pt)];
-                    if (ix < 0) ix = h.parts++;
+                    if (ix < 0) {
+                        ix = h.parts++;
+                        const auto f = static_cast<std::size_t>(pt);
+                        h.part_kind.push_back(f < type.features.size() ? kind_of(type.features[f].kind) : kBuilding);
+                    }
                     pt = static_cast<std::int8_t>(ix);
                 }
             }
@@ -433,7 +445,9 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
         }
         // Every non-field feature the hypothesis draws must show: its own plain mean colour (no
         // road slack: that could pick any odd pixel) must differ from the field's.
-        if (has_field && h.parts > 0) {
+        // (With no field, as in an all-city tile, a centre building must differ from the city.)
+        const int ref = has_field ? kField : kCity;
+        if (wsum[static_cast<std::size_t>(ref)] > 0 && h.parts > 0) {
             std::vector<cv::Vec3d> psum(static_cast<std::size_t>(h.parts), cv::Vec3d(0, 0, 0));
             std::vector<double> pw(static_cast<std::size_t>(h.parts), 0.0);
             for (std::size_t i = 0; i < np; ++i) {
@@ -442,8 +456,8 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
                 pw[static_cast<std::size_t>(h.part[i])] += h.weight[i];
             }
             for (std::size_t j = 0; j < psum.size(); ++j) {
-                if (pw[j] <= 0) continue;
-                const double d = cv::norm(cv::Vec3f(psum[j] / pw[j]) - s.means[kField]);
+                if (pw[j] <= 0 || (ref == kCity && h.part_kind[j] == kCity)) continue;
+                const double d = cv::norm(cv::Vec3f(psum[j] / pw[j]) - s.means[static_cast<std::size_t>(ref)]);
                 cost += options_.contrast_weight * std::sqrt(pw[j] / total_w) * std::max(0.0, options_.contrast_margin - d);
             }
         }

@@ -111,6 +111,7 @@ private:
         std::vector<float> weight;      // per model pixel
         std::vector<std::int8_t> part;  // per model pixel: which non-field feature (0..parts-1), -1 none
         int parts = 0;
+        std::vector<int> part_kind;     // terrain of each part
         bool pennant = false;
         int kinds_present = 0;          // bit mask
     };

@@ -184,6 +184,31 @@ int main(int argc, char** argv) {
                         100.0 * t.rot_ok / t.n, t.ms / t.n);
         }
     }
+    // The base game with both shipped expansions: more hypotheses, new features (bazaars, lakes).
+    {
+        Catalog all = cat;
+        bool ok = true;
+        for (const char* extra : {"carcassonne-bridges-castles-bazaars", "carcassonne-ferries"}) {
+            auto more = Catalog::embedded(extra);
+            ok = ok && more && all.merge(more.value());
+        }
+        auto all_clf = TileClassifier::create(all);
+        if (ok && all_clf) {
+            std::printf("-- base + bridges-castles-bazaars + ferries catalog (%zu types), default model --\n", all.tiles().size());
+            std::map<std::string, int> all_conf;
+            for (const TileStyle& style : builtin_tile_styles()) {
+                const Tally t = run_synthetic(all_clf.value(), all, style, std::max(1, k / 2), seed + 1, &all_conf);
+                std::printf("%-10s %-16s %6d %9.1f%% %13.1f%% %10.2f\n", style.name.c_str(), "default (all)", t.n,
+                            100.0 * t.type_ok / t.n, 100.0 * t.rot_ok / t.n, t.ms / t.n);
+            }
+            std::vector<std::pair<int, std::string>> list;
+            for (const auto& [key, v] : all_conf) list.emplace_back(v, key);
+            std::sort(list.rbegin(), list.rend());
+            std::printf("confusions:");
+            for (std::size_t i = 0; i < list.size() && i < 16; ++i) std::printf(" %s x%d", list[i].second.c_str(), list[i].first);
+            std::printf("\n");
+        }
+    }
     std::vector<std::pair<int, std::string>> conf;
     for (const auto& [key, v] : confusions) conf.emplace_back(v, key);
     std::sort(conf.rbegin(), conf.rend());

@@ -139,8 +139,14 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
                         l < 0 ? -1 : kind_of(type.features[static_cast<std::size_t>(l)].kind));
                 }
             }
-            if (type.has_tag("bazaar")) {  // the stall drawn in the centre reads as a building
-                cv::circle(kinds, cv::Point(hi / 2, hi / 2), hi * 15 / 100, cv::Scalar(kBuilding), cv::FILLED);
+            if (type.has_tag("bazaar")) {  // the market stall in the centre (wide, low) reads as a building
+                double x0 = 0.39, x1 = 0.61, y0 = 0.43, y1 = 0.54;
+                for (int q = 0; q < r; ++q) {  // turn the box clockwise about the centre: (x, y) -> (1 - y, x)
+                    const double nx0 = 1 - y1, nx1 = 1 - y0, ny0 = x0, ny1 = x1;
+                    x0 = nx0, x1 = nx1, y0 = ny0, y1 = ny1;
+                }
+                cv::rectangle(kinds, cv::Point(static_cast<int>(x0 * hi), static_cast<int>(y0 * hi)),
+                              cv::Point(static_cast<int>(x1 * hi), static_cast<int>(y1 * hi)), cv::Scalar(kBuilding), cv::FILLED);
             }
             Hypothesis h;
             h.type = t;
@@ -148,6 +154,7 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
             h.pennant = pennants > 0;
             h.kind.assign(static_cast<std::size_t>(n * n), -1);
             h.weight.assign(static_cast<std::size_t>(n * n), 0.f);
+            h.part.assign(static_cast<std::size_t>(n * n), -1);
             for (int y = 0; y < n; ++y) {
                 for (int x = 0; x < n; ++x) {
                     std::array<int, kKinds + 1> votes{};
@@ -159,6 +166,26 @@ Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const Tile
                     const auto i = static_cast<std::size_t>(y * n + x);
                     h.kind[i] = static_cast<std::int8_t>(k);
                     if (k >= 0) h.kinds_present |= 1 << k;
+                    // The non-field feature under the block's centre, when it has the block's terrain.
+                    const int l = labels.at<int>(4 * y + 2, 4 * x + 2);
+                    if (k > kField && l >= 0 && kind_of(type.features[static_cast<std::size_t>(l)].kind) == k) {
+                        h.part[i] = static_cast<std::int8_t>(l);
+                    } else if (k == kBuilding) {  // a bazaar's stall: a part of its own
+                        h.part[i] = static_cast<std::int8_t>(type.features.size());
+                    }
+                }
+            }
+            {
+                std::vector<int> index(type.features.size() + 1, -1);
+                for (auto& pt : h.part) {
+                    if (pt < 0) continue;
+                    auto& ix = index[static_cast<std::size_t>(pt)];
+                    if (ix < 0) {
+                        ix = h.parts++;
+                        const auto f = static_cast<std::size_t>(pt);
+                        h.part_kind.push_back(f < type.features.size() ? kind_of(type.features[f].kind) : kBuilding);
+                    }
+                    pt = static_cast<std::int8_t>(ix);
                 }
             }
             // Pixels next to another terrain weigh less: printed art draws borders differently.
@@ -349,7 +376,6 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
         }
         // Roads are thin and drawn where the artist liked: a road pixel may take its colour
         // from the best matching pixel within road_slack model pixels.
-        const cv::Vec3f plain_road = s.means[kRoad];  // before the slack: the contrast prior judges this one
         const int slack = options_.road_slack_px;
         std::vector<int> road_src;
         if (wsum[kRoad] > 0 && slack > 0) {
@@ -410,13 +436,29 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             const auto ku = static_cast<std::size_t>(k);
             if (wsum[ku] <= 0) continue;
             const double share = wsum[ku] / total_w;
+            (void)share;
             if (has_field) {
-                // A road's slack could pick any odd pixel near it; its contrast uses the plain mean.
-                const double d = cv::norm((k == kRoad ? plain_road : s.means[ku]) - s.means[kField]);
-                cost += options_.contrast_weight * std::sqrt(share) * std::max(0.0, options_.contrast_margin - d);
                 cost += options_.green_weight * std::max(0.0, static_cast<double>(s.means[kField][1] - s.means[ku][1]));
             } else {
                 cost += options_.green_weight * std::max(0.0, -8.0 - static_cast<double>(s.means[ku][1]));
+            }
+        }
+        // Every non-field feature the hypothesis draws must show: its own plain mean colour (no
+        // road slack: that could pick any odd pixel) must differ from the field's.
+        // (With no field, as in an all-city tile, a centre building must differ from the city.)
+        const int ref = has_field ? kField : kCity;
+        if (wsum[static_cast<std::size_t>(ref)] > 0 && h.parts > 0) {
+            std::vector<cv::Vec3d> psum(static_cast<std::size_t>(h.parts), cv::Vec3d(0, 0, 0));
+            std::vector<double> pw(static_cast<std::size_t>(h.parts), 0.0);
+            for (std::size_t i = 0; i < np; ++i) {
+                if (h.part[i] < 0) continue;
+                psum[static_cast<std::size_t>(h.part[i])] += cv::Vec3d(px[i]) * static_cast<double>(h.weight[i]);
+                pw[static_cast<std::size_t>(h.part[i])] += h.weight[i];
+            }
+            for (std::size_t j = 0; j < psum.size(); ++j) {
+                if (pw[j] <= 0 || (ref == kCity && h.part_kind[j] == kCity)) continue;
+                const double d = cv::norm(cv::Vec3f(psum[j] / pw[j]) - s.means[static_cast<std::size_t>(ref)]);
+                cost += options_.contrast_weight * std::sqrt(pw[j] / total_w) * std::max(0.0, options_.contrast_margin - d);
             }
         }
         if (has_field) cost += options_.field_green_weight * std::max(0.0, static_cast<double>(s.means[kField][1]) - options_.field_max_a);

@@ -109,6 +109,9 @@ private:
         int rot = 0;         // quarter turns
         std::vector<std::int8_t> kind;  // per model pixel: terrain (0 field, 1 road, 2 city, 3 building, 4 lake), -1 ignore
         std::vector<float> weight;      // per model pixel
+        std::vector<std::int8_t> part;  // per model pixel: which non-field feature (0..parts-1), -1 none
+        int parts = 0;
+        std::vector<int> part_kind;     // terrain of each part
         bool pennant = false;
         int kinds_present = 0;          // bit mask
     };

@@ -125,6 +125,22 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             const bool same_type = types[static_cast<std::size_t>(p.type)].id == t.tile;
             if (!same_type || ((p.rot - want) % period + period) % period != 0) {
                 ++st.wrong, ++errors;
+                if (!g_dump.empty() && std::getenv("VB_CROP")) {
+                    const double pp = view.pitch_px;
+                    cv::Rect r(static_cast<int>(cell.first * pp), static_cast<int>(cell.second * pp), static_cast<int>(pp), static_cast<int>(pp));
+                    r &= cv::Rect(0, 0, view.top.cols, view.top.rows);
+                    cv::Mat crop;
+                    cv::resize(view.top(r), crop, cv::Size(), 6, 6, cv::INTER_NEAREST);
+                    const auto lay = vision::terrain_layout(*type, want, 20, 0.06);
+                    const cv::Scalar col[] = {{0, 255, 0}, {255, 255, 255}, {0, 128, 255}, {255, 0, 255}, {255, 0, 0}, {0, 0, 255}, {0, 0, 0}};
+                    for (int j = 0; j < 20; ++j) {
+                        for (int i = 0; i < 20; ++i) {
+                            const double u = 0.06 + (i + 0.5) / 20 * 0.88, v = 0.06 + (j + 0.5) / 20 * 0.88;
+                            cv::circle(crop, cv::Point(static_cast<int>(u * pp * 6), static_cast<int>(v * pp * 6)), 3, col[lay[static_cast<std::size_t>(j * 20 + i)]], -1);
+                        }
+                    }
+                    cv::imwrite(g_dump + "/crop_" + t.tile + std::to_string(seed) + "_" + std::to_string(cell.first) + "_" + std::to_string(cell.second) + ".png", crop);
+                }
                 if (!g_dump.empty()) {
                     std::printf("  seed %llu cell %d,%d: true %s rot %d, read %s rot %d (conf %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
                                 cell.second, t.tile.c_str(), want, types[static_cast<std::size_t>(p.type)].id.c_str(), p.rot, p.confidence);

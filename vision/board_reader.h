@@ -54,7 +54,7 @@ struct LatticeOptions {
     double tile_mm = 45;             // tile side
     double gap_mm = 0.8;             // assumed mean gap between tiles (sets the mm scale)
     double px_per_mm = 1.0;          // scale of the top view
-    int max_top_side = 2000;         // the top view is cropped to this (px)
+    int max_top_side = 4000;         // the top view is cropped to this (px)
     double occupied_share = 0.55;    // a cell holds a tile when this share of its inside is not table
     double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
     Status check() const;
@@ -86,7 +86,9 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
 
 // ---- Stage 3: per-cell hypotheses -----------------------------------------------------
 
-enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kOther, kTerrains };
+// kOther: samples whose terrain the geometry does not pin down (around a monastery,
+// junction villages); their model is the frame's overall colour mix.
+enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kPennant, kOther, kTerrains };
 
 struct ClassifierOptions {
     int samples = 20;             // samples per tile side (samples^2 per cell)
@@ -111,7 +113,8 @@ struct CellHypotheses {
     std::vector<Hypothesis> hyps;
 };
 
-// Terrain labels (kField..kOther) of a tile type at a rotation, samples x samples, row-major.
+// Terrain labels (kField..kOther) of a tile type (a pennant is a disc where its city is
+// widest, as printed tiles place it) at a rotation, samples x samples, row-major.
 std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset);
 
 // Scores every (type, rotation) of `catalog` for every cell.

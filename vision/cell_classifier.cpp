@@ -1,6 +1,8 @@
 // Stage 3 of the board reader: per-cell (type, rotation) hypotheses from a terrain
 // appearance model adapted to each frame (k-means colour clusters + EM over tile layouts).
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -19,6 +21,10 @@ constexpr double kFieldInit = 0.6;         // initial share of field on the domi
 constexpr double kRoadInit = 0.5;          // initial share of road on the brightest cluster
 constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
 constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
+constexpr double kRareFloor = 0.01;        // pennant start: weight 1 / (cluster share + this)
+constexpr double kPennantRadius = 0.08;    // pennant disc radius (tile fraction)
+constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
+constexpr double kCloisterHalo = 0.3;      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
     switch (k) {
@@ -56,14 +62,52 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
     }
     const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
     std::vector<std::uint8_t> out(static_cast<std::size_t>(samples * samples), kOther);
+    // Pennant discs: where each pennant city is widest.
+    std::vector<cv::Point2d> pennants;
+    bool cloister = false;
+    for (std::size_t f = 0; f < type.features.size(); ++f) {
+        cloister = cloister || type.features[f].kind == FeatureKind::Monastery;
+        if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
+        cv::Mat own = labels == static_cast<int>(f), padded, room;
+        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+        cv::Point best;
+        cv::minMaxLoc(room(cv::Rect(1, 1, kLayoutPx, kLayoutPx)), nullptr, nullptr, nullptr, &best);
+        pennants.emplace_back((best.x + 0.5) / kLayoutPx, (best.y + 0.5) / kLayoutPx);
+    }
+    // Terrain per layout pixel, then samples; a sample near a border between terrains (but
+    // not on a road: roads are thin) is left unknown, as tiles sit a little off the lattice.
+    cv::Mat terrain(kLayoutPx, kLayoutPx, CV_8UC1, cv::Scalar(kOther));
+    for (int y = 0; y < kLayoutPx; ++y) {
+        for (int x = 0; x < kLayoutPx; ++x) {
+            const double u = (x + 0.5) / kLayoutPx, v = (y + 0.5) / kLayoutPx;
+            const int f = labels.at<int>(y, x);
+            auto& t = terrain.at<std::uint8_t>(y, x);
+            if (f >= 0 && f < static_cast<int>(type.features.size())) t = static_cast<std::uint8_t>(terrain_of(type.features[static_cast<std::size_t>(f)].kind));
+            if (cloister && t != kCloister && std::hypot(u - 0.5, v - 0.5) < kCloisterHalo) t = kOther;
+            for (const auto& pc : pennants) {
+                if (std::hypot(u - pc.x, v - pc.y) < kPennantRadius) t = kPennant;
+            }
+        }
+    }
+    const int reach = static_cast<int>(std::lround(kBorderBand * kLayoutPx));
     for (int j = 0; j < samples; ++j) {
         for (int i = 0; i < samples; ++i) {
             const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
             const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
-            const int f = labels.at<int>(y, x);
-            if (f >= 0 && f < static_cast<int>(type.features.size())) {
-                out[static_cast<std::size_t>(j * samples + i)] = static_cast<std::uint8_t>(terrain_of(type.features[static_cast<std::size_t>(f)].kind));
+            std::uint8_t t = terrain.at<std::uint8_t>(y, x);
+            if (t != kRoad && t != kPennant) {
+                for (int dy = -reach; dy <= reach && t != kOther; ++dy) {
+                    for (int dx = -reach; dx <= reach; ++dx) {
+                        const int xx = std::clamp(x + dx, 0, kLayoutPx - 1), yy = std::clamp(y + dy, 0, kLayoutPx - 1);
+                        if (terrain.at<std::uint8_t>(yy, xx) != t) {
+                            t = kOther;
+                            break;
+                        }
+                    }
+                }
             }
+            out[static_cast<std::size_t>(j * samples + i)] = t;
         }
     }
     std::lock_guard lock(mutex);
@@ -111,6 +155,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
     }
     std::vector<std::vector<double>> prob(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+    prob[kOther] = share;
     auto spread = [&](int t, int favoured, double mass) {
         for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
     };
@@ -118,6 +163,12 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     if (road >= 0) spread(kRoad, road, kRoadInit);
     for (int c = 0; c < k; ++c) {
         prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
+    }
+    // Pennants are small and unlike the common terrain: start them on the rare colours.
+    {
+        double z = 0;
+        for (int c = 0; c < k; ++c) z += 1 / (share[static_cast<std::size_t>(c)] + kRareFloor);
+        for (int c = 0; c < k; ++c) prob[kPennant][static_cast<std::size_t>(c)] = 1 / (share[static_cast<std::size_t>(c)] + kRareFloor) / z;
     }
 
     // Hypotheses: every type at every distinct rotation.
@@ -150,6 +201,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])] += 1;
         }
         if (round == o.em_rounds) break;
+        for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
         for (int t = 0; t < kTerrains; ++t) {
             auto& row = counts[static_cast<std::size_t>(t)];
             double total = 0;
@@ -164,6 +216,11 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.row = cells[c].row;
         for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+        if (std::getenv("CLS_DEBUG")) {
+            std::fprintf(stderr, "cell %d,%d:", h.col, h.row);
+            for (std::size_t q = 0; q < 4; ++q) std::fprintf(stderr, " %s%d %.1f", catalog.tiles()[static_cast<std::size_t>(h.hyps[q].type)].id.c_str(), h.hyps[q].rot, h.hyps[q].score);
+            std::fprintf(stderr, "\n");
+        }
         out.push_back(std::move(h));
     }
     return out;

@@ -19,6 +19,7 @@ commands:
   random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
+  recognize IMAGE... [--json]                 read the board (tiles, types, rotations) in photos
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
         if (command == "legal") return meeplecam::cli::run_legal(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
         if (command == "render") return meeplecam::cli::run_render(args);
+        if (command == "recognize") return meeplecam::cli::run_recognize(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

@@ -48,7 +48,8 @@ struct LatticeOptions {
     double min_pitch_px = 12;        // smallest tile pitch looked for in the affine view (px)
     double max_pitch_px = 240;       // largest (px)
     double affine_side = 800;        // size of the affine view the pitch is measured in (px)
-    double harmonic_share = 0.5;     // the shortest pitch pair correlating this share of the best wins (not a multiple)
+    double harmonic_share = 0.6;     // the shortest pitch pair correlating this share of the best wins (not a multiple)
+    double axis_share = 0.4;         // ... and each of its pitches this share of its own axis's best
     double max_aspect = 1.45;        // largest ratio of the two pitches in the affine view
     double min_lattice_score = 1.6;  // fold peak over mean below this: no periodic gaps, no board
     double tile_mm = 45;             // tile side

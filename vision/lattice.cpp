@@ -239,6 +239,9 @@ std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const 
         }
     }
     if (best <= 0) return {};
+    double best_x = 0, best_y = 0;
+    for (const int a : px) best_x = std::max(best_x, rx[static_cast<std::size_t>(a)]);
+    for (const int b : py) best_y = std::max(best_y, ry[static_cast<std::size_t>(b)]);
     if (std::getenv("LAT_DEBUG")) {
         for (const int a : px) std::fprintf(stderr, " x%d:%.2f", a, rx[static_cast<std::size_t>(a)]);
         std::fprintf(stderr, "\n");
@@ -251,6 +254,7 @@ std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const 
             const double ratio = static_cast<double>(a) / b;
             if (ratio > o.max_aspect || ratio < 1 / o.max_aspect) continue;
             if (rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)] < o.harmonic_share * best) continue;
+            if (rx[static_cast<std::size_t>(a)] < o.axis_share * best_x || ry[static_cast<std::size_t>(b)] < o.axis_share * best_y) continue;
             if (ca < 0 || a + b < ca + cb) ca = a, cb = b;
         }
     }
@@ -274,6 +278,7 @@ Status LatticeOptions::check() const {
     if (!(affine_side >= 200 && affine_side <= 4000)) return bad("affine_side must be within [200, 4000]");
     if (!(harmonic_share > 0 && harmonic_share <= 1)) return bad("harmonic_share must be within (0, 1]");
     if (!(max_aspect >= 1 && max_aspect < 4)) return bad("max_aspect must be within [1, 4)");
+    if (!(axis_share >= 0 && axis_share <= 1)) return bad("axis_share must be within [0, 1]");
     if (!(min_lattice_score >= 1)) return bad("min_lattice_score must be at least 1");
     if (!(tile_mm > 5 && tile_mm < 500)) return bad("tile_mm must be within (5, 500)");
     if (!(gap_mm >= 0 && gap_mm < tile_mm / 4)) return bad("gap_mm must be within [0, tile_mm / 4)");

@@ -289,9 +289,8 @@ Status LatticeOptions::check() const {
     return Ok{};
 }
 
-Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) {
-    if (auto st = o.check(); !st) return st.error();
-    if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
+// The lattice, searched near the board (colours unlike the table) or, with `whole`, in the whole frame.
+Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& o, bool whole) {
     const double work_scale = static_cast<double>(o.work_side) / std::max(image.cols, image.rows);
     cv::Mat work;
     cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
@@ -306,7 +305,8 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) 
     view.px_per_mm = o.px_per_mm;
     cv::Mat board_work;
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
-    view.whole_frame = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
+    const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
+    view.whole_frame = whole || colours_fail;
     cv::Mat region;
     if (view.whole_frame) {
         region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(255));
@@ -391,7 +391,7 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) 
     // Fit the board's region into an affine view of about affine_side pixels.
     std::vector<cv::Point> pts;
     cv::Mat region_small;
-    cv::resize(view.whole_frame ? region : board_work, region_small, cv::Size(), 0.25, 0.25, cv::INTER_NEAREST);
+    cv::resize(colours_fail ? region : board_work, region_small, cv::Size(), 0.25, 0.25, cv::INTER_NEAREST);
     {
         // The board is the big blob(s): specks of table colour far away do not stretch the view.
         cv::Mat labels, stats, centroids;
@@ -454,9 +454,19 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) 
     cv::warpPerspective(work, view.top, work_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
     cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
-    cv::warpPerspective(view.whole_frame ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
+    cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
                         cv::BORDER_CONSTANT, cv::Scalar(0));
     return view;
+}
+
+Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) {
+    if (auto st = o.check(); !st) return st.error();
+    if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
+    auto near_board = find_lattice_in(image, o, false);
+    if (near_board) return near_board;
+    // The table's colours can hide the board (tiles like wood): look at the whole frame.
+    auto whole = find_lattice_in(image, o, true);
+    return whole ? whole : near_board;
 }
 
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& o) {

@@ -163,6 +163,10 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + ".png", img);
             cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + "_mask.png", view.not_table);
         }
+        if (!g_dump.empty()) {
+            std::printf("  board seed %llu: %zu tiles, %d errors, %zu read, rect %.1f mm, style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
+                        truth.tiles.size(), errors, reading->tiles.size(), st.rect_mm.back(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);
+        }
         st.perfect += errors == 0;
         st.at_most_one += errors <= 1;
     }

@@ -1,8 +1,6 @@
 // Stage 3 of the board reader: per-cell (type, rotation) hypotheses from a terrain
 // appearance model adapted to each frame (k-means colour clusters + EM over tile layouts).
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -216,11 +214,6 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.row = cells[c].row;
         for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
-        if (std::getenv("CLS_DEBUG")) {
-            std::fprintf(stderr, "cell %d,%d:", h.col, h.row);
-            for (std::size_t q = 0; q < 4; ++q) std::fprintf(stderr, " %s%d %.1f", catalog.tiles()[static_cast<std::size_t>(h.hyps[q].type)].id.c_str(), h.hyps[q].rot, h.hyps[q].score);
-            std::fprintf(stderr, "\n");
-        }
         out.push_back(std::move(h));
     }
     return out;

@@ -1,8 +1,6 @@
 // Stage 1-2 of the board reader: the plane homography and the tile lattice, estimated from
 // the tiles alone (vanishing points of the tile edges, periodic gaps), and occupancy.
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -20,10 +18,13 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kAngleBins = 180;           // direction histogram: one bin per degree
 constexpr double kAngleSmoothDeg = 2.0;   // its smoothing
-constexpr double kMinFamilySeparationDeg = 30;  // the second family's direction differs at least this much
+constexpr double kMinFamilySeparationDeg = 55;  // the second family differs at least this much (square tiles seen at up to ~40 degrees tilt)
 constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's normalised disc by this much
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
+constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
+constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
+constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
@@ -242,12 +243,6 @@ std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const 
     double best_x = 0, best_y = 0;
     for (const int a : px) best_x = std::max(best_x, rx[static_cast<std::size_t>(a)]);
     for (const int b : py) best_y = std::max(best_y, ry[static_cast<std::size_t>(b)]);
-    if (std::getenv("LAT_DEBUG")) {
-        for (const int a : px) std::fprintf(stderr, " x%d:%.2f", a, rx[static_cast<std::size_t>(a)]);
-        std::fprintf(stderr, "\n");
-        for (const int b : py) std::fprintf(stderr, " y%d:%.2f", b, ry[static_cast<std::size_t>(b)]);
-        std::fprintf(stderr, "\n");
-    }
     int ca = -1, cb = -1;
     for (const int a : px) {
         for (const int b : py) {
@@ -354,41 +349,6 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         }
     }
     auto circ = [](double a, double b) { return std::abs(std::remainder(a - b, 180.0)); };
-    const double dir1 = static_cast<double>(std::max_element(smooth.begin(), smooth.end()) - smooth.begin()) + 0.5;
-    double dir2 = -1, best2 = 0;
-    for (int i = 0; i < kAngleBins; ++i) {
-        if (circ(i + 0.5, dir1) >= kMinFamilySeparationDeg && smooth[static_cast<std::size_t>(i)] > best2) best2 = smooth[static_cast<std::size_t>(i)], dir2 = i + 0.5;
-    }
-    if (dir2 < 0) return invalid("lattice", "no board found: edges run one way only");
-    std::vector<Segment> fam1, fam2;
-    for (const auto& s : segments) {
-        if (circ(s.angle, dir1) < o.family_deg) fam1.push_back(s);
-        else if (circ(s.angle, dir2) < o.family_deg) fam2.push_back(s);
-    }
-    if (fam1.size() < 3 || fam2.size() < 3) return invalid("lattice", "no board found: too few edges in one direction");
-    const cv::Vec3d v1 = vanishing_point(fam1, o), v2 = vanishing_point(fam2, o);
-
-    // Affine rectification: send the horizon (through both vanishing points) to infinity.
-    cv::Vec3d horizon = v1.cross(v2);
-    // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
-    if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
-        return invalid("lattice", "no board found: edge directions do not fit a table seen from above");
-    }
-    horizon /= horizon[2];
-    const cv::Matx33d hp(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
-    auto direction = [&](const cv::Vec3d& v) {
-        const cv::Vec3d d = hp * v;
-        const cv::Point2d u(d[0], d[1]);
-        return u / cv::norm(u);
-    };
-    cv::Point2d d1 = direction(v1), d2 = direction(v2);
-    if (d1.x * d2.y - d1.y * d2.x < 0) d2 = -d2;
-    const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
-    const cv::Matx22d to_axes = basis.inv();
-    const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
-    cv::Matx33d work_to_affine = affine * hp * work_to_norm;
-
-    // Fit the board's region into an affine view of about affine_side pixels.
     std::vector<cv::Point> pts;
     cv::Mat region_small;
     cv::resize(colours_fail ? region : board_work, region_small, cv::Size(), 0.25, 0.25, cv::INTER_NEAREST);
@@ -406,40 +366,99 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         }
     }
     if (pts.empty()) return invalid("lattice", "no board found");
+    // Direction families: the strongest peaks of the direction histogram; every pair far
+    // enough apart is tried (a table's own lines, like plank seams, can make a peak) and the
+    // pair whose lattice folds most sharply wins.
+    std::vector<double> peaks;
+    {
+        auto left = smooth;
+        for (int n = 0; n < kDirectionCandidates; ++n) {
+            const auto top = std::max_element(left.begin(), left.end());
+            if (*top <= 0) break;
+            const int at = static_cast<int>(top - left.begin());
+            peaks.push_back(at + 0.5);
+            for (int k = -kPeakSuppressDeg; k <= kPeakSuppressDeg; ++k) left[static_cast<std::size_t>(((at + k) % kAngleBins + kAngleBins) % kAngleBins)] = 0;
+        }
+    }
+    struct Attempt {
+        cv::Matx33d work_to_affine;
+        Period px, py;
+        double score = -1;
+    };
+    Attempt best;
+    std::string failure = "no board found: edges run one way only";
+    for (std::size_t i = 0; i < peaks.size(); ++i) {
+        for (std::size_t j = i + 1; j < peaks.size(); ++j) {
+            const double dir1 = peaks[i], dir2 = peaks[j];
+            if (circ(dir1, dir2) < kMinFamilySeparationDeg) continue;
+            std::vector<Segment> fam1, fam2;
+            for (const auto& s : segments) {
+                if (circ(s.angle, dir1) < o.family_deg) fam1.push_back(s);
+                else if (circ(s.angle, dir2) < o.family_deg) fam2.push_back(s);
+            }
+            if (fam1.size() < 3 || fam2.size() < 3) {
+                failure = "no board found: too few edges in one direction";
+                continue;
+            }
+            const cv::Vec3d v1 = vanishing_point(fam1, o), v2 = vanishing_point(fam2, o);
+            // Affine rectification: send the horizon (through both vanishing points) to infinity.
+            cv::Vec3d horizon = v1.cross(v2);
+            // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
+            if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
+                failure = "no board found: edge directions do not fit a table seen from above";
+                continue;
+            }
+            horizon /= horizon[2];
+            const cv::Matx33d hp(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
+            auto direction = [&](const cv::Vec3d& v) {
+                const cv::Vec3d d = hp * v;
+                const cv::Point2d u(d[0], d[1]);
+                return u / cv::norm(u);
+            };
+            cv::Point2d d1 = direction(v1), d2 = direction(v2);
+            if (d1.x * d2.y - d1.y * d2.x < 0) d2 = -d2;
+            const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
+            const cv::Matx22d to_axes = basis.inv();
+            const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
+            cv::Matx33d work_to_affine = affine * hp * work_to_norm;
+            // Fit the board's region into an affine view of about affine_side pixels.
+            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+            for (const auto& p : pts) {
+                const cv::Point2d q = apply(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+                x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+            }
+            const double fit = o.affine_side / std::max({x1 - x0, y1 - y0, 1e-9});
+            work_to_affine = cv::Matx33d(fit, 0, -x0 * fit, 0, fit, -y0 * fit, 0, 0, 1) * work_to_affine;
+            const cv::Size affine_size(static_cast<int>((x1 - x0) * fit) + 1, static_cast<int>((y1 - y0) * fit) + 1);
+            if (affine_size.width > kMaxAffineStretch * o.affine_side || affine_size.height > kMaxAffineStretch * o.affine_side) continue;
+            cv::Mat affine_grey, affine_mask;
+            cv::warpPerspective(grey, affine_grey, work_to_affine, affine_size, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+            cv::warpPerspective(region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+            cv::Mat g, dxx, dyy;
+            affine_grey.convertTo(g, CV_32F);
+            cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
+            cv::Sobel(g, dxx, CV_32F, 2, 0, 3);
+            cv::Sobel(g, dyy, CV_32F, 0, 2, 3);
+            const auto [px, py] = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o);
+            const double score = std::min(px.score, py.score);
+            if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_lattice_score) {
+                failure = "no board found: no periodic gaps between tiles";
+                continue;
+            }
+            if (score > best.score) best = {work_to_affine, px, py, score};
+        }
+    }
+    if (best.score < 0) return invalid("lattice", failure);
+    const cv::Matx33d work_to_affine = best.work_to_affine;
+    const Period px = best.px, py = best.py;
+    view.score = best.score;
     double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
-    for (const auto& p : pts) {
-        const cv::Point2d q = apply(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
-        x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
-    }
-    const double fit = o.affine_side / std::max({x1 - x0, y1 - y0, 1e-9});
-    work_to_affine = cv::Matx33d(fit, 0, -x0 * fit, 0, fit, -y0 * fit, 0, 0, 1) * work_to_affine;
-    const cv::Size affine_size(static_cast<int>((x1 - x0) * fit) + 1, static_cast<int>((y1 - y0) * fit) + 1);
-    cv::Mat affine_grey, affine_mask;
-    cv::warpPerspective(grey, affine_grey, work_to_affine, affine_size, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-    cv::warpPerspective(region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
-    cv::Mat g, dxx, dyy;
-    affine_grey.convertTo(g, CV_32F);
-    cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
-    cv::Sobel(g, dxx, CV_32F, 2, 0, 3);
-    cv::Sobel(g, dyy, CV_32F, 0, 2, 3);
-    const auto [px, py] = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o);
-    view.score = std::min(px.score, py.score);
-    if (std::getenv("LAT_DEBUG")) {
-        std::fprintf(stderr, "segments %zu fam %zu %zu dirs %.1f %.1f v1 %.3f %.3f %.3f v2 %.3f %.3f %.3f px %.2f ph %.1f sc %.2f py %.2f ph %.1f sc %.2f\n", segments.size(), fam1.size(), fam2.size(), dir1, dir2, v1[0], v1[1], v1[2], v2[0], v2[1], v2[2], px.pitch, px.phase, px.score, py.pitch, py.phase, py.score);
-        const auto prof = valley_profile(dxx, affine_mask, true);
-        for (double p = px.pitch * 0.85; p < px.pitch * 1.15; p += px.pitch * 0.01) std::fprintf(stderr, " %.1f:%.2f", p, fold_at(prof, p).score);
-        std::fprintf(stderr, "\n");
-    }
-    if (px.pitch <= 0 || py.pitch <= 0 || view.score < o.min_lattice_score) {
-        return invalid("lattice", "no board found: no periodic gaps between tiles");
-    }
 
     // The top view: square cells of the pitch at px_per_mm, gap lines on multiples of it.
     const double pitch = (o.tile_mm + o.gap_mm) * o.px_per_mm;
     view.pitch_px = pitch;
     cv::Matx33d affine_to_top(pitch / px.pitch, 0, -px.phase * pitch / px.pitch, 0, pitch / py.pitch, -py.phase * pitch / py.pitch, 0, 0, 1);
     cv::Matx33d work_to_top = affine_to_top * work_to_affine;
-    x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
     for (const auto& p : pts) {
         const cv::Point2d q = apply(work_to_top, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
         x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);

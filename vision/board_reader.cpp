@@ -33,6 +33,8 @@ Status ReaderOptions::check() const {
     if (auto st = classifier.check(); !st) return st;
     if (auto st = decoder.check(); !st) return st;
     if (min_tiles < 1) return invalid("reader options", "min_tiles must be at least 1");
+    if (!(max_tiles_share > 0)) return invalid("reader options", "max_tiles_share must be positive");
+    if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
     return Ok{};
 }
 
@@ -151,6 +153,27 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     reading.ms_lattice = elapsed_ms(start);
     if (static_cast<int>(cells.size()) < options.min_tiles) {
         reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
+        reading.ms_total = reading.ms_lattice;
+        return reading;
+    }
+    // Sanity: a board holds at most the game's tiles, and a tile must be big enough to read.
+    int copies = 0;
+    for (const auto& t : catalog.tiles()) copies += t.count_in(options.decoder.edition);
+    if (static_cast<double>(cells.size()) > options.max_tiles_share * copies) {
+        reading.message = "no board found: " + std::to_string(cells.size()) + " cells look like tiles, more than the game has (" +
+                          std::to_string(copies) + "); the lattice was misread";
+        reading.ms_total = reading.ms_lattice;
+        return reading;
+    }
+    const cv::Matx33d top_to_image = reading.view.image_to_top.inv();
+    const auto corner = [&](double x, double y) {
+        const cv::Vec3d v = top_to_image * cv::Vec3d(x, y, 1);
+        return cv::Point2d(v[0] / v[2], v[1] / v[2]);
+    };
+    const double centre_x = (cells[0].col + 0.5) * reading.view.pitch_px, centre_y = (cells[0].row + 0.5) * reading.view.pitch_px;
+    const double image_pitch = cv::norm(corner(centre_x + reading.view.pitch_px / 2, centre_y) - corner(centre_x - reading.view.pitch_px / 2, centre_y));
+    if (image_pitch < options.min_tile_px) {
+        reading.message = "no board found: tiles would be " + std::to_string(static_cast<int>(image_pitch)) + " px wide, too small to read";
         reading.ms_total = reading.ms_lattice;
         return reading;
     }

@@ -286,7 +286,7 @@ Status LatticeOptions::check() const {
 
 // The lattice, searched near the board (colours unlike the table) or, with `whole`, in the whole frame.
 Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& o, bool whole) {
-    const double work_scale = static_cast<double>(o.work_side) / std::max(image.cols, image.rows);
+    const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
     cv::Mat work;
     cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
     const cv::Matx33d image_to_work(work_scale, 0, 0, 0, work_scale, 0, 0, 0, 1);

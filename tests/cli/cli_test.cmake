@@ -90,3 +90,16 @@ file(WRITE ${WORK_DIR}/bridges.json [=[{"format": "meeplecam-record", "version":
 expect_run(0 "with {\"bridge\":{\"at\":[1,0],\"axis\":\"NS\"}}" legal ${WORK_DIR}/bridges.json --tile V)
 expect_run(0 "\"type\": \"ferry\"" legal ${WORK_DIR}/bridges.json --tile FE2 --at 2,0 --rot 0 --json)
 expect_run(0 "with {\"bridge\"" legal ${WORK_DIR}/bridges.json --tile U --at 1,1 --rot 0)
+
+# recognize: the board in a photograph; exit 2 for unreadable images and frames without a board.
+expect_run(0 "usage: meeplecam recognize" recognize --help)
+expect_run(0 "recognize IMAGE" --help)
+expect_run(0 "70 tiles, " render --random-board 70 -o ${WORK_DIR}/board70.png --seed 7 --preset easy)
+expect_run(0 "tiles (lattice" recognize ${WORK_DIR}/board70.png)
+expect_run(0 "\"image_to_board\"" recognize ${WORK_DIR}/board70.png --json)
+expect_run(2 "cannot open" recognize ${WORK_DIR}/missing.png)
+file(WRITE ${WORK_DIR}/corrupt.png "not an image")
+expect_run(2 "not a readable image" recognize ${WORK_DIR}/corrupt.png)
+expect_run(2 "no board found" recognize ${WORK_DIR}/start.png)
+expect_run(2 "expects at least one IMAGE" recognize)
+expect_run(2 "no rules for game" recognize ${WORK_DIR}/board70.png --game nonsense)

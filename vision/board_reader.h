@@ -152,7 +152,7 @@ struct ReaderOptions {
     ClassifierOptions classifier;
     DecoderOptions decoder;
     int min_tiles = 2;             // fewer occupied cells: no board
-    double max_tiles_share = 1.0;  // more occupied cells than this share of the catalog's copies (edition): no board
+    double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
     Status check() const;
 };

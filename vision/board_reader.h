@@ -95,9 +95,9 @@ struct ClassifierOptions {
     int samples = 20;             // samples per tile side (samples^2 per cell)
     double sample_inset = 0.06;   // share of the tile left out along each side (jitter, gaps)
     int clusters = 10;            // k-means colour clusters per frame
-    int em_rounds = 4;            // EM rounds adapting the terrain model to the frame
+    int em_rounds = 16;           // most EM rounds adapting the terrain model to the frame (stops when no cell changes)
     double prior_count = 2.0;     // Dirichlet smoothing of terrain/cluster counts
-    double temperature = 0.25;    // log-likelihoods are scaled by this (samples are not independent)
+    double temperature = 0.1;     // log-likelihoods are scaled by this (samples are not independent)
     std::uint64_t seed = 7;       // k-means seed
     Status check() const;
 };
@@ -125,7 +125,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
 // ---- Stage 4: joint decoding --------------------------------------------------------
 
 struct DecoderOptions {
-    double mismatch_penalty = 6.0;  // score lost per touching side whose edge kinds differ
+    double mismatch_penalty = 12.0; // score lost per touching side whose edge kinds differ
     double excess_penalty = 3.0;    // score lost per copy beyond the edition's count
     double count_prior = 1.0;       // weight of log(copies in the edition): common tiles win ties
     int max_sweeps = 10;            // ICM sweeps

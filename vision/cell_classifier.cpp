@@ -179,7 +179,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         for (const int r : t.distinct_rotations) layouts.push_back({t.index, r, terrain_layout(t, r, n, o.sample_inset)});
     }
     std::vector<std::vector<double>> ll(cells.size(), std::vector<double>(layouts.size(), 0.0));
+    std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
     for (int round = 0; round <= o.em_rounds; ++round) {
+        bool changed = false;
         std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
         for (int t = 0; t < kTerrains; ++t) {
             for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
@@ -195,10 +197,12 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 ll[c][h] = s;
                 if (s > ll[c][best]) best = h;
             }
+            changed = changed || best != previous[c];
+            previous[c] = best;
             const auto& terrain = layouts[best].terrain;
             for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])] += 1;
         }
-        if (round == o.em_rounds) break;
+        if (round == o.em_rounds || !changed) break;  // converged: the scores above are final
         for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
         for (int t = 0; t < kTerrains; ++t) {
             auto& row = counts[static_cast<std::size_t>(t)];

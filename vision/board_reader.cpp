@@ -160,8 +160,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     int copies = 0;
     for (const auto& t : catalog.tiles()) copies += t.count_in(options.decoder.edition);
     if (static_cast<double>(cells.size()) > options.max_tiles_share * copies) {
-        reading.message = "no board found: " + std::to_string(cells.size()) + " cells look like tiles, more than the game has (" +
-                          std::to_string(copies) + "); the lattice was misread";
+        reading.message = "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " +
+                          std::to_string(copies) + " tiles; the lattice was misread";
         reading.ms_total = reading.ms_lattice;
         return reading;
     }

@@ -29,6 +29,7 @@ commands:
   classify-tile IMAGE --game G [--library F] [--json]
                                               one tile photo -> type, rotation, confidence
   learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile
+  recognize IMAGE... [--json]                 read the board (tiles, types, rotations) in photos
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
         }
         if (command == "classify-tile") return meeplecam::cli::run_classify_tile(args);
         if (command == "learn-tiles") return meeplecam::cli::run_learn_tiles(args);
+        if (command == "recognize") return meeplecam::cli::run_recognize(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

@@ -9,6 +9,8 @@
 #include "app/cli_args.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
+#include "vision/board_reader.h"
+#include "vision/image_io.h"
 #include "vision/table_renderer.h"
 
 namespace meeplecam::cli {
@@ -34,6 +36,25 @@ same image.
   --catalog FILE      use this tile catalog instead of the shipped one (with SCENE.json)
 
 exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal move
+)";
+
+constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3] [--json]
+
+Reads the board in each photograph: finds the tiles from the image alone (no calibration:
+the table plane is estimated from the tiles' edges and gaps), then each tile's type and
+rotation, decoded jointly so touching sides match. Prints every tile with its cell, type,
+rotation, confidence and runner-up, the image -> board mapping and the time taken.
+
+Cells and rotations are in the board frame of the top view: a photo has no north, so the
+whole board may be turned by a quarter turn against the record that built it.
+
+  --game G            carcassonne (default), city or amazonas: which tile catalog
+  --expansions A,B    expansions whose tiles may be on the table (carcassonne only)
+  --edition E         tile counts (default C3)
+  --json              one JSON document: {"images": [{"image", "found", "tiles", ...}]}
+
+exit codes: 0 every image shows a board; 2 an image is unreadable, empty, too small or
+too large, or shows no board (the message names the image and the reason)
 )";
 
 int report(const Error& e) {
@@ -70,7 +91,125 @@ Result<cv::Size> size_arg(const std::string& text) {
     return invalid("--size", "expected WIDTHxHEIGHT, e.g. 1920x1080, got '" + text + "'");
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char ch : text) {
+        if (ch == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += ch;
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+nlohmann::json matrix_json(const cv::Matx33d& m) {
+    nlohmann::json j = nlohmann::json::array();
+    for (int r = 0; r < 3; ++r) j.push_back({m(r, 0), m(r, 1), m(r, 2)});
+    return j;
+}
+
 }  // namespace
+
+int run_recognize(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {"game", "expansions", "edition"}, {"help", "json"});
+    if (!args) return report(args.error());
+    if (args->has("help")) {
+        std::cout << kRecognizeHelp;
+        return 0;
+    }
+    if (args->positional.empty()) return report(invalid("recognize", "expects at least one IMAGE (see --help)"));
+    Record setup;
+    setup.game = args->value("game").value_or("carcassonne");
+    if (auto e = args->value("expansions")) setup.expansions = split_list(*e);
+    if (!setup.expansions.empty() && setup.game != "carcassonne") {
+        return report(invalid("--expansions", "expansions apply only to the game carcassonne"));
+    }
+    auto catalog = catalog_for(setup);
+    if (!catalog) return report(catalog.error());
+    vision::ReaderOptions options;
+    options.decoder.edition = args->value("edition").value_or("C3");
+    const bool json = args->has("json");
+    const auto& types = catalog.value()->tiles();
+    nlohmann::json images = nlohmann::json::array();
+    int code = 0;
+    for (const auto& path : args->positional) {
+        auto image = vision::load_image(path);
+        if (!image) {
+            report(image.error());
+            code = 2;
+            if (json) images.push_back({{"image", path}, {"found", false}, {"message", image.error().to_string()}});
+            continue;
+        }
+        auto reading = vision::read_board(image.value(), *catalog.value(), options);
+        if (!reading) {
+            Error e = reading.error();
+            e.where = path + ": " + e.where;
+            report(e);
+            code = 2;
+            continue;
+        }
+        const auto& r = reading.value();
+        if (!r.found) {
+            std::cerr << "meeplecam: " << path << ": " << r.message << "\n";
+            code = 2;
+        }
+        // Board cells: the lattice cells renumbered from the board's top-left occupied cell.
+        int c0 = 0, r0 = 0;
+        if (!r.tiles.empty()) {
+            c0 = r.tiles[0].col, r0 = r.tiles[0].row;
+            for (const auto& t : r.tiles) c0 = std::min(c0, t.col), r0 = std::min(r0, t.row);
+        }
+        const double pitch = r.view.pitch_px;
+        const cv::Matx33d top_to_board(1 / pitch, 0, -0.5 - c0, 0, 1 / pitch, -0.5 - r0, 0, 0, 1);
+        const cv::Matx33d image_to_board = top_to_board * r.view.image_to_top;
+        if (json) {
+            nlohmann::json tiles = nlohmann::json::array();
+            for (const auto& t : r.tiles) {
+                nlohmann::json tile = {{"at", {t.col - c0, t.row - r0}},
+                                       {"tile", types[static_cast<std::size_t>(t.type)].id},
+                                       {"rot", 90 * t.rot},
+                                       {"confidence", t.confidence}};
+                if (t.runner_type >= 0) {
+                    tile["runner_up"] = {{"tile", types[static_cast<std::size_t>(t.runner_type)].id},
+                                         {"rot", 90 * t.runner_rot},
+                                         {"confidence", t.runner_confidence}};
+                }
+                tiles.push_back(tile);
+            }
+            images.push_back({{"image", path},
+                              {"found", r.found},
+                              {"message", r.message},
+                              {"tiles", tiles},
+                              {"image_to_board", matrix_json(image_to_board)},
+                              {"pitch_mm", pitch / r.view.px_per_mm},
+                              {"timings_ms", {{"lattice", r.ms_lattice}, {"classify", r.ms_classify}, {"decode", r.ms_decode}, {"total", r.ms_total}}}});
+            continue;
+        }
+        if (!r.found) continue;
+        char line[160];
+        std::snprintf(line, sizeof line, "%s: %zu tiles (lattice %.0f ms, classify %.0f ms, decode %.0f ms, total %.0f ms)\n", path.c_str(),
+                      r.tiles.size(), r.ms_lattice, r.ms_classify, r.ms_decode, r.ms_total);
+        std::cout << line;
+        for (const auto& t : r.tiles) {
+            std::snprintf(line, sizeof line, "  [%d, %d] %s rot %d  conf %.2f", t.col - c0, t.row - r0, types[static_cast<std::size_t>(t.type)].id.c_str(),
+                          90 * t.rot, t.confidence);
+            std::cout << line;
+            if (t.runner_type >= 0) {
+                std::snprintf(line, sizeof line, "  (runner-up %s rot %d, %.2f)", types[static_cast<std::size_t>(t.runner_type)].id.c_str(), 90 * t.runner_rot,
+                              t.runner_confidence);
+                std::cout << line;
+            }
+            std::cout << "\n";
+        }
+        std::cout << "  image -> board cell (cell centres at integers): " << matrix_json(image_to_board).dump() << "\n";
+    }
+    if (json) std::cout << nlohmann::json{{"images", images}}.dump(2) << "\n";
+    return code;
+}
 
 int run_render(const std::vector<std::string>& argv) {
     auto args = parse_args(argv, {"output", "seed", "preset", "style", "surface", "size", "random-board", "catalog"}, {"help"});

@@ -1,0 +1,297 @@
+// Vision benchmark: renders boards per preset and reads them back (stages 1-4), then reads
+// the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
+//
+//   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--real DIR] [--no-real]
+#include <algorithm>
+#include <cstdlib>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/random_game.h"
+#include "vision/board_reader.h"
+#include "vision/image_io.h"
+#include "vision/table_renderer.h"
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+using namespace meeplecam;
+
+namespace {
+
+std::string g_dump;  // --dump DIR: top views with mistakes marked
+
+constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
+
+cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
+    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
+    return {v[0] / v[2], v[1] / v[2]};
+}
+
+double median(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// Rigid (rotation + translation) alignment residual between two point sets: RMS, in their units.
+double rigid_rms(const std::vector<cv::Point2d>& a, const std::vector<cv::Point2d>& b) {
+    if (a.size() < 2) return 0;
+    cv::Point2d ca(0, 0), cb(0, 0);
+    for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
+    const double n = static_cast<double>(a.size());
+    ca *= 1.0 / n, cb *= 1.0 / n;
+    double sxx = 0, sxy = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
+        sxx += p.x * q.x + p.y * q.y;
+        sxy += p.x * q.y - p.y * q.x;
+    }
+    const double th = std::atan2(sxy, sxx), c = std::cos(th), s = std::sin(th);
+    double e = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
+        const cv::Point2d r(c * p.x - s * p.y, s * p.x + c * p.y);
+        e += (r.x - q.x) * (r.x - q.x) + (r.y - q.y) * (r.y - q.y);
+    }
+    return std::sqrt(e / n);
+}
+
+struct PresetStats {
+    int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
+    std::vector<double> ms, rect_mm;
+};
+
+void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0, PresetStats& st) {
+    const auto& types = catalog->tiles();
+    for (int b = 0; b < n; ++b) {
+        const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
+        RandomGameOptions rg;
+        rg.seed = seed;
+        rg.max_tiles = kMinTiles + static_cast<int>(seed % (kMaxTiles - kMinTiles + 1));
+        auto game = play_random_game(catalog, rg);
+        if (!game) {
+            std::fprintf(stderr, "random game: %s\n", game.error().to_string().c_str());
+            continue;
+        }
+        auto options = vision::RenderOptions::for_difficulty(preset);
+        auto rendering = vision::render_table(vision::scene_tiles(game->game.board()), options, seed);
+        if (!rendering) {
+            std::fprintf(stderr, "render: %s\n", rendering.error().to_string().c_str());
+            continue;
+        }
+        const auto& truth = rendering->truth;
+        auto reading = vision::read_board(rendering->image, *catalog);
+        ++st.boards;
+        st.tiles += static_cast<int>(truth.tiles.size());
+        if (!reading || !reading->found) {
+            ++st.not_found;
+            st.missed += static_cast<int>(truth.tiles.size());
+            st.ms.push_back(reading ? reading->ms_total : 0);
+            continue;
+        }
+        st.ms.push_back(reading->ms_total);
+        const auto& view = reading->view;
+        // The board's quarter turn in the top view, from the first tile's NW -> NE edge.
+        const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+        const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
+        std::map<std::pair<int, int>, const vision::DecodedTile*> pred;
+        for (const auto& t : reading->tiles) pred[{t.col, t.row}] = &t;
+        std::map<std::pair<int, int>, bool> matched;
+        int errors = 0;
+        std::vector<cv::Point2d> top_mm, table_mm;
+        for (const auto& t : truth.tiles) {
+            const cv::Point2d c = apply(view.image_to_top, t.centre_px);
+            top_mm.push_back(c / view.px_per_mm);
+            table_mm.push_back(t.centre_mm);
+            const std::pair<int, int> cell{static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))};
+            if (!g_dump.empty() && std::getenv("VB_FRAC")) std::printf("  frac %.2f %.2f\n", c.x / view.pitch_px - cell.first, c.y / view.pitch_px - cell.second);
+            const auto it = pred.find(cell);
+            if (it == pred.end()) {
+                ++st.missed, ++errors;
+                continue;
+            }
+            matched[cell] = true;
+            const auto* type = catalog->find(t.tile);
+            const auto& p = *it->second;
+            const int period = static_cast<int>(type->distinct_rotations.size());
+            const int want = (t.rot_deg / 90 + g) % 4;
+            const bool same_type = types[static_cast<std::size_t>(p.type)].id == t.tile;
+            if (!same_type || ((p.rot - want) % period + period) % period != 0) {
+                ++st.wrong, ++errors;
+                if (!g_dump.empty() && std::getenv("VB_CROP")) {
+                    const double pp = view.pitch_px;
+                    cv::Rect r(static_cast<int>(cell.first * pp), static_cast<int>(cell.second * pp), static_cast<int>(pp), static_cast<int>(pp));
+                    r &= cv::Rect(0, 0, view.top.cols, view.top.rows);
+                    cv::Mat crop;
+                    cv::resize(view.top(r), crop, cv::Size(), 6, 6, cv::INTER_NEAREST);
+                    const auto lay = vision::terrain_layout(*type, want, 20, 0.06);
+                    const cv::Scalar col[] = {{0, 255, 0}, {255, 255, 255}, {0, 128, 255}, {255, 0, 255}, {255, 0, 0}, {0, 0, 255}, {0, 0, 0}};
+                    for (int j = 0; j < 20; ++j) {
+                        for (int i = 0; i < 20; ++i) {
+                            const double u = 0.06 + (i + 0.5) / 20 * 0.88, v = 0.06 + (j + 0.5) / 20 * 0.88;
+                            cv::circle(crop, cv::Point(static_cast<int>(u * pp * 6), static_cast<int>(v * pp * 6)), 3, col[lay[static_cast<std::size_t>(j * 20 + i)]], -1);
+                        }
+                    }
+                    cv::imwrite(g_dump + "/crop_" + t.tile + std::to_string(seed) + "_" + std::to_string(cell.first) + "_" + std::to_string(cell.second) + ".png", crop);
+                }
+                if (!g_dump.empty()) {
+                    std::printf("  seed %llu cell %d,%d: true %s rot %d, read %s rot %d (conf %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
+                                cell.second, t.tile.c_str(), want, types[static_cast<std::size_t>(p.type)].id.c_str(), p.rot, p.confidence);
+                }
+                if (!same_type) ++st.wrong_type;
+            }
+        }
+        for (const auto& t : reading->tiles) {
+            if (!matched.count({t.col, t.row})) ++st.invented, ++errors;
+        }
+        st.rect_mm.push_back(rigid_rms(top_mm, table_mm));
+        if (!g_dump.empty()) {
+            cv::Mat img = view.top.clone();
+            for (const auto& t : reading->tiles) {
+                const cv::Point2d c = view.cell_centre(t.col, t.row);
+                cv::putText(img, types[static_cast<std::size_t>(t.type)].id + std::to_string(t.rot), c - cv::Point2d(10, 0), cv::FONT_HERSHEY_SIMPLEX, 0.4,
+                            cv::Scalar(0, 0, 255), 1);
+            }
+            for (const auto& t : truth.tiles) cv::circle(img, apply(view.image_to_top, t.centre_px), 3, cv::Scalar(255, 0, 0), -1);
+            cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + ".png", img);
+            cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + "_mask.png", view.not_table);
+        }
+        if (!g_dump.empty()) {
+            std::printf("  board seed %llu: %zu tiles, %d errors, %zu read, rect %.1f mm, style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
+                        truth.tiles.size(), errors, reading->tiles.size(), st.rect_mm.back(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);
+        }
+        st.perfect += errors == 0;
+        st.at_most_one += errors <= 1;
+    }
+}
+
+void print_synthetic(const char* name, const PresetStats& s) {
+    const double t = std::max(1, s.tiles);
+    std::printf("%-7s %6d %6d %9.2f%% %8.2f%% %7d %8d %8d %8.1f%% %8.1f%% %9.2f %8.1f\n", name, s.boards, s.tiles, 100.0 * (s.wrong + s.missed) / t,
+                100.0 * s.wrong_type / t, s.missed, s.invented, s.not_found, 100.0 * s.perfect / std::max(1, s.boards),
+                100.0 * s.at_most_one / std::max(1, s.boards), median(s.rect_mm), median(s.ms));
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> out;
+    std::string cur;
+    bool quoted = false;
+    for (const char ch : line) {
+        if (ch == '"') quoted = !quoted;
+        else if (ch == ',' && !quoted) out.push_back(cur), cur.clear();
+        else cur += ch;
+    }
+    out.push_back(cur);
+    return out;
+}
+
+void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::string& dir) {
+    const std::string boards = dir + "/boards";
+    std::ifstream tags(boards + "/tags.csv");
+    if (!tags) {
+        std::printf("\nreal photos: %s not found, skipped\n", boards.c_str());
+        return;
+    }
+    std::printf("\nREAL PHOTOS (%s; no ground-truth layouts: only self-consistency)\n", boards.c_str());
+    std::printf("%-16s %-9s %5s %6s %9s %8s  %s\n", "file", "category", "found", "tiles", "sides_ok", "ms", "message");
+    std::string line;
+    std::getline(tags, line);
+    int boards_n = 0, boards_found = 0, decoys = 0, decoys_refused = 0, pairs = 0, pairs_ok = 0;
+    std::vector<double> ms;
+    const auto& types = catalog->tiles();
+    while (std::getline(tags, line)) {
+        if (line.empty()) continue;
+        const auto f = split_csv(line);
+        if (f.size() < 4) continue;
+        const bool is_board = f[3] == "board";
+        auto image = vision::load_image(boards + "/" + f[0]);
+        if (!image) {
+            std::printf("%-16s %-9s  load error: %s\n", f[0].c_str(), f[3].c_str(), image.error().to_string().c_str());
+            continue;
+        }
+        auto reading = vision::read_board(image.value(), *catalog);
+        const bool found = reading && reading->found;
+        int p = 0, ok = 0;
+        if (found) {
+            std::map<std::pair<int, int>, const vision::DecodedTile*> at;
+            for (const auto& t : reading->tiles) at[{t.col, t.row}] = &t;
+            for (const auto& t : reading->tiles) {
+                for (const auto& [dc, dr, side] : {std::tuple{1, 0, 1}, std::tuple{0, 1, 2}}) {
+                    const auto it = at.find({t.col + dc, t.row + dr});
+                    if (it == at.end()) continue;
+                    const auto& a = types[static_cast<std::size_t>(t.type)];
+                    const auto& b = types[static_cast<std::size_t>(it->second->type)];
+                    ++p;
+                    ok += a.edges[static_cast<std::size_t>((side - t.rot + 8) % 4)] == b.edges[static_cast<std::size_t>((side + 2 - it->second->rot + 8) % 4)];
+                }
+            }
+        }
+        const double t_ms = reading ? reading->ms_total : 0;
+        ms.push_back(t_ms);
+        if (is_board) ++boards_n, boards_found += found, pairs += p, pairs_ok += ok;
+        else ++decoys, decoys_refused += !found;
+        std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
+                    p ? 100.0 * ok / p : 0.0, t_ms, reading ? reading->message.c_str() : reading.error().to_string().c_str());
+    }
+    std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image\n",
+                boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int n = 10;
+    std::uint64_t seed = 1000;
+    std::string presets = "easy,medium,hard", real = "../shared/realdata/dev";
+    bool do_real = true;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
+        if (a == "--n") n = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--seed") seed = std::strtoull(next().c_str(), nullptr, 10);
+        else if (a == "--presets") presets = next();
+        else if (a == "--real") real = next();
+        else if (a == "--no-real") do_real = false;
+        else if (a == "--dump") g_dump = next();
+        else {
+            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--real DIR] [--no-real]\n");
+            return 2;
+        }
+    }
+    auto base = Catalog::embedded("carcassonne-base");
+    if (!base) {
+        std::fprintf(stderr, "%s\n", base.error().to_string().c_str());
+        return 1;
+    }
+    const auto catalog = std::make_shared<const Catalog>(std::move(base.value()));
+    std::printf("SYNTHETIC: %d boards per preset, %d-%d tiles, 1920x1080, seeds %llu.., base game\n", n, kMinTiles, kMaxTiles,
+                static_cast<unsigned long long>(seed));
+    std::printf("%-7s %6s %6s %10s %9s %7s %8s %8s %9s %9s %9s %8s\n", "preset", "boards", "tiles", "tile_err", "type_err", "missed", "invented",
+                "nofound", "perfect", "<=1err", "rect_mm", "med_ms");
+    std::stringstream list(presets);
+    std::string name;
+    while (std::getline(list, name, ',')) {
+        auto d = vision::parse_difficulty(name);
+        if (!d) {
+            std::fprintf(stderr, "%s\n", d.error().to_string().c_str());
+            return 2;
+        }
+        PresetStats st;
+        synthetic(catalog, d.value(), n, seed, st);
+        print_synthetic(name.c_str(), st);
+    }
+    std::printf("tile_err: wrong type or rotation (modulo the tile's symmetry) or missed, per true tile; rect_mm: median over boards of the\n"
+                "RMS distance (mm) between true tile centres and their top-view positions after a rigid alignment (includes the off-grid jitter).\n");
+    if (do_real) {
+        if (std::filesystem::exists(real)) real_photos(catalog, real);
+        else std::printf("\nreal photos: %s not found, skipped\n", real.c_str());
+    }
+    return 0;
+}

@@ -1,0 +1,192 @@
+// Stage 4 of the board reader (joint decoding) and the whole reader.
+#include "vision/board_reader.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+namespace meeplecam::vision {
+namespace {
+
+constexpr double kMissingCountScore = -5.0;  // log-prior of a type the edition does not have
+
+double elapsed_ms(std::chrono::steady_clock::time_point since) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
+
+}  // namespace
+
+Status DecoderOptions::check() const {
+    if (!(mismatch_penalty >= 0)) return invalid("decoder options", "mismatch_penalty must be >= 0");
+    if (!(excess_penalty >= 0)) return invalid("decoder options", "excess_penalty must be >= 0");
+    if (!(count_prior >= 0)) return invalid("decoder options", "count_prior must be >= 0");
+    if (max_sweeps < 0 || max_sweeps > 1000) return invalid("decoder options", "max_sweeps must be within [0, 1000]");
+    if (edition.empty()) return invalid("decoder options", "edition must not be empty");
+    return Ok{};
+}
+
+Status ReaderOptions::check() const {
+    if (auto st = lattice.check(); !st) return st;
+    if (auto st = classifier.check(); !st) return st;
+    if (auto st = decoder.check(); !st) return st;
+    if (min_tiles < 1) return invalid("reader options", "min_tiles must be at least 1");
+    if (!(max_tiles_share > 0)) return invalid("reader options", "max_tiles_share must be positive");
+    if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
+    return Ok{};
+}
+
+std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog, const DecoderOptions& o) {
+    std::vector<DecodedTile> out;
+    if (cells.empty() || !o.check()) return out;
+    const auto& types = catalog.tiles();
+    std::map<std::pair<int, int>, std::size_t> at;
+    for (std::size_t i = 0; i < cells.size(); ++i) at[{cells[i].col, cells[i].row}] = i;
+    // Neighbour on board side s (N, E, S, W) of each cell, or -1.
+    std::vector<std::array<int, 4>> nb(cells.size());
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        for (int s = 0; s < 4; ++s) {
+            const auto it = at.find({cells[i].col + dc[s], cells[i].row + dr[s]});
+            nb[i][static_cast<std::size_t>(s)] = it == at.end() ? -1 : static_cast<int>(it->second);
+        }
+    }
+    std::vector<double> prior(types.size(), 0.0);
+    std::vector<int> allowed(types.size(), 0);
+    for (std::size_t t = 0; t < types.size(); ++t) {
+        allowed[t] = types[t].count_in(o.edition);
+        prior[t] = o.count_prior * (allowed[t] > 0 ? std::log(static_cast<double>(allowed[t])) : kMissingCountScore);
+    }
+    std::vector<std::size_t> choice(cells.size(), 0);  // index into hyps (best first)
+    std::vector<int> used(types.size(), 0);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i].hyps.empty()) continue;
+        // Start from the best unary score including the prior.
+        std::size_t best = 0;
+        for (std::size_t h = 0; h < cells[i].hyps.size(); ++h) {
+            const auto& a = cells[i].hyps[h];
+            const auto& b = cells[i].hyps[best];
+            if (a.score + prior[static_cast<std::size_t>(a.type)] > b.score + prior[static_cast<std::size_t>(b.type)]) best = h;
+        }
+        choice[i] = best;
+        ++used[static_cast<std::size_t>(cells[i].hyps[best].type)];
+    }
+    // The conditional score of hypothesis h at cell i given the others.
+    auto conditional = [&](std::size_t i, const Hypothesis& h) {
+        const auto& t = types[static_cast<std::size_t>(h.type)];
+        double s = h.score + prior[static_cast<std::size_t>(h.type)];
+        for (int side = 0; side < 4; ++side) {
+            const int j = nb[i][static_cast<std::size_t>(side)];
+            if (j < 0 || cells[static_cast<std::size_t>(j)].hyps.empty()) continue;
+            const auto& other = cells[static_cast<std::size_t>(j)].hyps[choice[static_cast<std::size_t>(j)]];
+            if (edge_of(t, h.rot, side) != edge_of(types[static_cast<std::size_t>(other.type)], other.rot, (side + 2) % 4)) s -= o.mismatch_penalty;
+        }
+        const auto& mine = cells[i].hyps[choice[i]];
+        const int others = used[static_cast<std::size_t>(h.type)] - (mine.type == h.type ? 1 : 0);
+        s -= o.excess_penalty * std::max(0, others + 1 - allowed[static_cast<std::size_t>(h.type)]);
+        return s;
+    };
+    for (int sweep = 0; sweep < o.max_sweeps; ++sweep) {
+        bool changed = false;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const auto& hyps = cells[i].hyps;
+            if (hyps.empty()) continue;
+            std::size_t best = choice[i];
+            double best_s = conditional(i, hyps[best]);
+            for (std::size_t h = 0; h < hyps.size(); ++h) {
+                const double s = conditional(i, hyps[h]);
+                if (s > best_s + 1e-9) best_s = s, best = h;
+            }
+            if (best != choice[i]) {
+                --used[static_cast<std::size_t>(hyps[choice[i]].type)];
+                ++used[static_cast<std::size_t>(hyps[best].type)];
+                choice[i] = best;
+                changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const auto& hyps = cells[i].hyps;
+        if (hyps.empty()) continue;
+        std::vector<double> s(hyps.size());
+        for (std::size_t h = 0; h < hyps.size(); ++h) s[h] = conditional(i, hyps[h]);
+        const double top = *std::max_element(s.begin(), s.end());
+        double z = 0;
+        for (const double v : s) z += std::exp(v - top);
+        std::size_t runner = choice[i] == 0 && hyps.size() > 1 ? 1 : 0;
+        for (std::size_t h = 0; h < hyps.size(); ++h) {
+            if (h != choice[i] && s[h] > s[runner]) runner = h;
+        }
+        DecodedTile d;
+        d.col = cells[i].col;
+        d.row = cells[i].row;
+        d.type = hyps[choice[i]].type;
+        d.rot = hyps[choice[i]].rot;
+        d.confidence = std::exp(s[choice[i]] - top) / z;
+        if (runner != choice[i]) {
+            d.runner_type = hyps[runner].type;
+            d.runner_rot = hyps[runner].rot;
+            d.runner_confidence = std::exp(s[runner] - top) / z;
+        }
+        out.push_back(d);
+    }
+    return out;
+}
+
+Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options) {
+    if (auto st = options.check(); !st) return st.error();
+    if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
+    BoardReading reading;
+    const auto start = std::chrono::steady_clock::now();
+    auto view = find_lattice(image, options.lattice);
+    if (!view) {
+        if (view.error().kind != ErrorKind::Invalid) return view.error();
+        reading.message = view.error().message;
+        reading.ms_total = reading.ms_lattice = elapsed_ms(start);
+        return reading;
+    }
+    reading.view = std::move(view.value());
+    const auto cells = occupied_cells(reading.view, options.lattice);
+    reading.ms_lattice = elapsed_ms(start);
+    if (static_cast<int>(cells.size()) < options.min_tiles) {
+        reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
+        reading.ms_total = reading.ms_lattice;
+        return reading;
+    }
+    // Sanity: a board holds at most the game's tiles, and a tile must be big enough to read.
+    int copies = 0;
+    for (const auto& t : catalog.tiles()) copies += t.count_in(options.decoder.edition);
+    if (static_cast<double>(cells.size()) > options.max_tiles_share * copies) {
+        reading.message = "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " +
+                          std::to_string(copies) + " tiles; the lattice was misread";
+        reading.ms_total = reading.ms_lattice;
+        return reading;
+    }
+    const cv::Matx33d top_to_image = reading.view.image_to_top.inv();
+    const auto corner = [&](double x, double y) {
+        const cv::Vec3d v = top_to_image * cv::Vec3d(x, y, 1);
+        return cv::Point2d(v[0] / v[2], v[1] / v[2]);
+    };
+    const double centre_x = (cells[0].col + 0.5) * reading.view.pitch_px, centre_y = (cells[0].row + 0.5) * reading.view.pitch_px;
+    const double image_pitch = cv::norm(corner(centre_x + reading.view.pitch_px / 2, centre_y) - corner(centre_x - reading.view.pitch_px / 2, centre_y));
+    if (image_pitch < options.min_tile_px) {
+        reading.message = "no board found: tiles would be " + std::to_string(static_cast<int>(image_pitch)) + " px wide, too small to read";
+        reading.ms_total = reading.ms_lattice;
+        return reading;
+    }
+    const auto classified_at = std::chrono::steady_clock::now();
+    const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
+    reading.ms_classify = elapsed_ms(classified_at);
+    const auto decoded_at = std::chrono::steady_clock::now();
+    reading.tiles = decode_board(hyps, catalog, options.decoder);
+    reading.ms_decode = elapsed_ms(decoded_at);
+    reading.found = !reading.tiles.empty();
+    if (!reading.found) reading.message = "no board found";
+    reading.ms_total = elapsed_ms(start);
+    return reading;
+}
+
+}  // namespace meeplecam::vision

@@ -1,0 +1,172 @@
+// Board reader (vision stages 1-4, uncalibrated): one frame in, the board's tiles out.
+//
+// 1. Lattice (vision/lattice.cpp): the plane homography is estimated from the tiles
+//    themselves: straight edges near the board fall into two families whose vanishing
+//    points give the plane's horizon (affine rectification) and its two orthogonal
+//    directions; the periodic gaps between tiles give the pitch along each direction
+//    (square tiles fix the aspect) and the lattice phase. The result maps camera pixels to
+//    a top view at a fixed scale where lattice cell (c, r) is the square
+//    [c, c+1) x [r, r+1) times the pitch.
+// 2. Occupancy: the share of each cell whose colour is rare along the frame's edge
+//    (the table); cells must also sit in the board's connected blob.
+// 3. Classification (vision/cell_classifier.cpp): the board's own colours are clustered
+//    (k-means, Lab); each terrain (field, road, city, monastery, water) gets a distribution
+//    over the clusters, learned per frame by EM from the tile geometry itself (start:
+//    field = the dominant cluster, road = the brightest, city = the rest). Every
+//    (type, distinct rotation) of the catalog is scored by the likelihood of the cell's
+//    samples under the terrain its feature_labels() expect.
+// 4. Decoding (vision/board_reader.cpp): iterated conditional modes over cells: touching
+//    sides must show the same edge kind, copies beyond the edition's count are penalised.
+//
+// Board cells and rotations are reported in the lattice frame of the top view: the
+// board's true orientation is known only up to a quarter turn (a photo has no north).
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "engine/catalog.h"
+#include "engine/error.h"
+
+namespace meeplecam::vision {
+
+// ---- Stage 1-2: lattice and occupancy -------------------------------------------------
+
+struct LatticeOptions {
+    int work_side = 960;             // the frame is shrunk to this longer side for lines and colours (px)
+    int mask_side = 480;             // ... and to this for the table/board colour mask (px)
+    double border_band = 0.06;       // share of the frame along each edge whose colours are taken as table
+    double not_table_ratio = 0.35;   // a colour is "not table" when this much rarer along the edge than overall
+    double min_board_share = 0.01;   // below this share of non-table pixels the whole frame is searched
+    double min_segment = 1.0 / 40;   // shortest line segment, share of work_side
+    double family_deg = 18;          // segments within this angle of a family's dominant direction join it
+    double inlier_deg = 1.0;         // a segment agrees with a vanishing point within this angle
+    int ransac_iterations = 400;     // vanishing point hypotheses per family
+    double min_pitch_px = 12;        // smallest tile pitch looked for in the affine view (px)
+    double max_pitch_px = 240;       // largest (px)
+    double affine_side = 800;        // size of the affine view the pitch is measured in (px)
+    double harmonic_share = 0.6;     // the shortest pitch pair correlating this share of the best wins (not a multiple)
+    double axis_share = 0.4;         // ... and each of its pitches this share of its own axis's best
+    double max_aspect = 1.45;        // largest ratio of the two pitches in the affine view
+    double min_lattice_score = 1.6;  // fold peak over mean below this: no periodic gaps, no board
+    double tile_mm = 45;             // tile side
+    double gap_mm = 0.8;             // assumed mean gap between tiles (sets the mm scale)
+    double px_per_mm = 1.0;          // scale of the top view
+    int max_top_side = 4000;         // the top view is cropped to this (px)
+    double occupied_share = 0.55;    // a cell holds a tile when this share of its inside is not table
+    double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
+    Status check() const;
+};
+
+struct LatticeView {
+    cv::Matx33d image_to_top = cv::Matx33d::eye();  // camera px -> top-view px
+    double px_per_mm = 1.0;
+    double pitch_px = 45.8;           // lattice pitch in the top view
+    double score = 0;                 // fold sharpness of the gaps (higher: clearer lattice)
+    int cols = 0, rows = 0;           // lattice cells covered by the top view
+    cv::Mat top;                      // CV_8UC3 top view
+    cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
+    bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
+
+    cv::Point2d cell_centre(int col, int row) const { return {(col + 0.5) * pitch_px, (row + 0.5) * pitch_px}; }
+};
+
+struct CellObservation {
+    int col = 0, row = 0;
+    double occupancy = 0;
+};
+
+// Estimates the plane and lattice from the tiles alone. Errors: empty image, "no board
+// found" (no two line families, no periodic gaps).
+Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});
+// The occupied cells of a lattice view.
+std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
+
+// ---- Stage 3: per-cell hypotheses -----------------------------------------------------
+
+// kOther: samples whose terrain the geometry does not pin down (around a monastery,
+// junction villages); their model is the frame's overall colour mix.
+enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kPennant, kOther, kTerrains };
+
+struct ClassifierOptions {
+    int samples = 20;             // samples per tile side (samples^2 per cell)
+    double sample_inset = 0.06;   // share of the tile left out along each side (jitter, gaps)
+    int clusters = 10;            // k-means colour clusters per frame
+    int em_rounds = 16;           // most EM rounds adapting the terrain model to the frame (stops when no cell changes)
+    double prior_count = 2.0;     // Dirichlet smoothing of terrain/cluster counts
+    double temperature = 0.1;     // log-likelihoods are scaled by this (samples are not independent)
+    std::uint64_t seed = 7;       // k-means seed
+    Status check() const;
+};
+
+struct Hypothesis {
+    int type = -1;   // index into Catalog::tiles()
+    int rot = 0;     // quarter turns clockwise
+    double score = 0;  // tempered log-likelihood (higher is better)
+};
+
+// One tile type per cell, every distinct rotation, best first.
+struct CellHypotheses {
+    int col = 0, row = 0;
+    std::vector<Hypothesis> hyps;
+};
+
+// Terrain labels (kField..kOther) of a tile type (a pennant is a disc where its city is
+// widest, as printed tiles place it) at a rotation, samples x samples, row-major.
+std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset);
+
+// Scores every (type, rotation) of `catalog` for every cell.
+std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells,
+                                           const Catalog& catalog, const ClassifierOptions& options = {});
+
+// ---- Stage 4: joint decoding --------------------------------------------------------
+
+struct DecoderOptions {
+    double mismatch_penalty = 12.0; // score lost per touching side whose edge kinds differ
+    double excess_penalty = 3.0;    // score lost per copy beyond the edition's count
+    double count_prior = 1.0;       // weight of log(copies in the edition): common tiles win ties
+    int max_sweeps = 10;            // ICM sweeps
+    std::string edition = "C3";     // tile counts
+    Status check() const;
+};
+
+struct DecodedTile {
+    int col = 0, row = 0;
+    int type = -1, rot = 0;        // chosen hypothesis
+    double confidence = 0;         // its probability given its neighbours (softmax of scores)
+    int runner_type = -1, runner_rot = 0;  // the best other hypothesis
+    double runner_confidence = 0;
+};
+
+// Chooses one hypothesis per cell; neighbours are cells one lattice step apart.
+std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog,
+                                      const DecoderOptions& options = {});
+
+// ---- The whole reader -----------------------------------------------------------------
+
+struct ReaderOptions {
+    LatticeOptions lattice;
+    ClassifierOptions classifier;
+    DecoderOptions decoder;
+    int min_tiles = 2;             // fewer occupied cells: no board
+    double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
+    double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
+    Status check() const;
+};
+
+struct BoardReading {
+    bool found = false;
+    std::string message;                  // why no board was found
+    LatticeView view;
+    std::vector<DecodedTile> tiles;
+    double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
+};
+
+// Reads a board from one frame. Errors only for bad input or options; "no board" is a
+// reading with found == false and a message.
+Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options = {});
+
+}  // namespace meeplecam::vision

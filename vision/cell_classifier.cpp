@@ -1,0 +1,226 @@
+// Stage 3 of the board reader: per-cell (type, rotation) hypotheses from a terrain
+// appearance model adapted to each frame (k-means colour clusters + EM over tile layouts).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/board_reader.h"
+#include "vision/tile_art.h"
+
+namespace meeplecam::vision {
+namespace {
+
+constexpr int kLayoutPx = 64;              // feature_labels() resolution the layouts are sampled from
+constexpr double kFieldInit = 0.6;         // initial share of field on the dominant cluster
+constexpr double kRoadInit = 0.5;          // initial share of road on the brightest cluster
+constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
+constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
+constexpr double kRareFloor = 0.01;        // pennant start: weight 1 / (cluster share + this)
+constexpr double kPennantRadius = 0.08;    // pennant disc radius (tile fraction)
+constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
+constexpr double kCloisterHalo = 0.3;      // around a monastery, buildings and paths vary: terrain unknown within this radius
+
+int terrain_of(FeatureKind k) {
+    switch (k) {
+        case FeatureKind::Road: return kRoad;
+        case FeatureKind::City: return kCity;
+        case FeatureKind::Field: return kField;
+        case FeatureKind::Monastery: return kCloister;
+        case FeatureKind::Lake: return kWater;
+    }
+    return kOther;
+}
+
+}  // namespace
+
+Status ClassifierOptions::check() const {
+    auto bad = [](const char* what) { return Status(invalid("classifier options", what)); };
+    if (samples < 4 || samples > 64) return bad("samples must be within [4, 64]");
+    if (!(sample_inset >= 0 && sample_inset < 0.3)) return bad("sample_inset must be within [0, 0.3)");
+    if (clusters < 3 || clusters > 64) return bad("clusters must be within [3, 64]");
+    if (em_rounds < 1 || em_rounds > 50) return bad("em_rounds must be within [1, 50]");
+    if (!(prior_count > 0)) return bad("prior_count must be positive");
+    if (!(temperature > 0 && temperature <= 1)) return bad("temperature must be within (0, 1]");
+    return Ok{};
+}
+
+std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset) {
+    // Layouts depend only on geometry: cache them (the reader asks for the same ones every frame).
+    using Key = std::tuple<std::string, std::string, std::size_t, int, int, double>;
+    static std::mutex mutex;
+    static std::map<Key, std::vector<std::uint8_t>> cache;
+    const Key key{type.set, type.id, type.features.size(), rot, samples, inset};
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(samples * samples), kOther);
+    // Pennant discs: where each pennant city is widest.
+    std::vector<cv::Point2d> pennants;
+    bool cloister = false;
+    for (std::size_t f = 0; f < type.features.size(); ++f) {
+        cloister = cloister || type.features[f].kind == FeatureKind::Monastery;
+        if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
+        cv::Mat own = labels == static_cast<int>(f), padded, room;
+        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+        cv::Point best;
+        cv::minMaxLoc(room(cv::Rect(1, 1, kLayoutPx, kLayoutPx)), nullptr, nullptr, nullptr, &best);
+        pennants.emplace_back((best.x + 0.5) / kLayoutPx, (best.y + 0.5) / kLayoutPx);
+    }
+    // Terrain per layout pixel, then samples; a sample near a border between terrains (but
+    // not on a road: roads are thin) is left unknown, as tiles sit a little off the lattice.
+    cv::Mat terrain(kLayoutPx, kLayoutPx, CV_8UC1, cv::Scalar(kOther));
+    for (int y = 0; y < kLayoutPx; ++y) {
+        for (int x = 0; x < kLayoutPx; ++x) {
+            const double u = (x + 0.5) / kLayoutPx, v = (y + 0.5) / kLayoutPx;
+            const int f = labels.at<int>(y, x);
+            auto& t = terrain.at<std::uint8_t>(y, x);
+            if (f >= 0 && f < static_cast<int>(type.features.size())) t = static_cast<std::uint8_t>(terrain_of(type.features[static_cast<std::size_t>(f)].kind));
+            if (cloister && t != kCloister && std::hypot(u - 0.5, v - 0.5) < kCloisterHalo) t = kOther;
+            for (const auto& pc : pennants) {
+                if (std::hypot(u - pc.x, v - pc.y) < kPennantRadius) t = kPennant;
+            }
+        }
+    }
+    const int reach = static_cast<int>(std::lround(kBorderBand * kLayoutPx));
+    for (int j = 0; j < samples; ++j) {
+        for (int i = 0; i < samples; ++i) {
+            const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
+            const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
+            std::uint8_t t = terrain.at<std::uint8_t>(y, x);
+            if (t != kRoad && t != kPennant) {
+                for (int dy = -reach; dy <= reach && t != kOther; ++dy) {
+                    for (int dx = -reach; dx <= reach; ++dx) {
+                        const int xx = std::clamp(x + dx, 0, kLayoutPx - 1), yy = std::clamp(y + dy, 0, kLayoutPx - 1);
+                        if (terrain.at<std::uint8_t>(yy, xx) != t) {
+                            t = kOther;
+                            break;
+                        }
+                    }
+                }
+            }
+            out[static_cast<std::size_t>(j * samples + i)] = t;
+        }
+    }
+    std::lock_guard lock(mutex);
+    cache.emplace(key, out);
+    return out;
+}
+
+std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog,
+                                           const ClassifierOptions& o) {
+    std::vector<CellHypotheses> out;
+    if (cells.empty() || view.top.empty() || !o.check()) return out;
+    const int n = o.samples, per_cell = n * n;
+
+    // Samples: Lab colours on an n x n grid inside each cell (lightly smoothed).
+    cv::Mat lab;
+    cv::blur(view.top, lab, cv::Size(3, 3));
+    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
+    cv::Mat data(static_cast<int>(cells.size()) * per_cell, 3, CV_32F);
+    const double p = view.pitch_px;
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < n; ++i) {
+                const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
+                const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
+                const int x = std::clamp(static_cast<int>((cells[c].col + u) * p), 0, lab.cols - 1);
+                const int y = std::clamp(static_cast<int>((cells[c].row + v) * p), 0, lab.rows - 1);
+                const auto px = lab.at<cv::Vec3b>(y, x);
+                auto* d = data.ptr<float>(static_cast<int>(c) * per_cell + j * n + i);
+                d[0] = px[0], d[1] = px[1], d[2] = px[2];
+            }
+        }
+    }
+    const int k = std::min(o.clusters, data.rows);
+    cv::Mat cluster_of, centres;
+    cv::theRNG().state = o.seed;
+    cv::kmeans(data, k, cluster_of, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 12, 0.5), 1, cv::KMEANS_PP_CENTERS, centres);
+
+    // Start: field = the dominant cluster, road = the brightest other, city = the rest.
+    std::vector<double> share(static_cast<std::size_t>(k), 0.0);
+    for (int r = 0; r < cluster_of.rows; ++r) share[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1.0 / cluster_of.rows;
+    const int field = static_cast<int>(std::max_element(share.begin(), share.end()) - share.begin());
+    int road = -1;
+    for (int c = 0; c < k; ++c) {
+        if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
+        if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
+    }
+    std::vector<std::vector<double>> prob(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+    prob[kOther] = share;
+    auto spread = [&](int t, int favoured, double mass) {
+        for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
+    };
+    spread(kField, field, kFieldInit);
+    if (road >= 0) spread(kRoad, road, kRoadInit);
+    for (int c = 0; c < k; ++c) {
+        prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
+    }
+    // Pennants are small and unlike the common terrain: start them on the rare colours.
+    {
+        double z = 0;
+        for (int c = 0; c < k; ++c) z += 1 / (share[static_cast<std::size_t>(c)] + kRareFloor);
+        for (int c = 0; c < k; ++c) prob[kPennant][static_cast<std::size_t>(c)] = 1 / (share[static_cast<std::size_t>(c)] + kRareFloor) / z;
+    }
+
+    // Hypotheses: every type at every distinct rotation.
+    struct Layout {
+        int type, rot;
+        std::vector<std::uint8_t> terrain;
+    };
+    std::vector<Layout> layouts;
+    for (const auto& t : catalog.tiles()) {
+        for (const int r : t.distinct_rotations) layouts.push_back({t.index, r, terrain_layout(t, r, n, o.sample_inset)});
+    }
+    std::vector<std::vector<double>> ll(cells.size(), std::vector<double>(layouts.size(), 0.0));
+    std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
+    for (int round = 0; round <= o.em_rounds; ++round) {
+        bool changed = false;
+        std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
+        for (int t = 0; t < kTerrains; ++t) {
+            for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
+        }
+        std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+            std::size_t best = 0;
+            for (std::size_t h = 0; h < layouts.size(); ++h) {
+                double s = 0;
+                const auto& terrain = layouts[h].terrain;
+                for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+                ll[c][h] = s;
+                if (s > ll[c][best]) best = h;
+            }
+            changed = changed || best != previous[c];
+            previous[c] = best;
+            const auto& terrain = layouts[best].terrain;
+            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])] += 1;
+        }
+        if (round == o.em_rounds || !changed) break;  // converged: the scores above are final
+        for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
+        for (int t = 0; t < kTerrains; ++t) {
+            auto& row = counts[static_cast<std::size_t>(t)];
+            double total = 0;
+            for (const double v : row) total += v;
+            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
+        }
+    }
+
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        CellHypotheses h;
+        h.col = cells[c].col;
+        h.row = cells[c].row;
+        for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
+        std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+        out.push_back(std::move(h));
+    }
+    return out;
+}
+
+}  // namespace meeplecam::vision

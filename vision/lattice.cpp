@@ -1,0 +1,542 @@
+// Stage 1-2 of the board reader: the plane homography and the tile lattice, estimated from
+// the tiles alone (vanishing points of the tile edges, periodic gaps), and occupancy.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <random>
+#include <set>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/board_reader.h"
+
+namespace meeplecam::vision {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+constexpr int kAngleBins = 180;           // direction histogram: one bin per degree
+constexpr double kAngleSmoothDeg = 2.0;   // its smoothing
+constexpr double kMinFamilySeparationDeg = 55;  // the second family differs at least this much (square tiles seen at up to ~40 degrees tilt)
+constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's normalised disc by this much
+constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
+constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
+constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
+constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
+constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
+constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
+
+cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
+    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
+    return {v[0] / v[2], v[1] / v[2]};
+}
+
+// Pixels whose colour is much rarer in a band along the frame's edge than overall.
+cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio) {
+    cv::Mat lab;
+    cv::blur(bgr, lab, cv::Size(3, 3));
+    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
+    constexpr int kL = 4, kAB = 32;  // coarse lightness: light gradients do not matter
+    std::vector<double> all(kL * kAB * kAB, 0.0), edge(all.size(), 0.0);
+    const int bx = std::max(1, static_cast<int>(band * bgr.cols)), by = std::max(1, static_cast<int>(band * bgr.rows));
+    auto bin = [](const cv::Vec3b& p) { return (p[0] >> 6) * kAB * kAB + (p[1] >> 3) * kAB + (p[2] >> 3); };
+    double n_all = 0, n_edge = 0;
+    for (int y = 0; y < lab.rows; ++y) {
+        const auto* p = lab.ptr<cv::Vec3b>(y);
+        for (int x = 0; x < lab.cols; ++x) {
+            const auto b = static_cast<std::size_t>(bin(p[x]));
+            all[b] += 1;
+            n_all += 1;
+            if (x < bx || y < by || x >= lab.cols - bx || y >= lab.rows - by) edge[b] += 1, n_edge += 1;
+        }
+    }
+    cv::Mat out(lab.size(), CV_8UC1, cv::Scalar(0));
+    for (int y = 0; y < lab.rows; ++y) {
+        const auto* p = lab.ptr<cv::Vec3b>(y);
+        auto* o = out.ptr<std::uint8_t>(y);
+        for (int x = 0; x < lab.cols; ++x) {
+            const auto b = static_cast<std::size_t>(bin(p[x]));
+            if ((edge[b] + 0.5) / n_edge < ratio * (all[b] + 0.5) / n_all) o[x] = 255;
+        }
+    }
+    cv::medianBlur(out, out, 5);
+    return out;
+}
+
+struct Segment {
+    cv::Vec3d line;    // normalised coordinates, a^2 + b^2 = 1
+    cv::Point2d mid;   // normalised coordinates
+    cv::Point2d dir;   // unit direction
+    double angle = 0;  // degrees in [0, 180)
+    double length = 0; // work px
+};
+
+// The angle (degrees) between a segment and the direction from its middle to point v.
+double angle_to(const Segment& s, const cv::Vec3d& v) {
+    cv::Point2d d;
+    if (std::abs(v[2]) < 1e-9) {
+        d = {v[0], v[1]};
+    } else {
+        d = cv::Point2d(v[0] / v[2], v[1] / v[2]) - s.mid;
+    }
+    const double n = std::hypot(d.x, d.y);
+    if (n < 1e-12) return 90;
+    const double c = std::abs(d.x * s.dir.x + d.y * s.dir.y) / n;
+    return std::acos(std::min(1.0, c)) * 180 / kPi;
+}
+
+// A vanishing point for a family of segments: RANSAC on pairs, then least squares.
+cv::Vec3d vanishing_point(const std::vector<Segment>& family, const LatticeOptions& o) {
+    std::mt19937 rng(12345);
+    std::uniform_int_distribution<std::size_t> pick(0, family.size() - 1);
+    double best_score = -1;
+    cv::Vec3d best(0, 0, 0);
+    for (int it = 0; it < o.ransac_iterations; ++it) {
+        const auto i = pick(rng), j = pick(rng);
+        if (i == j) continue;
+        cv::Vec3d v = family[i].line.cross(family[j].line);
+        const double n = cv::norm(v);
+        if (n < 1e-12) continue;
+        v /= n;
+        double score = 0;
+        for (const auto& s : family) {
+            if (angle_to(s, v) < o.inlier_deg) score += s.length;
+        }
+        if (score > best_score) best_score = score, best = v;
+    }
+    // Least squares over the inliers: the v minimising sum w (l . v)^2.
+    for (int round = 0; round < 2; ++round) {
+        cv::Matx33d m = cv::Matx33d::zeros();
+        for (const auto& s : family) {
+            if (angle_to(s, best) >= o.inlier_deg * 1.5) continue;
+            m += s.length * (s.line * s.line.t());
+        }
+        cv::Mat values, vectors;
+        cv::eigen(cv::Mat(m), values, vectors);
+        cv::Vec3d v(vectors.at<double>(2, 0), vectors.at<double>(2, 1), vectors.at<double>(2, 2));
+        if (cv::norm(v) > 0) best = v / cv::norm(v);
+    }
+    return best;
+}
+
+// Mean valley (dark line) response per column of `grey` where `mask` is set.
+std::vector<double> valley_profile(const cv::Mat& d2, const cv::Mat& mask, bool columns) {
+    const int n = columns ? d2.cols : d2.rows;
+    std::vector<double> sum(static_cast<std::size_t>(n), 0.0), count(static_cast<std::size_t>(n), 0.0);
+    for (int y = 0; y < d2.rows; ++y) {
+        const auto* d = d2.ptr<float>(y);
+        const auto* m = mask.ptr<std::uint8_t>(y);
+        for (int x = 0; x < d2.cols; ++x) {
+            if (!m[x]) continue;
+            const auto k = static_cast<std::size_t>(columns ? x : y);
+            sum[k] += std::max(0.0f, d[x]);
+            count[k] += 1;
+        }
+    }
+    const double most = *std::max_element(count.begin(), count.end());
+    for (std::size_t k = 0; k < sum.size(); ++k) sum[k] = count[k] > 0.1 * most ? sum[k] / count[k] : 0;
+    return sum;
+}
+
+struct Period {
+    double pitch = 0;  // px
+    double phase = 0;  // px: where the gap lines are (mod pitch)
+    double score = 0;  // fold peak over mean
+};
+
+// Fold sharpness of a profile at period p.
+Period fold_at(const std::vector<double>& profile, double p) {
+    const int phases = std::max(8, static_cast<int>(std::lround(p)));
+    std::vector<double> f(static_cast<std::size_t>(phases), 0.0);
+    for (std::size_t i = 0; i < profile.size(); ++i) {
+        const double t = static_cast<double>(i) / p;
+        f[static_cast<std::size_t>(std::min(phases - 1, static_cast<int>((t - std::floor(t)) * phases)))] += profile[i];
+    }
+    std::vector<double> s(f.size(), 0.0);  // light circular smoothing
+    for (int i = 0; i < phases; ++i) {
+        s[static_cast<std::size_t>(i)] = 0.25 * f[static_cast<std::size_t>((i + phases - 1) % phases)] + 0.5 * f[static_cast<std::size_t>(i)] +
+                                         0.25 * f[static_cast<std::size_t>((i + 1) % phases)];
+    }
+    const auto best = std::max_element(s.begin(), s.end());
+    const double mean = std::accumulate(s.begin(), s.end(), 0.0) / static_cast<double>(s.size());
+    Period out;
+    out.pitch = p;
+    out.phase = (static_cast<double>(best - s.begin()) + 0.5) / phases * p;
+    out.score = mean > 0 ? *best / mean : 0;
+    return out;
+}
+
+// Normalised autocorrelation (correlation coefficient per lag) of a profile over the
+// board's extent (non-zero entries), for lags 0..max_lag (fewer if the board is short).
+std::vector<double> autocorrelation(const std::vector<double>& profile, int max_lag) {
+    int first = 0, last = static_cast<int>(profile.size()) - 1;
+    while (first < last && profile[static_cast<std::size_t>(first)] <= 0) ++first;
+    while (last > first && profile[static_cast<std::size_t>(last)] <= 0) --last;
+    const int top = std::min(max_lag, (last - first) / kMinTeeth);
+    std::vector<double> r(static_cast<std::size_t>(std::max(0, top + 2)), 0.0);
+    double mean = 0;
+    int n = 0;
+    for (int i = first; i <= last; ++i) {
+        if (profile[static_cast<std::size_t>(i)] > 0) mean += profile[static_cast<std::size_t>(i)], ++n;
+    }
+    if (n == 0) return r;
+    mean /= n;
+    double var = 0;
+    for (int i = first; i <= last; ++i) {
+        const double v = profile[static_cast<std::size_t>(i)];
+        if (v > 0) var += (v - mean) * (v - mean);
+    }
+    var /= n;
+    if (var <= 0) return r;
+    for (int lag = 0; lag <= top + 1; ++lag) {
+        double sum = 0;
+        int pairs = 0;
+        for (int i = first; i + lag <= last; ++i) {
+            const double x = profile[static_cast<std::size_t>(i)], y = profile[static_cast<std::size_t>(i + lag)];
+            if (x <= 0 || y <= 0) continue;
+            sum += (x - mean) * (y - mean);
+            ++pairs;
+        }
+        r[static_cast<std::size_t>(lag)] = pairs > 0 ? sum / pairs / var : 0;
+    }
+    return r;
+}
+
+// Local maxima of an autocorrelation within [lo, size - 2].
+std::vector<int> peaks_of(const std::vector<double>& r, int lo) {
+    std::vector<int> out;
+    for (int lag = std::max(1, lo); lag + 1 < static_cast<int>(r.size()); ++lag) {
+        const auto k = static_cast<std::size_t>(lag);
+        if (r[k] > 0 && r[k] >= r[k - 1] && r[k] >= r[k + 1]) out.push_back(lag);
+    }
+    return out;
+}
+
+// The fold's best period within a pixel of `lag`, and its phase.
+Period refine_period(const std::vector<double>& profile, double lag) {
+    Period best;
+    for (double p = lag - 1.0; p <= lag + 1.0 + 1e-9; p += 0.02) {
+        const Period f = fold_at(profile, p);
+        if (f.score > best.score) best = f;
+    }
+    return best;
+}
+
+// The pitches along both axes of the affine view. Multiples of the pitch correlate as well
+// as the pitch itself, and the aspect of the affine view is near 1 (a tilted camera
+// squeezes one axis by at most the tilt's cosine): of the pairs of autocorrelation peaks
+// within max_aspect of each other, the shortest nearly as strong as the strongest wins.
+std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const std::vector<double>& prof_y, const LatticeOptions& o) {
+    const int lo = static_cast<int>(o.min_pitch_px), hi = static_cast<int>(o.max_pitch_px);
+    const auto rx = autocorrelation(prof_x, hi), ry = autocorrelation(prof_y, hi);
+    const auto px = peaks_of(rx, lo), py = peaks_of(ry, lo);
+    double best = -1;
+    for (const int a : px) {
+        for (const int b : py) {
+            const double ratio = static_cast<double>(a) / b;
+            if (ratio > o.max_aspect || ratio < 1 / o.max_aspect) continue;
+            best = std::max(best, rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)]);
+        }
+    }
+    if (best <= 0) return {};
+    double best_x = 0, best_y = 0;
+    for (const int a : px) best_x = std::max(best_x, rx[static_cast<std::size_t>(a)]);
+    for (const int b : py) best_y = std::max(best_y, ry[static_cast<std::size_t>(b)]);
+    int ca = -1, cb = -1;
+    for (const int a : px) {
+        for (const int b : py) {
+            const double ratio = static_cast<double>(a) / b;
+            if (ratio > o.max_aspect || ratio < 1 / o.max_aspect) continue;
+            if (rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)] < o.harmonic_share * best) continue;
+            if (rx[static_cast<std::size_t>(a)] < o.axis_share * best_x || ry[static_cast<std::size_t>(b)] < o.axis_share * best_y) continue;
+            if (ca < 0 || a + b < ca + cb) ca = a, cb = b;
+        }
+    }
+    return {refine_period(prof_x, ca), refine_period(prof_y, cb)};
+}
+
+}  // namespace
+
+Status LatticeOptions::check() const {
+    auto bad = [](const char* what) { return Status(invalid("lattice options", what)); };
+    if (work_side < 200 || work_side > 4000) return bad("work_side must be within [200, 4000]");
+    if (mask_side < 100 || mask_side > work_side) return bad("mask_side must be within [100, work_side]");
+    if (!(border_band > 0 && border_band < 0.3)) return bad("border_band must be within (0, 0.3)");
+    if (!(not_table_ratio > 0 && not_table_ratio < 1)) return bad("not_table_ratio must be within (0, 1)");
+    if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
+    if (!(min_segment > 0 && min_segment < 0.5)) return bad("min_segment must be within (0, 0.5)");
+    if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
+    if (!(inlier_deg > 0 && inlier_deg < 10)) return bad("inlier_deg must be within (0, 10)");
+    if (ransac_iterations < 10) return bad("ransac_iterations must be at least 10");
+    if (!(min_pitch_px >= 4 && max_pitch_px > 2 * min_pitch_px)) return bad("need 4 <= min_pitch_px and max_pitch_px > 2 min_pitch_px");
+    if (!(affine_side >= 200 && affine_side <= 4000)) return bad("affine_side must be within [200, 4000]");
+    if (!(harmonic_share > 0 && harmonic_share <= 1)) return bad("harmonic_share must be within (0, 1]");
+    if (!(max_aspect >= 1 && max_aspect < 4)) return bad("max_aspect must be within [1, 4)");
+    if (!(axis_share >= 0 && axis_share <= 1)) return bad("axis_share must be within [0, 1]");
+    if (!(min_lattice_score >= 1)) return bad("min_lattice_score must be at least 1");
+    if (!(tile_mm > 5 && tile_mm < 500)) return bad("tile_mm must be within (5, 500)");
+    if (!(gap_mm >= 0 && gap_mm < tile_mm / 4)) return bad("gap_mm must be within [0, tile_mm / 4)");
+    if (!(px_per_mm >= 0.2 && px_per_mm <= 10)) return bad("px_per_mm must be within [0.2, 10]");
+    if (max_top_side < 64) return bad("max_top_side must be at least 64");
+    if (!(occupied_share > 0 && occupied_share < 1)) return bad("occupied_share must be within (0, 1)");
+    if (!(cell_inset >= 0 && cell_inset < 0.4)) return bad("cell_inset must be within [0, 0.4)");
+    return Ok{};
+}
+
+// The lattice, searched near the board (colours unlike the table) or, with `whole`, in the whole frame.
+Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& o, bool whole) {
+    const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
+    cv::Mat work;
+    cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    const cv::Matx33d image_to_work(work_scale, 0, 0, 0, work_scale, 0, 0, 0, 1);
+
+    // The board: colours unlike the table (the frame's edge band).
+    const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
+    cv::Mat small, mask_small;
+    cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
+    mask_small = not_table_mask(small, o.border_band, o.not_table_ratio);
+    LatticeView view;
+    view.px_per_mm = o.px_per_mm;
+    cv::Mat board_work;
+    cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
+    const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
+    view.whole_frame = whole || colours_fail;
+    cv::Mat region;
+    if (view.whole_frame) {
+        region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(255));
+    } else {
+        const int r = std::max(3, o.work_side / 60) | 1;
+        cv::dilate(board_work, region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(r, r)));
+    }
+
+    // Straight edges near the board.
+    cv::Mat grey;
+    cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
+    std::vector<cv::Vec4f> raw;
+    const double min_len = o.min_segment * o.work_side;
+    {
+        std::vector<cv::Vec4f> all;
+        cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
+        for (const auto& l : all) {
+            const int mx = std::clamp(static_cast<int>((l[0] + l[2]) / 2), 0, region.cols - 1), my = std::clamp(static_cast<int>((l[1] + l[3]) / 2), 0, region.rows - 1);
+            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && region.at<std::uint8_t>(my, mx)) raw.push_back(l);
+        }
+    }
+    const cv::Point2d centre(work.cols / 2.0, work.rows / 2.0);
+    const double norm = std::max(work.cols, work.rows) / 2.0;
+    const cv::Matx33d work_to_norm(1 / norm, 0, -centre.x / norm, 0, 1 / norm, -centre.y / norm, 0, 0, 1);
+    std::vector<Segment> segments;
+    std::vector<double> hist(kAngleBins, 0.0);
+    for (const auto& l : raw) {
+        Segment s;
+        const cv::Point2d a = (cv::Point2d(l[0], l[1]) - centre) / norm, b = (cv::Point2d(l[2], l[3]) - centre) / norm;
+        s.length = std::hypot(l[2] - l[0], l[3] - l[1]);
+        s.mid = (a + b) * 0.5;
+        s.dir = (b - a) / cv::norm(b - a);
+        s.line = cv::Vec3d(a.x, a.y, 1).cross(cv::Vec3d(b.x, b.y, 1));
+        s.line /= std::hypot(s.line[0], s.line[1]);
+        s.angle = std::fmod(std::atan2(s.dir.y, s.dir.x) * 180 / kPi + 360.0, 180.0);
+        hist[static_cast<std::size_t>(std::min(kAngleBins - 1, static_cast<int>(s.angle)))] += s.length;
+        segments.push_back(s);
+    }
+    if (segments.size() < 8) return invalid("lattice", "no board found: too few straight edges");
+    std::vector<double> smooth(kAngleBins, 0.0);
+    for (int i = 0; i < kAngleBins; ++i) {
+        for (int k = -6; k <= 6; ++k) {
+            smooth[static_cast<std::size_t>(i)] += hist[static_cast<std::size_t>(((i + k) % kAngleBins + kAngleBins) % kAngleBins)] *
+                                                   std::exp(-0.5 * k * k / (kAngleSmoothDeg * kAngleSmoothDeg));
+        }
+    }
+    auto circ = [](double a, double b) { return std::abs(std::remainder(a - b, 180.0)); };
+    std::vector<cv::Point> pts;
+    cv::Mat region_small;
+    cv::resize(colours_fail ? region : board_work, region_small, cv::Size(), 0.25, 0.25, cv::INTER_NEAREST);
+    {
+        // The board is the big blob(s): specks of table colour far away do not stretch the view.
+        cv::Mat labels, stats, centroids;
+        const int n = cv::connectedComponentsWithStats(region_small, labels, stats, centroids, 8);
+        int largest = 0;
+        for (int i = 1; i < n; ++i) largest = std::max(largest, stats.at<int>(i, cv::CC_STAT_AREA));
+        for (int y = 0; y < labels.rows; ++y) {
+            for (int x = 0; x < labels.cols; ++x) {
+                const int l = labels.at<int>(y, x);
+                if (l > 0 && stats.at<int>(l, cv::CC_STAT_AREA) >= kKeepComponent * largest) pts.emplace_back(x, y);
+            }
+        }
+    }
+    if (pts.empty()) return invalid("lattice", "no board found");
+    // Direction families: the strongest peaks of the direction histogram; every pair far
+    // enough apart is tried (a table's own lines, like plank seams, can make a peak) and the
+    // pair whose lattice folds most sharply wins.
+    std::vector<double> peaks;
+    {
+        auto left = smooth;
+        for (int n = 0; n < kDirectionCandidates; ++n) {
+            const auto top = std::max_element(left.begin(), left.end());
+            if (*top <= 0) break;
+            const int at = static_cast<int>(top - left.begin());
+            peaks.push_back(at + 0.5);
+            for (int k = -kPeakSuppressDeg; k <= kPeakSuppressDeg; ++k) left[static_cast<std::size_t>(((at + k) % kAngleBins + kAngleBins) % kAngleBins)] = 0;
+        }
+    }
+    struct Attempt {
+        cv::Matx33d work_to_affine;
+        Period px, py;
+        double score = -1;
+    };
+    Attempt best;
+    std::string failure = "no board found: edges run one way only";
+    for (std::size_t i = 0; i < peaks.size(); ++i) {
+        for (std::size_t j = i + 1; j < peaks.size(); ++j) {
+            const double dir1 = peaks[i], dir2 = peaks[j];
+            if (circ(dir1, dir2) < kMinFamilySeparationDeg) continue;
+            std::vector<Segment> fam1, fam2;
+            for (const auto& s : segments) {
+                if (circ(s.angle, dir1) < o.family_deg) fam1.push_back(s);
+                else if (circ(s.angle, dir2) < o.family_deg) fam2.push_back(s);
+            }
+            if (fam1.size() < 3 || fam2.size() < 3) {
+                failure = "no board found: too few edges in one direction";
+                continue;
+            }
+            const cv::Vec3d v1 = vanishing_point(fam1, o), v2 = vanishing_point(fam2, o);
+            // Affine rectification: send the horizon (through both vanishing points) to infinity.
+            cv::Vec3d horizon = v1.cross(v2);
+            // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
+            if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
+                failure = "no board found: edge directions do not fit a table seen from above";
+                continue;
+            }
+            horizon /= horizon[2];
+            const cv::Matx33d hp(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
+            auto direction = [&](const cv::Vec3d& v) {
+                const cv::Vec3d d = hp * v;
+                const cv::Point2d u(d[0], d[1]);
+                return u / cv::norm(u);
+            };
+            cv::Point2d d1 = direction(v1), d2 = direction(v2);
+            if (d1.x * d2.y - d1.y * d2.x < 0) d2 = -d2;
+            const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
+            const cv::Matx22d to_axes = basis.inv();
+            const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
+            cv::Matx33d work_to_affine = affine * hp * work_to_norm;
+            // Fit the board's region into an affine view of about affine_side pixels.
+            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+            for (const auto& p : pts) {
+                const cv::Point2d q = apply(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+                x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+            }
+            const double fit = o.affine_side / std::max({x1 - x0, y1 - y0, 1e-9});
+            work_to_affine = cv::Matx33d(fit, 0, -x0 * fit, 0, fit, -y0 * fit, 0, 0, 1) * work_to_affine;
+            const cv::Size affine_size(static_cast<int>((x1 - x0) * fit) + 1, static_cast<int>((y1 - y0) * fit) + 1);
+            if (affine_size.width > kMaxAffineStretch * o.affine_side || affine_size.height > kMaxAffineStretch * o.affine_side) continue;
+            cv::Mat affine_grey, affine_mask;
+            cv::warpPerspective(grey, affine_grey, work_to_affine, affine_size, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+            cv::warpPerspective(region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+            cv::Mat g, dxx, dyy;
+            affine_grey.convertTo(g, CV_32F);
+            cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
+            cv::Sobel(g, dxx, CV_32F, 2, 0, 3);
+            cv::Sobel(g, dyy, CV_32F, 0, 2, 3);
+            const auto [px, py] = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o);
+            const double score = std::min(px.score, py.score);
+            if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_lattice_score) {
+                failure = "no board found: no periodic gaps between tiles";
+                continue;
+            }
+            if (score > best.score) best = {work_to_affine, px, py, score};
+        }
+    }
+    if (best.score < 0) return invalid("lattice", failure);
+    const cv::Matx33d work_to_affine = best.work_to_affine;
+    const Period px = best.px, py = best.py;
+    view.score = best.score;
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+
+    // The top view: square cells of the pitch at px_per_mm, gap lines on multiples of it.
+    const double pitch = (o.tile_mm + o.gap_mm) * o.px_per_mm;
+    view.pitch_px = pitch;
+    cv::Matx33d affine_to_top(pitch / px.pitch, 0, -px.phase * pitch / px.pitch, 0, pitch / py.pitch, -py.phase * pitch / py.pitch, 0, 0, 1);
+    cv::Matx33d work_to_top = affine_to_top * work_to_affine;
+    for (const auto& p : pts) {
+        const cv::Point2d q = apply(work_to_top, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+        x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+    }
+    const double c0 = std::floor(x0 / pitch), r0 = std::floor(y0 / pitch);
+    view.cols = std::min(static_cast<int>(std::ceil(x1 / pitch) - c0), static_cast<int>(o.max_top_side / pitch));
+    view.rows = std::min(static_cast<int>(std::ceil(y1 / pitch) - r0), static_cast<int>(o.max_top_side / pitch));
+    if (view.cols < 1 || view.rows < 1) return invalid("lattice", "no board found");
+    work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
+    view.image_to_top = work_to_top * image_to_work;
+    const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
+    cv::warpPerspective(work, view.top, work_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
+    cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
+    cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
+                        cv::BORDER_CONSTANT, cv::Scalar(0));
+    return view;
+}
+
+Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) {
+    if (auto st = o.check(); !st) return st.error();
+    if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
+    auto near_board = find_lattice_in(image, o, false);
+    if (near_board) return near_board;
+    // The table's colours can hide the board (tiles like wood): look at the whole frame.
+    auto whole = find_lattice_in(image, o, true);
+    return whole ? whole : near_board;
+}
+
+std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& o) {
+    std::vector<CellObservation> cells;
+    if (view.not_table.empty()) return cells;
+    cv::Mat sum;
+    cv::integral(view.not_table / 255, sum, CV_64F);
+    const double p = view.pitch_px, inset = o.cell_inset * p;
+    std::map<std::pair<int, int>, std::size_t> at;
+    for (int r = 0; r < view.rows; ++r) {
+        for (int c = 0; c < view.cols; ++c) {
+            const int xa = std::clamp(static_cast<int>(std::lround(c * p + inset)), 0, view.not_table.cols);
+            const int xb = std::clamp(static_cast<int>(std::lround((c + 1) * p - inset)), 0, view.not_table.cols);
+            const int ya = std::clamp(static_cast<int>(std::lround(r * p + inset)), 0, view.not_table.rows);
+            const int yb = std::clamp(static_cast<int>(std::lround((r + 1) * p - inset)), 0, view.not_table.rows);
+            if (xb <= xa || yb <= ya) continue;
+            const double n = sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
+            const double share = n / ((xb - xa) * (yb - ya));
+            if (share >= o.occupied_share) {
+                at[{c, r}] = cells.size();
+                cells.push_back({c, r, share});
+            }
+        }
+    }
+    // Tiles of a board touch: keep the largest 4-connected group.
+    std::vector<int> group(cells.size(), -1);
+    int best_group = -1;
+    std::size_t best_size = 0;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (group[i] >= 0) continue;
+        const int g = static_cast<int>(i);
+        std::queue<std::size_t> todo;
+        todo.push(i);
+        group[i] = g;
+        std::size_t size = 0;
+        while (!todo.empty()) {
+            const auto k = todo.front();
+            todo.pop();
+            ++size;
+            for (const auto& [dc, dr] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}}) {
+                const auto it = at.find({cells[k].col + dc, cells[k].row + dr});
+                if (it != at.end() && group[it->second] < 0) group[it->second] = g, todo.push(it->second);
+            }
+        }
+        if (size > best_size) best_size = size, best_group = g;
+    }
+    std::vector<CellObservation> out;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (group[i] == best_group) out.push_back(cells[i]);
+    }
+    return out;
+}
+
+}  // namespace meeplecam::vision

@@ -14,4 +14,8 @@ int run_legal(const std::vector<std::string>& argv);
 // `meeplecam random-game [--seed N] [--players N] -o OUT.json`: a legal random game, for demos and tests.
 int run_random_game(const std::vector<std::string>& argv);
 
+// `meeplecam catalog check FILE`: validates a tile catalog; for the City, compares its totals with
+// the published game's. Returns the exit code (2 when invalid or a City total differs).
+int run_catalog(const std::vector<std::string>& argv);
+
 }  // namespace meeplecam::cli

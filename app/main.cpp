@@ -17,6 +17,7 @@ commands:
   score  RECORD.json [--json]                 replay a match record and print the score sheet
   legal  RECORD.json --tile ID [--json]       legal placements of a tile (and follower spots)
   random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
+  catalog check FILE                          validate a tile catalog (City: totals vs the published game)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
   version                                     print the version
@@ -37,6 +38,7 @@ int main(int argc, char** argv) {
         args.erase(args.begin());
         if (command == "score") return meeplecam::cli::run_score(args);
         if (command == "legal") return meeplecam::cli::run_legal(args);
+        if (command == "catalog") return meeplecam::cli::run_catalog(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
         if (command == "render") return meeplecam::cli::run_render(args);
         if (command == "version" || command == "--version") {

@@ -204,14 +204,17 @@ int Board::place(const TileType& type, Placement p) {
                 --structures_[find(theirs[k])].open_sides;
             }
         }
-        for (int k = 0; k < 3; ++k) unite(mine[k], theirs[k]);
+        // Only features of one kind join (the City: a market half facing a residential half closes both).
+        for (int k = 0; k < 3; ++k) {
+            if (node_def(mine[k]).kind == node_def(theirs[k]).kind) unite(mine[k], theirs[k]);
+        }
     }
 
     last_completed_.clear();
     for (std::size_t f = 0; f < t.type->features.size(); ++f) {
         const int root = find(t.node(static_cast<int>(f)));
         const Structure& st = structures_[root];
-        if ((st.kind == FeatureKind::Road || st.kind == FeatureKind::City) && st.open_sides == 0 &&
+        if (completes_by_sides(st.kind) && st.open_sides == 0 &&
             std::find(last_completed_.begin(), last_completed_.end(), root) == last_completed_.end()) {
             last_completed_.push_back(root);
         }
@@ -255,7 +258,9 @@ bool Board::is_complete(int root) const {
     const Structure& st = structures_[root];
     switch (st.kind) {
         case FeatureKind::Road:
-        case FeatureKind::City: return st.open_sides == 0;
+        case FeatureKind::City:
+        case FeatureKind::Street:  // The City
+        case FeatureKind::Market: return st.open_sides == 0;
         case FeatureKind::Monastery: return block_tiles(tiles_[node_tile_[st.nodes.front()]].at) == 9;
         default: return false;
     }
@@ -398,7 +403,9 @@ std::vector<int> Board::rebuild_structures() {
             const PlacedTile& other = tiles_[nt];
             for (int k = 0; k < 3; ++k) {
                 const Port q = static_cast<Port>(3 * side + k);
-                unite(t.node(t.type->feature_at(q, t.rot)), other.node(other.type->feature_at(facing_port(q), other.rot)));
+                const int a = t.node(t.type->feature_at(q, t.rot));
+                const int b = other.node(other.type->feature_at(facing_port(q), other.rot));
+                if (node_def(a).kind == node_def(b).kind) unite(a, b);  // the City: unlike halves stay apart
             }
         }
     }
@@ -414,7 +421,7 @@ std::vector<int> Board::rebuild_structures() {
         std::vector<int> members = st.nodes;
         std::sort(members.begin(), members.end());
         st.scored = std::binary_search(scored_sets.begin(), scored_sets.end(), members);
-        if ((st.kind == FeatureKind::Road || st.kind == FeatureKind::City) && st.open_sides == 0 && !st.scored) {
+        if (completes_by_sides(st.kind) && st.open_sides == 0 && !st.scored) {
             to_score.push_back(node);
         }
     }

@@ -49,6 +49,12 @@ struct Structure {
     bool scored = false;             // scored during the game (completed)
 };
 
+// True for the kinds that are complete once no side is open: roads, cities, and the City's
+// streets and markets.
+constexpr bool completes_by_sides(FeatureKind k) {
+    return k == FeatureKind::Road || k == FeatureKind::City || k == FeatureKind::Street || k == FeatureKind::Market;
+}
+
 struct Follower {
     int player = 0;
     int node = 0;      // feature node it stands on

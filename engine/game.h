@@ -131,6 +131,8 @@ private:
     void score_final();
     ScoreEvent make_score(int root, ScoreEvent::Phase phase, int points) const;
     static std::vector<FollowerOption> free_features(const Board& board, int tile_index);
+    // free_features() less the spots a rule module refuses (RuleModule::refuse_follower).
+    std::vector<FollowerOption> allowed_features(const Board& board, int tile_index) const;
 
     std::shared_ptr<const Catalog> catalog_;
     std::vector<std::unique_ptr<RuleModule>> modules_;

@@ -19,7 +19,7 @@ Status RandomGameOptions::check() const {
 Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, const RandomGameOptions& options) {
     if (auto st = options.check(); !st) return st.error();
     Record record;
-    record.game = catalog ? catalog->game() : "carcassonne";
+    record.game = catalog ? catalog->game() : options.game;
     record.edition = options.edition;
     record.expansions = options.expansions;
     record.options = options.rule_options;
@@ -33,8 +33,9 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     const Catalog& tiles = game.catalog();  // the shipped catalogs plus the expansions' tiles
 
     std::mt19937_64 rng(options.seed);
-    const TileType* start = tiles.find(tiles.start_tile());
-    if (!start) return invalid("random game", "the catalog names no start tile");
+    // A catalog without a start tile (the City) starts with the top tile of the shuffled bag.
+    const TileType* start = tiles.start_tile().empty() ? nullptr : tiles.find(tiles.start_tile());
+    if (!start && !tiles.start_tile().empty()) return invalid("random game", "the catalog names an unknown start tile");
     std::vector<const TileType*> bag;
     bool start_taken = false;
     for (const TileType& t : tiles.tiles()) {
@@ -47,6 +48,14 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
         }
     }
     std::shuffle(bag.begin(), bag.end(), rng);
+    std::size_t next = 0;  // the top of the face-down bag
+    if (!start) {
+        if (bag.empty()) return invalid("random game", "the catalog has no tiles");
+        start = bag[next++];
+    }
+    // The City: the first tile is the first player's turn (a follower may go on it).
+    const bool start_turn = std::any_of(game.modules().begin(), game.modules().end(),
+                                        [](const auto& m) { return m->start_tile_is_turn(); });
 
     auto apply = [&](Event e) -> Status {
         const int index = static_cast<int>(record.events.size());
@@ -57,11 +66,22 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     Event first;
     first.type = "tile";
     first.tile = start->id;
+    if (start_turn) first.player = record.players[0].color;
     if (auto st = apply(first); !st) return st.error();
 
     std::uniform_real_distribution<double> coin(0.0, 1.0);
+    if (start_turn) {
+        const auto spots = game.current_follower_options();
+        if (!spots.empty() && coin(rng) < options.follower_chance) {
+            Event m;
+            m.type = "meeple";
+            m.player = first.player;
+            m.at = first.at;
+            m.loc = std::string(port_name(spots[std::uniform_int_distribution<std::size_t>(0, spots.size() - 1)(rng)].loc));
+            if (auto st = apply(m); !st) return st.error();
+        }
+    }
     int placed = 1;
-    std::size_t next = 0;  // the top of the face-down bag
     // A tile a rule module assigns to the next player (an auctioned tile), if any.
     auto assigned = [&]() -> const TileType* {
         for (const auto& m : game.modules()) {

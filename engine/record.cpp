@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/atomic_file.h"
+#include "engine/modules/city.h"
 
 namespace meeplecam {
 namespace {
@@ -228,6 +229,13 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
             if (auto st = module->configure(own); !st) return st.error();
             modules.push_back(std::move(module));
         }
+    }
+    if (record.game == "city") {  // a game family: its rules come as a module the record does not list
+        auto city = make_city_module();
+        const nlohmann::json own = record.options.contains("city") ? record.options["city"] : nlohmann::json::object();
+        if (auto st = city->configure(own); !st) return st.error();
+        seen.insert("city");
+        modules.push_back(std::move(city));
     }
     for (const auto& [key, value] : record.options.items()) {
         if (!seen.count(key)) return invalid("options", "options for '" + key + "', which is not in play");

@@ -180,6 +180,7 @@ int Board::place(const TileType& type, Placement p) {
     add_tile_nodes(ti);
     remove_border_cell(p.at);
     const PlacedTile& t = tiles_[ti];
+    std::vector<int> closed_apart;  // neighbour nodes facing a feature of another kind (the City)
 
     for (int s = 0; s < 4; ++s) {
         const Cell n = neighbour(p.at, s);
@@ -206,13 +207,22 @@ int Board::place(const TileType& type, Placement p) {
         }
         // Only features of one kind join (the City: a market half facing a residential half closes both).
         for (int k = 0; k < 3; ++k) {
-            if (node_def(mine[k]).kind == node_def(theirs[k]).kind) unite(mine[k], theirs[k]);
+            if (node_def(mine[k]).kind == node_def(theirs[k]).kind) {
+                unite(mine[k], theirs[k]);
+            } else {
+                closed_apart.push_back(theirs[k]);
+            }
         }
     }
 
     last_completed_.clear();
-    for (std::size_t f = 0; f < t.type->features.size(); ++f) {
-        const int root = find(t.node(static_cast<int>(f)));
+    // Candidates: the tile's own features, and (the City) neighbours' features that were closed by
+    // a side of another kind without joining the tile (a market closed by a residential half).
+    std::vector<int> candidates;
+    for (std::size_t f = 0; f < t.type->features.size(); ++f) candidates.push_back(t.node(static_cast<int>(f)));
+    candidates.insert(candidates.end(), closed_apart.begin(), closed_apart.end());
+    for (int candidate : candidates) {
+        const int root = find(candidate);
         const Structure& st = structures_[root];
         if (completes_by_sides(st.kind) && st.open_sides == 0 &&
             std::find(last_completed_.begin(), last_completed_.end(), root) == last_completed_.end()) {

@@ -231,6 +231,9 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
         }
     }
     if (record.game == "city") {  // a game family: its rules come as a module the record does not list
+        if (record.players.size() < 2 || record.players.size() > 4) {
+            return invalid("players", "the City is played by 2 to 4 players, not " + std::to_string(record.players.size()));
+        }
         auto city = make_city_module();
         const nlohmann::json own = record.options.contains("city") ? record.options["city"] : nlohmann::json::object();
         if (auto st = city->configure(own); !st) return st.error();

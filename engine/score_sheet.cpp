@@ -37,6 +37,7 @@ nlohmann::json score_event_json(const Game& game, const ScoreEvent& ev) {
     j["tile_count"] = ev.tiles.size();
     if (ev.feature == "city") j["pennants"] = ev.pennants;
     if (ev.feature == "farm") j["cities"] = ev.cities;
+    if (ev.feature == "residential") j["markets"] = ev.cities;  // the City: adjacent markets
     j["completed"] = ev.completed;
     j["explanation"] = ev.explanation;
     return j;

@@ -1,0 +1,161 @@
+// Carcassonne — The City: catalog, placement, followers, scoring (docs/rules/city.md).
+#include <catch2/catch.hpp>
+
+#include "engine/modules/city.h"
+#include "engine/record.h"
+#include "engine/score_sheet.h"
+#include "replay_fixtures.h"
+
+using namespace meeplecam;
+using test::meeple;
+using test::tile;
+
+namespace {
+
+// A two-player (red, blue) City record with `events` (the first is red's first tile).
+Record city_record(std::initializer_list<nlohmann::json> events, bool finished = false) {
+    nlohmann::json doc = {{"format", "meeplecam-record"},
+                          {"version", 1},
+                          {"game", "city"},
+                          {"players", {{{"name", "Ana"}, {"color", "red"}}, {{"name", "Ben"}, {"color", "blue"}}}},
+                          {"finished", finished}};
+    doc["events"] = nlohmann::json::array();
+    for (const auto& e : events) doc["events"].push_back(e);
+    auto r = parse_record(doc, "test");
+    if (!r) throw std::runtime_error(r.error().to_string());
+    return r.value();
+}
+
+std::string catalog_error(const std::string& features, const std::string& game = "city") {
+    const std::string text = R"({"format": "meeplecam-catalog", "version": 1, "game": ")" + game +
+                             R"(", "tiles": [{"id": "T", "count": 1, "features": )" + features + "}]}";
+    auto c = Catalog::from_text(text, "test");
+    return c ? std::string() : c.error().to_string();
+}
+
+}  // namespace
+
+TEST_CASE("the shipped City catalog is provisional and meets every known total", "[city]") {
+    auto c = Catalog::embedded("city");
+    REQUIRE(c);
+    CHECK(c->game() == "city");
+    CHECK(c->provisional());
+    CHECK_FALSE(Catalog::embedded("carcassonne-base")->provisional());
+    const CityCatalogTotals t = city_catalog_totals(c.value());
+    CHECK(t.tiles == 75);
+    CHECK(t.designs == 64);
+    CHECK(t.public_buildings == 32);
+    CHECK(t.historic.size() == 7);
+    CHECK(t.goods.size() == 3);
+    CHECK(t.differences.empty());
+    // Only streets must match: every side is a street or "no street".
+    for (const TileType& type : c->tiles()) {
+        for (EdgeKind e : type.edges) CHECK((e == EdgeKind::Street || e == EdgeKind::Plain));
+    }
+}
+
+TEST_CASE("City catalog validation names the clash", "[city]") {
+    const std::string all_res = R"({"kind": "residential", "ports": ["NL","N","NR","EL","E","ER","SL","S","SR","WL","W","WR"]})";
+    CHECK(catalog_error("[" + all_res + "]").empty());
+    CHECK_THAT(catalog_error(R"([{"kind": "street", "ports": ["NL"]},
+        {"kind": "residential", "ports": ["N","NR","EL","E","ER","SL","S","SR","WL","W","WR"]}])"),
+               Catch::Contains("side middle"));
+    CHECK_THAT(catalog_error(R"([{"kind": "market", "ports": ["NL","N","NR"]},
+        {"kind": "residential", "ports": ["EL","E","ER","SL","S","SR","WL","W","WR"]}])"),
+               Catch::Contains("sells no good"));
+    CHECK_THAT(catalog_error(R"([{"kind": "road", "ports": ["N"]},
+        {"kind": "residential", "ports": ["NL","NR","EL","E","ER","SL","S","SR","WL","W","WR"]}])"),
+               Catch::Contains("only have street, market and residential"));
+    CHECK_THAT(catalog_error(R"([{"kind": "street", "ports": ["N"]},
+        {"kind": "residential", "markets": [0], "ports": ["NL","NR","EL","E","ER","SL","S","SR","WL","W","WR"]}])"),
+               Catch::Contains("not a market feature"));
+    CHECK_THAT(catalog_error(R"([{"kind": "residential", "ports": ["NL","N","NR"]}])"), Catch::Contains("belongs to no feature"));
+}
+
+TEST_CASE("City stacks: 30, 25 and 20 tiles by draw order", "[city]") {
+    CHECK(city_stack_of_draw(1) == 1);
+    CHECK(city_stack_of_draw(30) == 1);
+    CHECK(city_stack_of_draw(31) == 2);
+    CHECK(city_stack_of_draw(55) == 2);
+    CHECK(city_stack_of_draw(56) == 3);
+    CHECK(city_stack_of_draw(75) == 3);
+}
+
+TEST_CASE("the City's first tile is the first player's turn", "[city]") {
+    auto g = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S")}));
+    REQUIRE(g);
+    CHECK(g->followers_left(0) == 6);
+    CHECK_THAT(test::replay_error(city_record({tile("blue", "03", 0, 0, 0)})), Catch::Contains("first player, red"));
+    CHECK_THAT(test::replay_error(city_record({tile("", "03", 0, 0, 0)})), Catch::Contains("first player, red"));
+    // 2 to 4 players.
+    Record one = city_record({});
+    one.players.resize(1);
+    CHECK_THAT(test::replay_error(one), Catch::Contains("2 to 4 players"));
+}
+
+TEST_CASE("City placement: only streets must continue; unlike halves stay apart", "[city]") {
+    // 05 (fish market on N) south of 06 (livestock market N-S): markets join across the side.
+    auto g = replay(city_record({tile("red", "06", 0, 0, 0), tile("blue", "05", 0, 1, 0)}));
+    REQUIRE(g);
+    const Board& b = g->board();
+    CHECK(b.find(b.node_at({0, 0}, *parse_port("S"))) == b.find(b.node_at({0, 1}, *parse_port("N"))));
+    // 05 turned 90 degrees: its market (E) faces 06's residential W... no: put it west of 06 (its E
+    // market half faces 06's W residential): legal, and the two do not merge.
+    auto h = replay(city_record({tile("red", "06", 0, 0, 0), tile("blue", "05", -1, 0, 90)}));
+    REQUIRE(h);
+    const Board& hb = h->board();
+    const int market = hb.find(hb.node_at({-1, 0}, *parse_port("E")));
+    CHECK(hb.structure(market).kind == FeatureKind::Market);
+    CHECK(hb.structure(market).open_sides == 0);  // closed by the residential side it faces
+    CHECK(market != hb.find(hb.node_at({0, 0}, *parse_port("W"))));
+    // A street side must face a street side.
+    CHECK_THAT(test::replay_error(city_record({tile("red", "06", 0, 0, 0), tile("blue", "03", 0, -1, 0)})),
+               Catch::Contains("street") && Catch::Contains("event 1"));
+}
+
+TEST_CASE("a market closed only by residential sides is complete: tiles x goods", "[city]") {
+    // Red's 05 turned 90 degrees (market on E, open); blue's 06 east of it closes that side with its
+    // W residential area: the market is complete, 1 tile x 1 good = 1 for red, whose seller returns.
+    auto g = replay(city_record({tile("red", "05", -1, 0, 90), meeple("red", -1, 0, "E"), tile("blue", "06", 0, 0, 0)}));
+    REQUIRE(g);
+    CHECK(g->scores()[0] == 1);
+    CHECK(g->followers_left(0) == 7);
+    REQUIRE(g->score_events().size() == 1);
+    CHECK(g->score_events()[0].feature == "market");
+    CHECK_THAT(g->score_events()[0].explanation, Catch::Contains("1 tile x 1 good (fish)"));
+}
+
+TEST_CASE("no follower on a street or market this very tile completed", "[city]") {
+    // Street 03 (0,0) - 02 (0,1) - 03 r180 (0,2): the third tile completes it.
+    const std::string err = test::replay_error(city_record(
+        {tile("red", "03", 0, 0, 0), tile("blue", "02", 0, 1, 0), tile("red", "03", 0, 2, 180), meeple("red", 0, 2, "N")}));
+    CHECK_THAT(err, Catch::Contains("event 3") && Catch::Contains("completed by this very tile"));
+    // The residential area of that tile is still allowed, and the options list says so.
+    auto g = replay(city_record({tile("red", "03", 0, 0, 0), tile("blue", "02", 0, 1, 0), tile("red", "03", 0, 2, 180)}),
+                    ReplayOptions{nullptr, false, true, false});
+    REQUIRE(g);
+    const auto spots = g->current_follower_options();
+    REQUIRE(spots.size() == 1);
+    CHECK(spots[0].kind == FeatureKind::Residential);
+    // In classic Carcassonne the same would be allowed (no module refuses it): see game_test.
+    auto ok = replay(city_record({tile("red", "03", 0, 0, 0), tile("blue", "02", 0, 1, 0), tile("red", "03", 0, 2, 180),
+                                  meeple("red", 0, 2, "E")}));
+    CHECK(ok);
+}
+
+TEST_CASE("a street of 4 tiles scores 2 per tile, an unfinished one nothing at the end", "[city]") {
+    auto g = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S"), tile("blue", "02", 0, 1, 0),
+                                 tile("red", "02", 0, 2, 0), tile("blue", "03", 0, 3, 180)},
+                                true));
+    REQUIRE(g);
+    CHECK(g->scores()[0] == 8);
+    auto open = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S"), tile("blue", "02", 0, 1, 0)},
+                                   true));
+    REQUIRE(open);
+    CHECK(open->scores()[0] == 0);
+    CHECK(open->followers_left(0) == 7);  // removed at the end
+    const auto sheet = score_sheet_json(open.value());
+    REQUIRE(sheet["events"].size() == 1);
+    CHECK(sheet["events"][0]["feature"] == "street");
+    CHECK(sheet["events"][0]["points"] == 0);
+}

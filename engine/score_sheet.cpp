@@ -50,6 +50,7 @@ nlohmann::json score_sheet_json(const Game& game) {
     j["events"] = nlohmann::json::array();
     for (const auto& ev : game.score_events()) j["events"].push_back(score_event_json(game, ev));
     j["finished"] = game.finished();
+    if (game.catalog().provisional()) j["provisional_catalog"] = true;  // e.g. the City: not the official tiles
     return j;
 }
 
@@ -57,6 +58,9 @@ std::string format_score_sheet(const Game& game) {
     std::ostringstream out;
     out << (game.finished() ? "Final score" : "Score so far (game not finished)") << " after "
         << game.board().size() << " tiles\n\n";
+    if (game.catalog().provisional()) {
+        out << "Tile catalog: PROVISIONAL (invented designs meeting the published totals, not the official tiles)\n\n";
+    }
     std::vector<int> order(game.players().size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return game.scores()[a] > game.scores()[b]; });

@@ -109,6 +109,13 @@ public:
     void add_score(ScoreEvent event);
     // Returns a follower that a module kept off the board (e.g. in a castle) to its owner's supply.
     void return_follower_to_supply(int player) { ++followers_left_[player]; }
+    // Takes a follower from a player's supply for a module's own use (the City: a guard on the
+    // wall); false when none is left.
+    bool take_follower_from_supply(int player) {
+        if (followers_left_[player] <= 0) return false;
+        --followers_left_[player];
+        return true;
+    }
     // Copies of all tile types not yet drawn.
     int tiles_left() const;
     // What a completed structure is worth during the game (road 1/tile, city 2/tile + 2/pennant,

@@ -91,6 +91,9 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     };
     while (true) {
         if (options.max_tiles >= 0 && placed >= options.max_tiles) break;
+        if (std::any_of(game.modules().begin(), game.modules().end(), [&](const auto& m) { return m->game_over(game); })) {
+            break;  // a module ended the game early (the City's wall)
+        }
         const TileType* type = assigned();
         if (!type) {
             if (next >= bag.size()) break;
@@ -146,7 +149,7 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
             return game.modules()[a]->turn_phase() < game.modules()[b]->turn_phase();
         });
         for (std::size_t mi : order) {
-            for (int guard = 0; guard < 16; ++guard) {
+            for (int guard = 0; guard < 64; ++guard) {  // the City: up to 16 wall pieces + guards + a tower
                 const RuleModule& module = *game.modules()[mi];
                 const auto choices = module.options(game);
                 if (choices.empty() || (!module.must_act(game) && coin(rng) < 0.5)) break;

@@ -84,6 +84,9 @@ public:
                                                        int /*tile_index*/, int /*root*/) const {
         return std::nullopt;
     }
+    // True when the module ended the game before the supply ran out (the City: the wall); players
+    // and generators then stop drawing and finish the game.
+    virtual bool game_over(const Game& /*game*/) const { return false; }
     // Runs at the end of the game, after the core's final scoring.
     virtual void on_final_scoring(Game& /*game*/) {}
     // Lists the module events the turn's player may still play now (generators, `legal`).

@@ -102,6 +102,7 @@ std::optional<std::string> CityModule::refuse_follower(const Game& /*game*/, con
 }
 
 void CityModule::on_final_scoring(Game& game) {
+    close_city(game);  // the wall closes around the city; what that completes scores now
     Board& board = game.mutable_board();
     // Stable order: by kind (streets, markets, residential areas), then first cell.
     std::vector<int> roots;
@@ -143,6 +144,7 @@ void CityModule::on_final_scoring(Game& game) {
         }
         game.add_score(std::move(ev));
     }
+    score_guards(game);
 }
 
 std::unique_ptr<RuleModule> make_city_module() { return std::make_unique<CityModule>(); }

@@ -143,19 +143,37 @@ TEST_CASE("no follower on a street or market this very tile completed", "[city]"
     CHECK(ok);
 }
 
-TEST_CASE("a street of 4 tiles scores 2 per tile, an unfinished one nothing at the end", "[city]") {
+TEST_CASE("a street of 4 tiles scores 2 per tile; at the end the wall closes the city", "[city]") {
     auto g = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S"), tile("blue", "02", 0, 1, 0),
                                  tile("red", "02", 0, 2, 0), tile("blue", "03", 0, 3, 180)},
                                 true));
     REQUIRE(g);
     CHECK(g->scores()[0] == 8);
-    auto open = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S"), tile("blue", "02", 0, 1, 0)},
-                                   true));
-    REQUIRE(open);
-    CHECK(open->scores()[0] == 0);
-    CHECK(open->followers_left(0) == 7);  // removed at the end
-    const auto sheet = score_sheet_json(open.value());
-    REQUIRE(sheet["events"].size() == 1);
-    CHECK(sheet["events"][0]["feature"] == "street");
-    CHECK(sheet["events"][0]["points"] == 0);
+    // An open street at the end: the wall closes the outer boundary, completing it (2 tiles = 2).
+    auto closed = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S"), tile("blue", "02", 0, 1, 0)},
+                                     true));
+    REQUIRE(closed);
+    CHECK(closed->scores()[0] == 2);
+    CHECK(closed->followers_left(0) == 7);
+}
+
+TEST_CASE("a street ending at a hole inside the city stays unfinished: its citizen leaves with nothing", "[city]") {
+    // Ring of 8 tiles around the hole (1,1); red's dead end 03 at (1,0) points its street S into it.
+    auto g = replay(city_record({tile("red", "03", 1, 0, 0), meeple("red", 1, 0, "S"), tile("blue", "01", 0, 0, 0),
+                                 tile("red", "05", 2, 0, 0), tile("blue", "05", 0, 1, 0), tile("red", "49", 2, 1, 0),
+                                 tile("blue", "49", 0, 2, 0), tile("red", "06", 1, 2, 0), tile("blue", "06", 2, 2, 0)},
+                                true));
+    REQUIRE(g);
+    CHECK(g->scores()[0] == 0);
+    CHECK(g->followers_left(0) == 7);
+    const auto sheet = score_sheet_json(g.value());
+    bool found = false;
+    for (const auto& ev : sheet["events"]) {
+        if (ev["feature"] == "street") {
+            found = true;
+            CHECK(ev["points"] == 0);
+            CHECK(ev["completed"] == false);
+        }
+    }
+    CHECK(found);
 }

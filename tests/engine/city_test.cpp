@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "engine/modules/city.h"
+#include "engine/random_game.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
 #include "replay_fixtures.h"
@@ -176,4 +177,115 @@ TEST_CASE("a street ending at a hole inside the city stays unfinished: its citiz
         }
     }
     CHECK(found);
+}
+
+// --- Walls ---
+
+TEST_CASE("wall slots follow the city's outer boundary at either end", "[city][walls]") {
+    auto c = Catalog::embedded("city");
+    REQUIRE(c);
+    const TileType& plain = *c->find("01");
+    Board b;
+    // An L: (0,0), (1,0), (0,1).
+    b.place_start(plain, {{0, 0}, 0});
+    b.place(plain, {{1, 0}, 0});
+    b.place(plain, {{0, 1}, 0});
+    using S = CityModule::Slot;
+    // Along the north side going clockwise (east): (0,0)N -> (1,0)N -> (1,0)E (convex corner).
+    CHECK(CityModule::next_cw(b, S{{0, 0}, 0}) == S{{1, 0}, 0});
+    CHECK(CityModule::next_cw(b, S{{1, 0}, 0}) == S{{1, 0}, 1});
+    // (1,0)S faces the notch (1,1); clockwise it turns into (0,1)E (concave corner).
+    CHECK(CityModule::next_cw(b, S{{1, 0}, 2}) == S{{0, 1}, 1});
+    // Counter-clockwise is the reverse walk.
+    CHECK(CityModule::next_ccw(b, S{{0, 1}, 1}) == S{{1, 0}, 2});
+    CHECK(CityModule::next_ccw(b, S{{1, 0}, 1}) == S{{1, 0}, 0});
+    CHECK(CityModule::next_ccw(b, S{{0, 0}, 0}) == S{{0, 0}, 3});
+}
+
+TEST_CASE("a closed side completes what it bounds and no tile goes beyond it", "[city][walls]") {
+    auto c = Catalog::embedded("city");
+    REQUIRE(c);
+    Board b;
+    b.place_start(*c->find("05"), {{0, 0}, 0});  // fish market on N
+    const int market = b.find(b.node_at({0, 0}, *parse_port("N")));
+    CHECK_FALSE(b.is_complete(market));
+    const auto done = b.close_side({0, 0}, 0);
+    REQUIRE(done.size() == 1);
+    CHECK(b.find(done[0]) == market);
+    CHECK(b.is_complete(market));
+    CHECK(b.side_closed({0, 0}, 0));
+    const auto check = b.check_placement(*c->find("01"), {{0, -1}, 0});
+    CHECK_FALSE(check.ok);
+    CHECK_THAT(check.reason, Catch::Contains("beyond a wall"));
+    for (const Placement& p : b.legal_placements(*c->find("01"))) CHECK_FALSE(p.at == Cell{0, -1});
+    CHECK(b.legal_placements(*c->find("01")).size() == 3);
+    b.check_consistency();
+    CHECK(b.close_side({0, 0}, 0).empty());  // closing twice does nothing
+}
+
+TEST_CASE("wall events are validated with errors naming the event", "[city][walls]") {
+    RandomGameOptions opt;
+    opt.game = "city";
+    opt.players = 3;
+    opt.seed = 1;
+    auto played = play_random_game(nullptr, opt);
+    REQUIRE(played);
+    const Record& full = played->record;
+    REQUIRE(replay(full));
+    int gate = -1, first_wall = -1, first_guard = -1;
+    for (std::size_t i = 0; i < full.events.size(); ++i) {
+        const auto& t = full.events[i].type;
+        if (t == "gate" && gate < 0) gate = static_cast<int>(i);
+        if (t == "wall" && first_wall < 0) first_wall = static_cast<int>(i);
+        if (t == "guard" && first_guard < 0) first_guard = static_cast<int>(i);
+    }
+    REQUIRE(gate > 30);  // not before stack 2
+    REQUIRE(first_wall == gate + 1);
+    {  // skipping the walls: the next tile is refused
+        Record r = full;
+        r.finished = false;
+        r.events.resize(static_cast<std::size_t>(gate));
+        std::size_t next_tile = static_cast<std::size_t>(gate);
+        while (full.events[next_tile].type != "tile") ++next_tile;
+        r.events.push_back(full.events[next_tile]);
+        CHECK_THAT(test::replay_error(r), Catch::Contains("event " + std::to_string(gate)) &&
+                                              Catch::Contains("walls are built first"));
+    }
+    {  // a wall piece that does not continue an end
+        Record r = full;
+        r.finished = false;
+        r.events.resize(static_cast<std::size_t>(first_wall) + 1);
+        auto& raw = r.events.back().raw;
+        raw["at"] = {1000, 1000};
+        CHECK_THAT(test::replay_error(r), Catch::Contains("event " + std::to_string(first_wall) + " (wall)") &&
+                                              Catch::Contains("must continue an end of the wall"));
+        raw.erase("side");
+        CHECK_THAT(test::replay_error(r), Catch::Contains("'side' must be N, E, S or W"));
+    }
+    {  // the wrong player builds
+        Record r = full;
+        r.finished = false;
+        r.events.resize(static_cast<std::size_t>(first_wall) + 1);
+        Event& e = r.events.back();
+        const std::string other = e.player == "red" ? "blue" : "red";
+        e.player = other;
+        e.raw["player"] = other;
+        CHECK_THAT(test::replay_error(r), Catch::Contains("wall piece, not " + other));
+    }
+    {  // a guard right after the gate is refused (never on the gate)
+        Record r = full;
+        r.finished = false;
+        r.events.resize(static_cast<std::size_t>(gate) + 1);
+        Event g;
+        g.type = "guard";
+        g.player = r.events.back().player;
+        g.raw = {{"type", "guard"}, {"player", g.player}};
+        r.events.push_back(g);
+        CHECK_THAT(test::replay_error(r), Catch::Contains("(guard)") && Catch::Contains("not on the gate"));
+    }
+    // The wall (and its guards) scored: tower and guard events appear on the sheet.
+    const auto sheet = score_sheet_json(played->game);
+    int towers = 0;
+    for (const auto& ev : sheet["events"]) towers += ev["feature"] == "tower" ? 1 : 0;
+    CHECK(towers > 0);
 }

@@ -289,3 +289,37 @@ TEST_CASE("wall events are validated with errors naming the event", "[city][wall
     for (const auto& ev : sheet["events"]) towers += ev["feature"] == "tower" ? 1 : 0;
     CHECK(towers > 0);
 }
+
+TEST_CASE("when the wall ends the game, further tiles are refused with the reason", "[city][walls]") {
+    int checked = 0;
+    for (std::uint64_t seed = 1; seed <= 40 && checked < 3; ++seed) {
+        RandomGameOptions opt;
+        opt.game = "city";
+        opt.players = 2 + static_cast<int>(seed % 3);
+        opt.seed = seed;
+        auto played = play_random_game(nullptr, opt);
+        REQUIRE(played);
+        if (played->game.tiles_left() == 0) continue;  // ended with the last tile
+        const Game& g = played->game;
+        bool over = false;
+        for (const auto& m : g.modules()) over = over || m->game_over(g);
+        CHECK(over);
+        // Replay without finishing and try one more tile of the supply.
+        Record r = played->record;
+        r.finished = false;
+        const TileType* left = nullptr;
+        for (const TileType& t : g.catalog().tiles()) {
+            if (!left && g.supply_left(t) > 0) left = &t;
+        }
+        REQUIRE(left);
+        Event e;
+        e.type = "tile";
+        e.player = r.players[static_cast<std::size_t>(g.next_player())].color;
+        e.tile = left->id;
+        e.at = {500, 500};
+        r.events.push_back(e);
+        CHECK_THAT(test::replay_error(r), Catch::Contains("the game is over"));
+        ++checked;
+    }
+    CHECK(checked == 3);
+}

@@ -5,6 +5,9 @@
 #include <vector>
 
 #include "app/engine_commands.h"
+#ifdef MEEPLECAM_WITH_UI
+#include "ui/app_main.h"
+#endif
 #include "app/vision_commands.h"
 
 namespace {
@@ -20,6 +23,7 @@ commands:
   catalog check FILE                          validate a tile catalog (City: totals vs the published game)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
+  app [--record FILE] [--screenshot F.png]    the desktop window (review mode), or headless output
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -41,6 +45,14 @@ int main(int argc, char** argv) {
         if (command == "catalog") return meeplecam::cli::run_catalog(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
         if (command == "render") return meeplecam::cli::run_render(args);
+        if (command == "app") {
+#ifdef MEEPLECAM_WITH_UI
+            return meeplecam::ui::run_app(argv[0], args);
+#else
+            std::cerr << "meeplecam: this build has no desktop layer (configured with MEEPLECAM_BUILD_UI=OFF)\n";
+            return 2;
+#endif
+        }
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

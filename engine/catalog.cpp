@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/embedded_catalogs.h"
+#include "engine/json_text.h"
 
 namespace meeplecam {
 namespace {
@@ -380,13 +381,9 @@ Result<Catalog> Catalog::from_json(const json& doc, const std::string& source) {
 }
 
 Result<Catalog> Catalog::from_text(std::string_view text, const std::string& source) {
-    json doc;
-    try {
-        doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        return invalid(source, "not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
-    }
-    return from_json(doc, source);
+    auto doc = parse_json_text(text, source);
+    if (!doc) return doc.error();
+    return from_json(doc.value(), source);
 }
 
 Result<Catalog> Catalog::load_file(const std::string& path) {

@@ -45,6 +45,8 @@ public:
     const Error& error() const { return std::get<Error>(data_); }
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
 
 private:
     std::variant<T, Error> data_;

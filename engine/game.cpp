@@ -65,7 +65,8 @@ Result<const TileType*> Game::draw(const std::string& id, const std::string& whe
     if (!type) return invalid(where, "unknown tile id '" + id + "' (not in the game's catalog)");
     if (supply_left(*type) <= 0) {
         return illegal(where, "tile " + id + " used more often than the " + options_.edition + " edition has (" +
-                                  std::to_string(type->count_in(options_.edition)) + " copies)");
+                                  std::to_string(type->count_in(options_.edition)) +
+                                  (type->count_in(options_.edition) == 1 ? " copy)" : " copies)"));
     }
     ++drawn_[type->index];
     return type;

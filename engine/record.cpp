@@ -1,8 +1,11 @@
 #include "engine/record.h"
 
+#include <cstdio>
+#include <optional>
 #include <set>
 
 #include "engine/atomic_file.h"
+#include "engine/json_text.h"
 #include "engine/modules/city.h"
 
 namespace meeplecam {
@@ -112,7 +115,8 @@ Result<Record> parse_record(const json& doc, const std::string& source) {
     if (!doc.contains("format") || doc["format"] != "meeplecam-record") {
         return invalid(source, "'format' must be \"meeplecam-record\"");
     }
-    if (!doc.contains("version") || !doc["version"].is_number_integer()) return invalid(source, "missing integer 'version'");
+    if (!doc.contains("version")) return invalid(source, "missing 'version'");
+    if (!doc["version"].is_number_integer()) return invalid(source, "'version' must be an integer, not " + doc["version"].dump());
     if (doc["version"].get<long long>() != 1) {
         return invalid(source, "record version " + doc["version"].dump() + " is not supported (this build reads 1)");
     }
@@ -168,16 +172,9 @@ Result<Record> parse_record(const json& doc, const std::string& source) {
 }
 
 Result<Record> parse_record_text(std::string_view text, const std::string& source) {
-    json doc;
-    try {
-        doc = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        std::string what = e.what();
-        // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep the reason.
-        if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
-        return invalid(source, "not valid JSON (byte " + std::to_string(e.byte) + "): " + what);
-    }
-    return parse_record(doc, source);
+    auto doc = parse_json_text(text, source);
+    if (!doc) return doc.error();
+    return parse_record(doc.value(), source);
 }
 
 Result<Record> read_record(const std::string& path) {

@@ -90,3 +90,12 @@ file(WRITE ${WORK_DIR}/bridges.json [=[{"format": "meeplecam-record", "version":
 expect_run(0 "with {\"bridge\":{\"at\":[1,0],\"axis\":\"NS\"}}" legal ${WORK_DIR}/bridges.json --tile V)
 expect_run(0 "\"type\": \"ferry\"" legal ${WORK_DIR}/bridges.json --tile FE2 --at 2,0 --rot 0 --json)
 expect_run(0 "with {\"bridge\"" legal ${WORK_DIR}/bridges.json --tile U --at 1,1 --rot 0)
+
+# The desktop command: headless without a display, a screenshot offscreen.
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+                        ${MEEPLECAM} app RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT code EQUAL 0 OR NOT out MATCHES "No display: replaying")
+  message(SEND_ERROR "meeplecam app without a display: exit ${code}\n${out}${err}")
+endif()
+expect_run(0 "wrote" app --record ${SAMPLE} --screenshot ${WORK_DIR}/app.png)
+expect_run(2 "not valid JSON" app --record ${WORK_DIR}/truncated.json --screenshot ${WORK_DIR}/bad.png)

@@ -11,18 +11,11 @@ using test::tile;
 namespace {
 
 Record bridges_record(std::initializer_list<nlohmann::json> events) {
-    Record r = test::base_record(events);
-    r.expansions = {"bridges"};
-    return r;
+    return test::with_expansions(test::base_record(events), {"bridges"});
 }
 
 nlohmann::json bridge(const std::string& player, int x, int y, const std::string& axis) {
     return {{"type", "bridge"}, {"player", player}, {"at", {x, y}}, {"axis", axis}};
-}
-
-std::string error_of(const Record& r) {
-    auto g = replay(r);
-    return g ? std::string() : g.error().to_string();
 }
 
 nlohmann::json with_bridge_field(nlohmann::json t, int x, int y, const std::string& axis) {
@@ -49,24 +42,24 @@ TEST_CASE("a bridge carries a road across two field sides and scores like a road
 
 TEST_CASE("illegal bridges are refused with the rule", "[bridges][bad-input]") {
     // Not on a field side: U rot 90's E side is its road.
-    CHECK_THAT(error_of(bridges_record({tile("red", "U", 1, 0, 90), bridge("red", 1, 0, "EW")})),
+    CHECK_THAT(test::replay_error(bridges_record({tile("red", "U", 1, 0, 90), bridge("red", 1, 0, "EW")})),
                Catch::Contains("event 2") && Catch::Contains("field sides"));
     // Crossing: a second bridge on the same tile, in a later turn.
-    CHECK_THAT(error_of(bridges_record({tile("red", "B", 0, 1, 0), bridge("red", 0, 1, "EW"), tile("blue", "U", 1, 1, 90),
+    CHECK_THAT(test::replay_error(bridges_record({tile("red", "B", 0, 1, 0), bridge("red", 0, 1, "EW"), tile("blue", "U", 1, 1, 90),
                                         bridge("blue", 0, 1, "NS")})),
                Catch::Contains("already has a bridge"));
     // Two bridges in one turn.
-    CHECK_THAT(error_of(bridges_record({tile("red", "B", 0, 1, 0), bridge("red", 0, 1, "EW"), bridge("red", 0, 1, "NS")})),
+    CHECK_THAT(test::replay_error(bridges_record({tile("red", "B", 0, 1, 0), bridge("red", 0, 1, "EW"), bridge("red", 0, 1, "NS")})),
                Catch::Contains("only one bridge may be built per turn"));
     // An end that meets a field side: B at [0,1] bridged N-S would end against D's south field.
-    CHECK_THAT(error_of(bridges_record({tile("red", "B", 0, 1, 0), bridge("red", 0, 1, "NS")})),
+    CHECK_THAT(test::replay_error(bridges_record({tile("red", "B", 0, 1, 0), bridge("red", 0, 1, "NS")})),
                Catch::Contains("continue a road or face an empty cell"));
     // Too far from the tile just placed.
-    CHECK_THAT(error_of(bridges_record({tile("red", "U", 1, 0, 90), tile("blue", "U", 2, 0, 90),
+    CHECK_THAT(test::replay_error(bridges_record({tile("red", "U", 1, 0, 90), tile("blue", "U", 2, 0, 90),
                                         tile("red", "U", 3, 0, 90), bridge("red", 1, 0, "NS")})),
                Catch::Contains("touching it by a side"));
     // A tile that does not fit even with its bridge field: malformed axis.
-    CHECK_THAT(error_of(bridges_record({with_bridge_field(tile("red", "U", 1, 0, 90), 1, 0, "NE")})),
+    CHECK_THAT(test::replay_error(bridges_record({with_bridge_field(tile("red", "U", 1, 0, 90), 1, 0, "NE")})),
                Catch::Contains("'axis'"));
 }
 

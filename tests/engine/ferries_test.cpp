@@ -10,22 +10,13 @@ using test::tile;
 
 namespace {
 
-// A Ferries record: start D; red places an FE2 (jetties E, S, W; field N) west of the start,
-// rot 90 → jetties S, W, N; its E side is field... so use rot 0 east of the start instead.
 Record ferries_record(std::initializer_list<nlohmann::json> events) {
-    Record r = test::base_record(events);
-    r.expansions = {"ferries"};
-    return r;
+    return test::with_expansions(test::base_record(events), {"ferries"});
 }
 
 nlohmann::json ferry(const std::string& player, int x, int y, const std::string& a, const std::string& b,
                      const std::string& type = "ferry") {
     return {{"type", type}, {"player", player}, {"at", {x, y}}, {"jetties", {a, b}}};
-}
-
-std::string error_of(const Record& r) {
-    auto g = replay(r);
-    return g ? std::string() : g.error().to_string();
 }
 
 }  // namespace
@@ -39,15 +30,15 @@ TEST_CASE("a lake tile needs its ferry, joining two of its jetties", "[ferries]"
     CHECK(b.find(b.node_at({1, 0}, *parse_port("W"))) == b.find(b.node_at({1, 0}, *parse_port("E"))));
     CHECK(b.find(b.node_at({1, 0}, *parse_port("S"))) != b.find(b.node_at({1, 0}, *parse_port("E"))));
 
-    CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0), tile("blue", "U", -1, 0, 90)})),
+    CHECK_THAT(test::replay_error(ferries_record({tile("red", "FE2", 1, 0, 0), tile("blue", "U", -1, 0, 90)})),
                Catch::Contains("event 2") && Catch::Contains("needs its ferry"));
-    CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0)})), Catch::Contains("needs its ferry"));
-    CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "N", "E")})),
+    CHECK_THAT(test::replay_error(ferries_record({tile("red", "FE2", 1, 0, 0)})), Catch::Contains("needs its ferry"));
+    CHECK_THAT(test::replay_error(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "N", "E")})),
                Catch::Contains("port N") && Catch::Contains("not a jetty"));
-    CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "E", "W"),
+    CHECK_THAT(test::replay_error(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "E", "W"),
                                         meeple("red", 1, 0, "S")})),
                Catch::Contains("follower must be placed before the ferry"));
-    CHECK_THAT(error_of(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("blue", 1, 0, "E", "W")})),
+    CHECK_THAT(test::replay_error(ferries_record({tile("red", "FE2", 1, 0, 0), ferry("blue", 1, 0, "E", "W")})),
                Catch::Contains("red's turn"));
 }
 
@@ -69,18 +60,18 @@ TEST_CASE("a road through a ferry scores its lake tile once; an unferried jetty 
     Record moved = ferries_record(events);
     auto doc = moved.to_json();
     doc["events"].push_back(ferry("blue", 1, 0, "W", "E", "ferry-move"));
-    CHECK_THAT(error_of(parse_record(doc, "t").value()), Catch::Contains("event 7") && Catch::Contains("not the first ferry"));
+    CHECK_THAT(test::replay_error(parse_record(doc, "t").value()), Catch::Contains("event 7") && Catch::Contains("not the first ferry"));
 }
 
 TEST_CASE("only the first ferry along an extended road may move, once per turn", "[ferries]") {
     auto r = ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "W", "E"),
                              tile("blue", "U", 2, 0, 90), ferry("blue", 1, 0, "W", "S", "ferry-move"),
                              ferry("blue", 1, 0, "E", "S", "ferry-move")});
-    CHECK_THAT(error_of(r), Catch::Contains("event 5") && Catch::Contains("already moved this turn"));
+    CHECK_THAT(test::replay_error(r), Catch::Contains("event 5") && Catch::Contains("already moved this turn"));
     auto ok = ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "W", "E"), tile("blue", "U", 2, 0, 90),
                               ferry("blue", 1, 0, "W", "S", "ferry-move")});
-    REQUIRE(error_of(ok).empty());
+    REQUIRE(test::replay_error(ok).empty());
     auto far = ferries_record({tile("red", "FE2", 1, 0, 0), ferry("red", 1, 0, "W", "E"),
                                tile("blue", "V", 0, 1, 0), ferry("blue", 1, 0, "W", "S", "ferry-move")});
-    CHECK_THAT(error_of(far), Catch::Contains("not the first ferry"));
+    CHECK_THAT(test::replay_error(far), Catch::Contains("not the first ferry"));
 }

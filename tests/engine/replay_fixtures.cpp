@@ -36,6 +36,11 @@ Record base_record(std::initializer_list<nlohmann::json> events, bool finished) 
     return r.value();
 }
 
+Record with_expansions(Record record, std::vector<std::string> expansions) {
+    record.expansions = std::move(expansions);
+    return record;
+}
+
 std::string replay_error(const Record& record) {
     auto g = replay(record);
     return g ? std::string() : g.error().to_string();

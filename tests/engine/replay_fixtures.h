@@ -4,6 +4,7 @@
 #include <initializer_list>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/record.h"
 
@@ -16,6 +17,8 @@ Record base_record(std::initializer_list<nlohmann::json> events, bool finished =
 // Shorthands for events.
 nlohmann::json tile(const std::string& player, const std::string& id, int x, int y, int rot);
 nlohmann::json meeple(const std::string& player, int x, int y, const std::string& loc);
+// The same record with expansions in play.
+Record with_expansions(Record record, std::vector<std::string> expansions);
 // Replays and returns the error text ("" when the record replays).
 std::string replay_error(const Record& record);
 

@@ -1,0 +1,52 @@
+// BoardPicture: what the board view draws, as plain values built from a Game.
+#pragma once
+
+#include <QColor>
+#include <QImage>
+#include <QPointF>
+#include <QString>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "engine/game.h"
+
+namespace meeplecam::ui {
+
+struct PictureFollower {
+    QPointF where;  // position inside the tile, 0..1 (x east, y south)
+    QColor color;
+};
+
+struct PictureTile {
+    int x = 0;
+    int y = 0;
+    QString label;  // e.g. "V 90"
+    QImage art;     // the tile's art, already turned
+    std::vector<PictureFollower> followers;
+};
+
+struct BoardPicture {
+    std::vector<PictureTile> tiles;
+    int min_x = 0, max_x = 0, min_y = 0, max_y = 0;
+};
+
+// Returns the colour a player's pieces are drawn in ("grey" and unknown names get sensible colours).
+QColor player_color(const std::string& color);
+
+// Draws tile art from the catalog geometry, once per (type, rotation); values out, no Qt widgets.
+class TileArtCache {
+public:
+    explicit TileArtCache(int tile_px = 96) : tile_px_(tile_px) {}
+    const QImage& art(const TileType& type, int rot);
+
+private:
+    int tile_px_;
+    std::map<std::pair<const TileType*, int>, QImage> cache_;
+};
+
+// Builds the picture of a game's board: every tile with its art and the followers on it.
+BoardPicture board_picture(const Game& game, TileArtCache& cache);
+
+}  // namespace meeplecam::ui

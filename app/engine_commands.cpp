@@ -222,7 +222,7 @@ game) and writes it as a finished match record. For demos, tests and benchmarks.
   --players N     1..6 players (default 2)
   --followers P   chance 0..1 of placing a follower when one may be placed (default 0.6)
   --expansions L  comma-separated rule modules to play with, e.g. ferries
-  --game G        carcassonne (default) or amazonas (Carcassonne - Amazonas, provisional catalog; 2-5 players)
+  --game G        carcassonne (default), city or amazonas (The City / Amazonas: provisional catalogs)
   -o, --output F  where to write the record (written atomically)
 )";
 
@@ -276,7 +276,9 @@ int run_random_game(const std::vector<std::string>& argv) {
         }
     }
     if (auto g = args->value("game")) {
-        if (*g != "carcassonne" && *g != "amazonas") return report(invalid("--game", "must be carcassonne or amazonas"));
+        if (*g != "carcassonne" && *g != "city" && *g != "amazonas") {
+            return report(invalid("--game", "must be carcassonne, city or amazonas"));
+        }
         opt.game = *g;
     }
     auto game = play_random_game(nullptr, opt);

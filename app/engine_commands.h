@@ -14,4 +14,5 @@ int run_legal(const std::vector<std::string>& argv);
 // `meeplecam random-game [--seed N] [--players N] -o OUT.json`: a legal random game, for demos and tests.
 int run_random_game(const std::vector<std::string>& argv);
 
+
 }  // namespace meeplecam::cli

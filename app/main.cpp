@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "app/catalog_commands_amazonas.h"
+#include "app/catalog_commands.h"
 #include "app/engine_commands.h"
 #ifdef MEEPLECAM_WITH_UI
 #include "ui/app_main.h"
@@ -22,7 +22,7 @@ commands:
   score  RECORD.json [--json]                 replay a match record and print the score sheet
   legal  RECORD.json --tile ID [--json]       legal placements of a tile (and follower spots)
   random-game [--seed N] -o OUT.json          write a legal random game (demos, tests)
-  catalog check FILE                          validate a tile catalog (Amazonas: totals vs the published game)
+  catalog check FILE                          validate a tile catalog (City, Amazonas: totals vs the published game)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
   app [--record FILE] [--screenshot F.png]    the desktop window (review mode), or headless output
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
         args.erase(args.begin());
         if (command == "score") return meeplecam::cli::run_score(args);
         if (command == "legal") return meeplecam::cli::run_legal(args);
+        if (command == "catalog") return meeplecam::cli::run_catalog(args);
         if (command == "random-game") return meeplecam::cli::run_random_game(args);
-        if (command == "catalog") return meeplecam::cli::run_catalog_amazonas(args);
         if (command == "render") return meeplecam::cli::run_render(args);
         if (command == "app") {
 #ifdef MEEPLECAM_WITH_UI

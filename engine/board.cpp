@@ -113,7 +113,10 @@ void Board::refresh_border_cell(Cell c) {
         const int ti = tile_at(neighbour(c, s));
         if (ti < 0) continue;
         touches = true;
-        const auto need = static_cast<std::uint16_t>(edge_of(tiles_[ti], (s + 2) % 4));
+        // A closed side (a wall) demands EdgeKind::None, which no tile shows: nothing fits here.
+        const auto need = side_closed(neighbour(c, s), (s + 2) % 4)
+                              ? static_cast<std::uint16_t>(EdgeKind::None)
+                              : static_cast<std::uint16_t>(edge_of(tiles_[ti], (s + 2) % 4));
         cell.mask |= static_cast<std::uint16_t>(0xF << (kEdgeBits * s));
         cell.value |= static_cast<std::uint16_t>(need << (kEdgeBits * s));
     }
@@ -159,6 +162,10 @@ PlacementCheck Board::check_placement(const TileType& type, Placement p) const {
         const int ti = tile_at(n);
         if (ti < 0) continue;
         touches = true;
+        if (side_closed(n, (s + 2) % 4)) {
+            return {false, "cell " + to_string(p.at) + " lies beyond a wall (the " + kSideNames[(s + 2) % 4] +
+                               " side of tile " + tiles_[ti].type->id + " at " + to_string(n) + " is closed)"};
+        }
         const EdgeKind mine = type.edges[(s - p.rot + 4) % 4];
         const EdgeKind theirs = edge_of(tiles_[ti], (s + 2) % 4);
         if (mine != theirs) {
@@ -180,6 +187,7 @@ int Board::place(const TileType& type, Placement p) {
     add_tile_nodes(ti);
     remove_border_cell(p.at);
     const PlacedTile& t = tiles_[ti];
+    std::vector<int> closed_apart;  // neighbour nodes facing a feature of another kind (the City)
 
     for (int s = 0; s < 4; ++s) {
         const Cell n = neighbour(p.at, s);
@@ -204,14 +212,26 @@ int Board::place(const TileType& type, Placement p) {
                 --structures_[find(theirs[k])].open_sides;
             }
         }
-        for (int k = 0; k < 3; ++k) unite(mine[k], theirs[k]);
+        // Only features of one kind join (the City: a market half facing a residential half closes both).
+        for (int k = 0; k < 3; ++k) {
+            if (node_def(mine[k]).kind == node_def(theirs[k]).kind) {
+                unite(mine[k], theirs[k]);
+            } else {
+                closed_apart.push_back(theirs[k]);
+            }
+        }
     }
 
     last_completed_.clear();
-    for (std::size_t f = 0; f < t.type->features.size(); ++f) {
-        const int root = find(t.node(static_cast<int>(f)));
+    // Candidates: the tile's own features, and (the City) neighbours' features that were closed by
+    // a side of another kind without joining the tile (a market closed by a residential half).
+    std::vector<int> candidates;
+    for (std::size_t f = 0; f < t.type->features.size(); ++f) candidates.push_back(t.node(static_cast<int>(f)));
+    candidates.insert(candidates.end(), closed_apart.begin(), closed_apart.end());
+    for (int candidate : candidates) {
+        const int root = find(candidate);
         const Structure& st = structures_[root];
-        if ((st.kind == FeatureKind::Road || st.kind == FeatureKind::City) && st.open_sides == 0 &&
+        if (completes_by_sides(st.kind) && st.open_sides == 0 &&
             std::find(last_completed_.begin(), last_completed_.end(), root) == last_completed_.end()) {
             last_completed_.push_back(root);
         }
@@ -255,7 +275,9 @@ bool Board::is_complete(int root) const {
     const Structure& st = structures_[root];
     switch (st.kind) {
         case FeatureKind::Road:
-        case FeatureKind::City: return st.open_sides == 0;
+        case FeatureKind::City:
+        case FeatureKind::Street:  // The City
+        case FeatureKind::Market: return st.open_sides == 0;
         case FeatureKind::Monastery: return block_tiles(tiles_[node_tile_[st.nodes.front()]].at) == 9;
         default: return false;
     }
@@ -319,7 +341,8 @@ void Board::check_consistency() const {
             const int nt = tile_at(neighbour(b.at, s));
             if (nt < 0) continue;
             mask |= static_cast<std::uint16_t>(0xF << (kEdgeBits * s));
-            value |= static_cast<std::uint16_t>(static_cast<int>(edge_of(tiles_[nt], (s + 2) % 4)) << (kEdgeBits * s));
+            const int need = side_closed(neighbour(b.at, s), (s + 2) % 4) ? 0 : static_cast<int>(edge_of(tiles_[nt], (s + 2) % 4));
+            value |= static_cast<std::uint16_t>(need << (kEdgeBits * s));
         }
         MEEPLECAM_CHECK(mask == b.mask && value == b.value, "stale border demand at " + to_string(b.at));
     }
@@ -337,7 +360,8 @@ void Board::check_consistency() const {
             MEEPLECAM_CHECK(def.kind == st.kind, "structure mixes feature kinds");
             pennants += def.pennants;
             for (int s = 0; s < 4; ++s) {
-                if (def.side_mask & (1u << s)) open += tile_at(neighbour(t.at, (s + t.rot) % 4)) < 0 ? 1 : 0;
+                const int bs = (s + t.rot) % 4;
+                if (def.side_mask & (1u << s)) open += tile_at(neighbour(t.at, bs)) < 0 && !side_closed(t.at, bs) ? 1 : 0;
             }
         }
         MEEPLECAM_CHECK(open == st.open_sides, "open side count out of date");
@@ -386,7 +410,8 @@ std::vector<int> Board::rebuild_structures() {
         s.pennants = def.pennants;
         s.nodes.push_back(node);
         for (int side = 0; side < 4; ++side) {
-            if (def.side_mask & (1u << side)) s.open_sides += tile_at(neighbour(t.at, (side + t.rot) % 4)) < 0 ? 1 : 0;
+            const int bs = (side + t.rot) % 4;
+            if (def.side_mask & (1u << side)) s.open_sides += tile_at(neighbour(t.at, bs)) < 0 && !side_closed(t.at, bs) ? 1 : 0;
         }
         structures_[node] = std::move(s);
     }
@@ -398,7 +423,9 @@ std::vector<int> Board::rebuild_structures() {
             const PlacedTile& other = tiles_[nt];
             for (int k = 0; k < 3; ++k) {
                 const Port q = static_cast<Port>(3 * side + k);
-                unite(t.node(t.type->feature_at(q, t.rot)), other.node(other.type->feature_at(facing_port(q), other.rot)));
+                const int a = t.node(t.type->feature_at(q, t.rot));
+                const int b = other.node(other.type->feature_at(facing_port(q), other.rot));
+                if (node_def(a).kind == node_def(b).kind) unite(a, b);  // the City: unlike halves stay apart
             }
         }
     }
@@ -414,11 +441,42 @@ std::vector<int> Board::rebuild_structures() {
         std::vector<int> members = st.nodes;
         std::sort(members.begin(), members.end());
         st.scored = std::binary_search(scored_sets.begin(), scored_sets.end(), members);
-        if ((st.kind == FeatureKind::Road || st.kind == FeatureKind::City) && st.open_sides == 0 && !st.scored) {
+        if (completes_by_sides(st.kind) && st.open_sides == 0 && !st.scored) {
             to_score.push_back(node);
         }
     }
     return to_score;
+}
+
+bool Board::side_closed(Cell c, int side) const {
+    if (closed_.empty()) return false;
+    return std::binary_search(closed_.begin(), closed_.end(), std::make_pair(key(c), side));
+}
+
+std::vector<int> Board::close_side(Cell c, int side) {
+    const int ti = tile_at(c);
+    MEEPLECAM_CHECK(ti >= 0, "closing a side of an empty cell " + to_string(c));
+    MEEPLECAM_CHECK(tile_at(neighbour(c, side)) < 0, "closing a side that faces a tile at " + to_string(c));
+    if (side_closed(c, side)) return {};
+    const auto entry = std::make_pair(key(c), side);
+    closed_.insert(std::upper_bound(closed_.begin(), closed_.end(), entry), entry);
+    const PlacedTile& t = tiles_[ti];
+    std::vector<int> completed;
+    int seen[3] = {-1, -1, -1};
+    for (int k = 0; k < 3; ++k) {
+        const int node = t.node(t.type->feature_at(static_cast<Port>(3 * side + k), t.rot));
+        if (node == seen[0] || node == seen[1]) continue;  // one open side per feature and side
+        seen[k] = node;
+        const int root = find(node);
+        Structure& st = structures_[root];
+        --st.open_sides;
+        if (completes_by_sides(st.kind) && st.open_sides == 0 && !st.scored &&
+            std::find(completed.begin(), completed.end(), root) == completed.end()) {
+            completed.push_back(root);
+        }
+    }
+    refresh_border_cell(neighbour(c, side));
+    return completed;
 }
 
 }  // namespace meeplecam

@@ -49,6 +49,12 @@ struct Structure {
     bool scored = false;             // scored during the game (completed)
 };
 
+// True for the kinds that are complete once no side is open: roads, cities, and the City's
+// streets and markets.
+constexpr bool completes_by_sides(FeatureKind k) {
+    return k == FeatureKind::Road || k == FeatureKind::City || k == FeatureKind::Street || k == FeatureKind::Market;
+}
+
 struct Follower {
     int player = 0;
     int node = 0;      // feature node it stands on
@@ -136,6 +142,15 @@ public:
     // (e.g. the tile with a bridge). Updates the border; call rebuild_structures() after.
     void replace_tile_type(int tile_index, const TileType& variant);
     const std::vector<std::pair<int, int>>& links() const { return links_; }
+
+    // --- Closed sides (the City's walls): a tile side facing an empty cell, closed for good ---
+    // Closes side `side` of the placed tile at `c` (the neighbour must be empty): the features on
+    // it lose that open side, and no tile may ever go on the cell beyond. Returns the structures
+    // (roads, cities, streets, markets) this completed. Closing a closed side does nothing.
+    std::vector<int> close_side(Cell c, int side);
+    bool side_closed(Cell c, int side) const;
+    // Number of closed sides.
+    int closed_side_count() const { return static_cast<int>(closed_.size()); }
     // Recomputes every structure from the tiles and links (for changes the incremental merge cannot
     // undo). A structure stays scored only when it has exactly the members of a structure that was
     // scored just before this call (so links must not merge anything before it); returns the
@@ -166,6 +181,7 @@ private:
     std::vector<int> last_completed_;
     std::vector<Follower> followers_;
     std::vector<std::pair<int, int>> links_;
+    std::vector<std::pair<std::uint64_t, int>> closed_;  // (cell key, side) of closed sides, sorted
 };
 
 }  // namespace meeplecam

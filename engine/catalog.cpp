@@ -19,11 +19,15 @@ struct KindInfo {
     std::string_view name;
     FeatureKind kind;
 };
-constexpr std::array<KindInfo, 5> kKinds = {{{"road", FeatureKind::Road},
+constexpr std::array<KindInfo, 8> kKinds = {{{"road", FeatureKind::Road},
                                               {"city", FeatureKind::City},
                                               {"field", FeatureKind::Field},
                                               {"monastery", FeatureKind::Monastery},
-                                              {"lake", FeatureKind::Lake}}};
+                                              {"lake", FeatureKind::Lake},
+                                              // Carcassonne — The City
+                                              {"street", FeatureKind::Street},
+                                              {"market", FeatureKind::Market},
+                                              {"residential", FeatureKind::Residential}}};
 
 // Returns a short key describing a tile's structure under rotation `rot`, used to drop
 // rotations that give the same placed tile (symmetric tiles).
@@ -101,6 +105,14 @@ Result<FeatureDef> parse_feature(const json& jf, const std::string& where) {
             def.cities.push_back(jc.get<int>());
         }
     }
+    if (jf.contains("markets")) {  // The City: residential areas list the markets of the tile they touch
+        if (!jf["markets"].is_array()) return invalid(where, "'markets' must be an array of feature indices");
+        if (def.kind != FeatureKind::Residential) return invalid(where, "only residential areas list the markets they touch");
+        for (const auto& jc : jf["markets"]) {
+            if (!jc.is_number_integer()) return invalid(where, "'markets' entries must be feature indices");
+            def.cities.push_back(jc.get<int>());
+        }
+    }
     if (jf.contains("tags")) {
         if (!jf["tags"].is_array()) return invalid(where, "'tags' must be an array of strings");
         for (const auto& jt : jf["tags"]) {
@@ -110,6 +122,10 @@ Result<FeatureDef> parse_feature(const json& jf, const std::string& where) {
     }
     return def;
 }
+
+Status finish_city_sides(TileType& t, const std::string& where);
+Status finish_classic_sides(TileType& t, const std::string& where);
+Status finish_rotations(TileType& t);
 
 // Checks the tile's ports, derives edges, signatures and distinct rotations.
 Status finish_tile(TileType& t, const std::string& where) {
@@ -122,8 +138,13 @@ Status finish_tile(TileType& t, const std::string& where) {
             }
             t.feature_at_port[p] = static_cast<std::int8_t>(f);
         }
+        const FeatureKind listed = def.kind == FeatureKind::Residential ? FeatureKind::Market : FeatureKind::City;
         for (int c : def.cities) {
-            if (c < 0 || c >= static_cast<int>(t.features.size()) || t.features[c].kind != FeatureKind::City) {
+            if (c < 0 || c >= static_cast<int>(t.features.size()) || t.features[c].kind != listed) {
+                if (listed == FeatureKind::Market) {
+                    return invalid(where, "residential area " + std::to_string(f) + " lists " + std::to_string(c) +
+                                              ", which is not a market feature of this tile");
+                }
                 return invalid(where, "field " + std::to_string(f) + " lists " + std::to_string(c) +
                                           ", which is not a city feature of this tile");
             }
@@ -133,6 +154,50 @@ Status finish_tile(TileType& t, const std::string& where) {
             return invalid(where, std::string(feature_kind_name(def.kind)) + " must own exactly the centre port C");
         }
     }
+    if (std::any_of(t.features.begin(), t.features.end(), [](const FeatureDef& d) { return is_city_family_kind(d.kind); })) {
+        return finish_city_sides(t, where);
+    }
+    return finish_classic_sides(t, where);
+}
+
+// The City: only streets must match across a side. A side's middle port is a street or belongs
+// to a market/residential area; its halves are market or residential; markets sell one good.
+Status finish_city_sides(TileType& t, const std::string& where) {
+    for (std::size_t f = 0; f < t.features.size(); ++f) {
+        const FeatureDef& def = t.features[f];
+        const std::string name = "feature " + std::to_string(f) + " (" + std::string(feature_kind_name(def.kind)) + ")";
+        if (!is_city_family_kind(def.kind)) {
+            return invalid(where, name + ": a City tile may only have street, market and residential features");
+        }
+        if (def.kind == FeatureKind::Market) {
+            // One good, or several when markets of different goods touch on the tile (they merge).
+            std::set<std::string> goods;
+            for (const auto& tag : def.tags) {
+                if (std::find(kCityGoods.begin(), kCityGoods.end(), tag) != kCityGoods.end()) goods.insert(tag);
+            }
+            if (goods.empty()) return invalid(where, name + " sells no good: tag it livestock, grain or fish");
+        }
+        if (def.kind == FeatureKind::Street) {
+            for (Port p : def.ports) {
+                if (p != kCentre && p % 3 != 1) {
+                    return invalid(where, name + ": streets may only leave a tile at a side middle, not at " +
+                                              std::string(port_name(p)));
+                }
+            }
+        }
+    }
+    for (int s = 0; s < 4; ++s) {
+        for (int k = 0; k < 3; ++k) {
+            const Port p = static_cast<Port>(3 * s + k);
+            if (t.feature_at_port[p] < 0) return invalid(where, "port " + std::string(port_name(p)) + " belongs to no feature");
+        }
+        const Port mid = static_cast<Port>(3 * s + 1);
+        t.edges[s] = t.features[t.feature_at_port[mid]].kind == FeatureKind::Street ? EdgeKind::Street : EdgeKind::Plain;
+    }
+    return finish_rotations(t);
+}
+
+Status finish_classic_sides(TileType& t, const std::string& where) {
     for (int s = 0; s < 4; ++s) {
         const Port left = static_cast<Port>(3 * s), mid = static_cast<Port>(3 * s + 1),
                    right = static_cast<Port>(3 * s + 2);
@@ -159,6 +224,11 @@ Status finish_tile(TileType& t, const std::string& where) {
                                       std::string(feature_kind_name(m)));
         }
     }
+    return finish_rotations(t);
+}
+
+// Derives the packed signatures and the distinct rotations from the tile's edges.
+Status finish_rotations(TileType& t) {
     for (int r = 0; r < 4; ++r) {
         std::array<EdgeKind, 4> rotated{};
         for (int s = 0; s < 4; ++s) rotated[(s + r) % 4] = t.edges[s];
@@ -186,6 +256,8 @@ std::string_view edge_kind_name(EdgeKind kind) {
         case EdgeKind::Field: return "field";
         case EdgeKind::Road: return "road";
         case EdgeKind::City: return "city";
+        case EdgeKind::Street: return "street";
+        case EdgeKind::Plain: return "no street";
     }
     return "?";
 }
@@ -256,7 +328,7 @@ Result<Catalog> Catalog::from_json(const json& doc, const std::string& source) {
     cat.game_ = doc["game"].get<std::string>();
     const std::string set = doc.contains("set") && doc["set"].is_string() ? doc["set"].get<std::string>() : "";
     cat.sets_.push_back(set);
-    if (doc.contains("provisional")) {  // Amazonas: catalogs authored without a public tile list
+    if (doc.contains("provisional")) {  // not the official tile list (the City, Amazonas: no public list exists)
         if (!doc["provisional"].is_boolean()) return invalid(source, "'provisional' must be true or false");
         cat.provisional_ = doc["provisional"].get<bool>();
     }

@@ -15,18 +15,30 @@
 
 namespace meeplecam {
 
-enum class FeatureKind : std::uint8_t { Road, City, Field, Monastery, Lake };
+// Street, Market and Residential are the areas of Carcassonne — The City (game "city"); a City
+// tile uses only those three kinds.
+enum class FeatureKind : std::uint8_t { Road, City, Field, Monastery, Lake, Street, Market, Residential };
 
-// Returns "road", "city", "field", "monastery", "lake".
+// Returns "road", "city", "field", "monastery", "lake", "street", "market", "residential".
 std::string_view feature_kind_name(FeatureKind kind);
 
 // What a tile side shows; two touching sides must show the same kind.
-enum class EdgeKind : std::uint8_t { None = 0, Field = 1, Road = 2, City = 3 };
+// The City: a side with a street shows Street; every other side shows Plain (market and
+// residential halves need not match, so they share one edge kind).
+enum class EdgeKind : std::uint8_t { None = 0, Field = 1, Road = 2, City = 3, Street = 4, Plain = 5 };
 
 std::string_view edge_kind_name(EdgeKind kind);
 
 // Bits per side in a packed edge signature (4 sides x 4 bits).
 inline constexpr int kEdgeBits = 4;
+
+// True for the feature kinds of Carcassonne — The City.
+constexpr bool is_city_family_kind(FeatureKind k) {
+    return k == FeatureKind::Street || k == FeatureKind::Market || k == FeatureKind::Residential;
+}
+
+// The goods a City market may sell (a market feature carries exactly one as a tag).
+inline constexpr std::array<std::string_view, 3> kCityGoods = {"livestock", "grain", "fish"};
 
 // Packs four edge kinds (N, E, S, W) into one 16-bit signature.
 constexpr std::uint16_t pack_edges(const std::array<EdgeKind, 4>& edges) {
@@ -40,7 +52,8 @@ struct FeatureDef {
     FeatureKind kind = FeatureKind::Field;
     std::vector<Port> ports;        // side ports and/or kCentre
     int pennants = 0;               // city pennants (coats of arms)
-    std::vector<int> cities;        // fields: indices of the city features of this tile they touch
+    std::vector<int> cities;        // fields: indices of the city features of this tile they touch;
+                                    // residential areas (the City, JSON "markets"): the markets they touch
     std::vector<std::string> tags;  // rule-module data, e.g. "no-castle", "inn"
     std::uint8_t side_mask = 0;     // bit s set when the feature owns a port on side s
 
@@ -98,8 +111,8 @@ public:
     const std::string& game() const { return game_; }
     const std::string& start_tile() const { return start_tile_; }
     const std::vector<std::string>& sets() const { return sets_; }
-    // True when the catalog says `"provisional": true`: authored without a public tile list
-    // (e.g. Amazonas), to be corrected by a user who owns the game. Never present it as official.
+    // True when the catalog says `"provisional": true`: authored without a public tile list (the
+    // City, Amazonas), to be corrected by a user who owns the game. Never present it as official.
     bool provisional() const { return provisional_; }
 
 private:

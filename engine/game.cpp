@@ -112,7 +112,16 @@ Result<Game::Mover> Game::check_turn_and_tile(const Event& e, const std::string&
 
 Status Game::apply_tile(const Event& e, const std::string& where) {
     if (!started_) {
-        if (!e.player.empty()) return illegal(where, "the first event must be the start tile, placed by no player");
+        // The City: the first player places the first tile as a turn and may put a follower on it.
+        const bool start_turn = std::any_of(modules_.begin(), modules_.end(),
+                                            [](const auto& m) { return m->start_tile_is_turn(); });
+        if (start_turn) {
+            if (e.player != players_[0].color) {
+                return illegal(where, "the first tile is placed by the first player, " + players_[0].color);
+            }
+        } else if (!e.player.empty()) {
+            return illegal(where, "the first event must be the start tile, placed by no player");
+        }
         if (!catalog_->start_tile().empty() && e.tile != catalog_->start_tile()) {
             return illegal(where, "the start tile must be " + catalog_->start_tile() + ", not " + e.tile);
         }
@@ -121,6 +130,14 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
         board_.place_start(*type.value(), Placement{e.at, e.rot});
         started_ = true;
         for (auto& m : modules_) m->on_start_placed(*this);  // e.g. the rest of a multi-cell start board
+        if (start_turn) {
+            turn_open_ = true;
+            meeple_placed_ = false;
+            turn_player_ = 0;
+            turn_tile_ = 0;
+            pending_completed_.clear();
+            for (auto& m : modules_) m->on_tile_placed(*this);
+        }
         return Ok{};
     }
     if (e.player.empty()) return invalid(where, "only the start tile is placed without a 'player'");
@@ -183,6 +200,9 @@ Status Game::apply_meeple(const Event& e, const std::string& where) {
         return illegal(where, "the " + std::string(feature_kind_name(st.kind)) + " at " + e.loc +
                                   " already has a follower (" + players_[other.player].color + " at " +
                                   to_string(other.at) + ")");
+    }
+    for (const auto& m : modules_) {  // family rules (the City: not on a street/market this tile completed)
+        if (auto reason = m->refuse_follower(*this, board_, turn_tile_, root)) return illegal(where, *reason);
     }
     if (followers_left_[player] <= 0) {
         return illegal(where, e.player + " has no follower left (all " +
@@ -270,8 +290,9 @@ ScoreEvent Game::make_score(int root, ScoreEvent::Phase phase, int points) const
 }
 
 std::pair<int, std::string> Game::completed_value(int root) const {
-    for (const auto& m : modules_) {  // a family may replace the carcassonne values (Amazonas)
+    for (const auto& m : modules_) {  // a game family's own values (Amazonas, the City's streets and markets)
         if (auto v = m->feature_value(*this, root, false)) return {v->points, v->explanation};
+        if (auto value = m->completed_value(*this, root)) return *value;
     }
     const Structure& st = board_.structure(root);
     const int tiles = static_cast<int>(board_.structure_cells(root).size());
@@ -454,10 +475,10 @@ std::vector<FollowerOption> Game::free_features(const Board& board, int tile_ind
 std::vector<FollowerOption> Game::current_follower_options() const {
     if (!turn_open_ || meeple_placed_ || followers_left_[turn_player_] <= 0) return {};
     const std::vector<int> tiles = follower_tiles();
-    if (tiles.size() == 1 && tiles.front() == turn_tile_) return free_features(board_, turn_tile_);
+    if (tiles.size() == 1 && tiles.front() == turn_tile_) return allowed_features(board_, turn_tile_);
     std::vector<FollowerOption> out;  // several tiles (a module's): options of the first that has any
     for (int t : tiles) {
-        out = free_features(board_, t);
+        out = allowed_features(board_, t);
         if (!out.empty()) break;
     }
     return out;
@@ -472,7 +493,20 @@ Result<std::vector<FollowerOption>> Game::follower_options(const TileType& type,
     if (followers_left_[next_player()] <= 0) return std::vector<FollowerOption>{};
     Board copy = board_;
     const int ti = copy.place(type, p);
-    return free_features(copy, ti);
+    return allowed_features(copy, ti);
+}
+
+std::vector<FollowerOption> Game::allowed_features(const Board& board, int tile_index) const {
+    std::vector<FollowerOption> out = free_features(board, tile_index);
+    if (modules_.empty()) return out;
+    std::erase_if(out, [&](const FollowerOption& o) {
+        const int root = board.find(board.node_at(board.tiles()[tile_index].at, o.loc));
+        for (const auto& m : modules_) {
+            if (m->refuse_follower(*this, board, tile_index, root)) return true;
+        }
+        return false;
+    });
+    return out;
 }
 
 }  // namespace meeplecam

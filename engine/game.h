@@ -110,6 +110,13 @@ public:
     void add_score(ScoreEvent event);
     // Returns a follower that a module kept off the board (e.g. in a castle) to its owner's supply.
     void return_follower_to_supply(int player) { ++followers_left_[player]; }
+    // Takes a follower from a player's supply for a module's own use (the City: a guard on the
+    // wall); false when none is left.
+    bool take_follower_from_supply(int player) {
+        if (followers_left_[player] <= 0) return false;
+        --followers_left_[player];
+        return true;
+    }
     // Copies of all tile types not yet drawn.
     int tiles_left() const;
     // What a completed structure is worth during the game (road 1/tile, city 2/tile + 2/pennant,
@@ -137,6 +144,8 @@ private:
     void score_final();
     ScoreEvent make_score(int root, ScoreEvent::Phase phase, int points) const;
     std::vector<FollowerOption> free_features(const Board& board, int tile_index) const;
+    // free_features() less the spots a rule module refuses (RuleModule::refuse_follower).
+    std::vector<FollowerOption> allowed_features(const Board& board, int tile_index) const;
     // A module's reason to refuse a placement the board allows (first module that objects).
     std::optional<std::string> module_refusal(const TileType& type, Placement p) const;
 

@@ -33,8 +33,9 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     const Catalog& tiles = game.catalog();  // the shipped catalogs plus the expansions' tiles
 
     std::mt19937_64 rng(options.seed);
-    const TileType* start = tiles.find(tiles.start_tile());
-    if (!start) return invalid("random game", "the catalog names no start tile");
+    // A catalog without a start tile (the City) starts with the top tile of the shuffled bag.
+    const TileType* start = tiles.start_tile().empty() ? nullptr : tiles.find(tiles.start_tile());
+    if (!start && !tiles.start_tile().empty()) return invalid("random game", "the catalog names an unknown start tile");
     std::vector<const TileType*> bag;
     bool start_taken = false;
     for (const TileType& t : tiles.tiles()) {
@@ -48,6 +49,14 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
         }
     }
     std::shuffle(bag.begin(), bag.end(), rng);
+    std::size_t next = 0;  // the top of the face-down bag
+    if (!start) {
+        if (bag.empty()) return invalid("random game", "the catalog has no tiles");
+        start = bag[next++];
+    }
+    // The City: the first tile is the first player's turn (a follower may go on it).
+    const bool start_turn = std::any_of(game.modules().begin(), game.modules().end(),
+                                        [](const auto& m) { return m->start_tile_is_turn(); });
 
     auto apply = [&](Event e) -> Status {
         const int index = static_cast<int>(record.events.size());
@@ -58,11 +67,22 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     Event first;
     first.type = "tile";
     first.tile = start->id;
+    if (start_turn) first.player = record.players[0].color;
     if (auto st = apply(first); !st) return st.error();
 
     std::uniform_real_distribution<double> coin(0.0, 1.0);
+    if (start_turn) {
+        const auto spots = game.current_follower_options();
+        if (!spots.empty() && coin(rng) < options.follower_chance) {
+            Event m;
+            m.type = "meeple";
+            m.player = first.player;
+            m.at = first.at;
+            m.loc = std::string(port_name(spots[std::uniform_int_distribution<std::size_t>(0, spots.size() - 1)(rng)].loc));
+            if (auto st = apply(m); !st) return st.error();
+        }
+    }
     int placed = 1;
-    std::size_t next = 0;  // the top of the face-down bag
     // A tile a rule module assigns to the next player (an auctioned tile), if any.
     auto assigned = [&]() -> const TileType* {
         for (const auto& m : game.modules()) {
@@ -72,6 +92,9 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
     };
     while (true) {
         if (options.max_tiles >= 0 && placed >= options.max_tiles) break;
+        if (std::any_of(game.modules().begin(), game.modules().end(), [&](const auto& m) { return m->game_over(game); })) {
+            break;  // a module ended the game early (the City's wall)
+        }
         const TileType* type = assigned();
         if (!type) {
             if (next >= bag.size()) break;
@@ -127,7 +150,7 @@ Result<RandomGame> play_random_game(std::shared_ptr<const Catalog> catalog, cons
             return game.modules()[a]->turn_phase() < game.modules()[b]->turn_phase();
         });
         for (std::size_t mi : order) {
-            for (int guard = 0; guard < 16; ++guard) {
+            for (int guard = 0; guard < 64; ++guard) {  // the City: up to 16 wall pieces + guards + a tower
                 const RuleModule& module = *game.modules()[mi];
                 const auto choices = module.options(game);
                 if (choices.empty() || (!module.must_act(game) && coin(rng) < 0.5)) break;

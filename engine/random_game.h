@@ -13,7 +13,7 @@ struct RandomGameOptions {
     int players = 2;               // 1..6
     double follower_chance = 0.6;  // probability of placing a follower when one may be placed
     std::string edition = "C3";
-    std::string game = "carcassonne";  // carcassonne | amazonas (used when no catalog is given)
+    std::string game = "carcassonne";  // carcassonne | city | amazonas (used when no catalog is given)
     std::vector<std::string> expansions;  // rule modules to play with (their catalogs join the bag)
     int max_tiles = -1;            // stop after this many tiles (-1: play the whole bag)
     bool check_consistency = false;  // verify every board invariant after each tile

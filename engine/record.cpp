@@ -6,6 +6,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/json_text.h"
+#include "engine/modules/city.h"
 
 namespace meeplecam {
 namespace {
@@ -232,6 +233,16 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
             if (auto st = module->configure(own); !st) return st.error();
             modules.push_back(std::move(module));
         }
+    }
+    if (record.game == "city") {  // a game family: its rules come as a module the record does not list
+        if (record.players.size() < 2 || record.players.size() > 4) {
+            return invalid("players", "the City is played by 2 to 4 players, not " + std::to_string(record.players.size()));
+        }
+        auto city = make_city_module();
+        const nlohmann::json own = record.options.contains("city") ? record.options["city"] : nlohmann::json::object();
+        if (auto st = city->configure(own); !st) return st.error();
+        seen.insert("city");
+        modules.push_back(std::move(city));
     }
     for (const auto& [key, value] : record.options.items()) {
         if (!seen.count(key)) return invalid("options", "options for '" + key + "', which is not in play");

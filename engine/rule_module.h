@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/error.h"
@@ -14,6 +15,7 @@
 
 namespace meeplecam {
 
+class Board;
 class Game;
 struct TileType;
 struct FeatureDef;
@@ -77,6 +79,23 @@ public:
     // Overrides what a city structure is worth to a farm at the end (default: 3 when the city is
     // complete, else 0); e.g. a castle is worth 4.
     virtual std::optional<int> farm_city_value(const Game& /*game*/, int /*city_root*/) const { return std::nullopt; }
+    // --- Game families (the City) replace parts of the core's Carcassonne scoring ---
+    // True when the first tile is a turn of the first player, who may put a follower on it (the
+    // City); default: the start tile is placed by no player.
+    virtual bool start_tile_is_turn() const { return false; }
+    // What a completed structure is worth during the game and why; nullopt: the core's value.
+    virtual std::optional<std::pair<int, std::string>> completed_value(const Game& /*game*/, int /*root*/) const {
+        return std::nullopt;
+    }
+    // A reason to refuse a follower on structure `root` of the tile `tile_index` just placed on
+    // `board` (the City: not on a street or market that tile completed); nullopt: allowed.
+    virtual std::optional<std::string> refuse_follower(const Game& /*game*/, const Board& /*board*/,
+                                                       int /*tile_index*/, int /*root*/) const {
+        return std::nullopt;
+    }
+    // True when the module ended the game before the supply ran out (the City: the wall); players
+    // and generators then stop drawing and finish the game.
+    virtual bool game_over(const Game& /*game*/) const { return false; }
     // Runs at the end of the game, after the core's final scoring.
     virtual void on_final_scoring(Game& /*game*/) {}
     // Lists the module events the turn's player may still play now (generators, `legal`).

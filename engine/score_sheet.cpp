@@ -37,6 +37,7 @@ nlohmann::json score_event_json(const Game& game, const ScoreEvent& ev) {
     j["tile_count"] = ev.tiles.size();
     if (ev.feature == "city") j["pennants"] = ev.pennants;
     if (ev.feature == "farm") j["cities"] = ev.cities;
+    if (ev.feature == "residential") j["markets"] = ev.cities;  // the City: adjacent markets
     j["completed"] = ev.completed;
     j["explanation"] = ev.explanation;
     return j;
@@ -53,6 +54,7 @@ nlohmann::json score_sheet_json(const Game& game) {
         nlohmann::json state = m->sheet_state(game);
         if (!state.is_null()) j["modules"][std::string(m->name())] = std::move(state);
     }
+    if (game.catalog().provisional()) j["provisional_catalog"] = true;  // e.g. the City: not the official tiles
     return j;
 }
 
@@ -60,6 +62,9 @@ std::string format_score_sheet(const Game& game) {
     std::ostringstream out;
     out << (game.finished() ? "Final score" : "Score so far (game not finished)") << " after "
         << game.board().size() << " tiles\n\n";
+    if (game.catalog().provisional()) {
+        out << "Tile catalog: PROVISIONAL (invented designs meeting the published totals, not the official tiles)\n\n";
+    }
     std::vector<int> order(game.players().size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return game.scores()[a] > game.scores()[b]; });

@@ -31,6 +31,7 @@ int terrain_of(FeatureKind k) {
         case FeatureKind::Field: return kField;
         case FeatureKind::Monastery: return kCloister;
         case FeatureKind::Lake: return kWater;
+        default: break;  // the spin-offs' kinds (streets, markets, ...): not read by this classifier yet
     }
     return kOther;
 }

@@ -30,6 +30,7 @@ int kind_of(FeatureKind k) {
         case FeatureKind::City: return kCity;
         case FeatureKind::Monastery: return kBuilding;
         case FeatureKind::Lake: return kLake;
+        default: break;  // the spin-offs' kinds (streets, markets, ...): not classified yet
     }
     return -1;
 }

@@ -125,7 +125,7 @@ file(WRITE ${WORK_DIR}/amazonas-bad.json [=[{"format": "meeplecam-record", "vers
 expect_run(3 "event 2 (tile): a \"!\" Amazon tile must be followed at once by a 'double' event" score ${WORK_DIR}/amazonas-bad.json)
 expect_run(0 "wrote" random-game --game amazonas --players 4 --seed 3 -o ${WORK_DIR}/amazonas-random.json)
 expect_run(0 "Amazon: " score ${WORK_DIR}/amazonas-random.json)
-expect_run(2 "must be carcassonne or amazonas" random-game --game chess -o ${WORK_DIR}/x.json)
+expect_run(2 "must be carcassonne, city or amazonas" random-game --game chess -o ${WORK_DIR}/x.json)
 # recognize: the board in a photograph; exit 2 for unreadable images and frames without a board.
 expect_run(0 "usage: meeplecam recognize" recognize --help)
 expect_run(0 "recognize IMAGE" --help)

@@ -16,7 +16,7 @@ namespace {
 Record amazonas_record(std::initializer_list<json> events, int players = 2, bool finished = false) {
     json doc = {{"format", "meeplecam-record"}, {"version", 1}, {"game", "amazonas"}, {"players", json::array()},
                 {"finished", finished}};
-    const char* colors[5] = {"red", "blue", "green", "yellow", "black"};
+    const char* colors[6] = {"red", "blue", "green", "yellow", "black", "grey"};
     for (int i = 0; i < players; ++i) doc["players"].push_back({{"color", colors[i]}});
     doc["events"] = json::array({{{"type", "tile"}, {"tile", "SB0"}, {"at", {0, 0}}, {"rot", 0}}});
     for (const auto& e : events) doc["events"].push_back(e);

@@ -9,6 +9,18 @@
 namespace meeplecam {
 namespace {
 
+// Returns the feature node of the tile at `at` owning `port`; an Illegal error names what is missing.
+Result<int> node_named(const Board& b, Cell at, Port port, const std::string& where) {
+    const int tile = b.tile_at(at);
+    if (tile < 0) return illegal(where, "there is no tile at " + to_string(at));
+    const int node = b.node_at(at, port);
+    if (node < 0) {
+        return illegal(where, "tile " + b.tiles()[tile].type->id + " at " + to_string(at) + " has no feature at port " +
+                                  std::string(port_name(port)));
+    }
+    return node;
+}
+
 std::string plural(std::size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -306,13 +318,10 @@ Status CastlesModule::build_castle(Game& game, const Event& e, int player, const
     if (game.turn_tile() < 0) {
         return illegal(where, "a castle is built only during the turn that completes its small city (no turn is open)");
     }
-    if (b.tile_at(at.value()) < 0) return illegal(where, "there is no tile at " + to_string(at.value()));
     const Port port = *loc.value();
-    const int node = b.node_at(at.value(), port);
-    if (node < 0) {
-        return illegal(where, "tile " + b.tiles()[b.tile_at(at.value())].type->id + " at " + to_string(at.value()) +
-                                  " has no feature at port " + std::string(port_name(port)));
-    }
+    auto named = node_named(b, at.value(), port, where);
+    if (!named) return named.error();
+    const int node = named.value();
     const std::string what = feature_text(b, at.value(), port);
     if (b.node_def(node).kind != FeatureKind::City) {
         return illegal(where, what + " is not a city; only a small city may become a castle");
@@ -414,13 +423,10 @@ Status CastlesModule::choose(Game& game, const Event& e, int player, const std::
     }
     if (choices_.count(c)) return illegal(where, "the " + castle_name(c) + " already has a choice this turn");
 
-    if (b.tile_at(at.value()) < 0) return illegal(where, "there is no tile at " + to_string(at.value()));
     const Port port = *loc.value();
-    const int node = b.node_at(at.value(), port);
-    if (node < 0) {
-        return illegal(where, "tile " + b.tiles()[b.tile_at(at.value())].type->id + " at " + to_string(at.value()) +
-                                  " has no feature at port " + std::string(port_name(port)));
-    }
+    auto named = node_named(b, at.value(), port, where);
+    if (!named) return named.error();
+    const int node = named.value();
     const auto f = fief(castles_[c]);
     Choice ch;
     ch.where = where;

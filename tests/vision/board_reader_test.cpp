@@ -8,25 +8,15 @@
 
 #include "engine/random_game.h"
 #include "vision/board_reader.h"
+#include "render_fixtures.h"
 #include "vision/table_renderer.h"
 
 using namespace meeplecam;
 
 namespace {
 
-std::shared_ptr<const Catalog> base() {
-    static const auto catalog = std::make_shared<const Catalog>(Catalog::embedded("carcassonne-base").value());
-    return catalog;
-}
-
-std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed) {
-    RandomGameOptions options;
-    options.seed = seed;
-    options.max_tiles = n;
-    auto game = play_random_game(base(), options);
-    REQUIRE(game);
-    return vision::scene_tiles(game->game.board());
-}
+using test::random_board;
+std::shared_ptr<const Catalog> base() { return test::base_catalog_for_render(); }
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
     const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);

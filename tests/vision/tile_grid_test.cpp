@@ -4,6 +4,7 @@
 
 #include "engine/random_game.h"
 #include "vision/rectify.h"
+#include "render_fixtures.h"
 #include "vision/table_renderer.h"
 #include "vision/tile_grid.h"
 
@@ -11,19 +12,7 @@ using namespace meeplecam;
 
 namespace {
 
-std::shared_ptr<const Catalog> base() {
-    static const auto catalog = std::make_shared<const Catalog>(Catalog::embedded("carcassonne-base").value());
-    return catalog;
-}
-
-std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed) {
-    RandomGameOptions options;
-    options.seed = seed;
-    options.max_tiles = n;
-    auto game = play_random_game(base(), options);
-    REQUIRE(game);
-    return vision::scene_tiles(game->game.board());  // types point into the shared catalog
-}
+using test::random_board;
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
     const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);

@@ -1,0 +1,23 @@
+#include "render_fixtures.h"
+
+#include <stdexcept>
+
+#include "engine/random_game.h"
+
+namespace meeplecam::test {
+
+std::shared_ptr<const Catalog> base_catalog_for_render() {
+    static const auto catalog = std::make_shared<const Catalog>(Catalog::embedded("carcassonne-base").value());
+    return catalog;
+}
+
+std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed) {
+    RandomGameOptions options;
+    options.seed = seed;
+    options.max_tiles = n;
+    auto game = play_random_game(base_catalog_for_render(), options);
+    if (!game) throw std::runtime_error(game.error().to_string());
+    return vision::scene_tiles(game->game.board());  // types point into the shared catalog
+}
+
+}  // namespace meeplecam::test

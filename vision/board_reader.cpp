@@ -32,6 +32,7 @@ Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
     if (auto st = decoder.check(); !st) return st;
+    if (auto st = pennants.check(); !st) return st;
     if (min_tiles < 1) return invalid("reader options", "min_tiles must be at least 1");
     if (!(max_tiles_share > 0)) return invalid("reader options", "max_tiles_share must be positive");
     if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
@@ -182,6 +183,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     reading.ms_classify = elapsed_ms(classified_at);
     const auto decoded_at = std::chrono::steady_clock::now();
     reading.tiles = decode_board(hyps, catalog, options.decoder);
+    decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";

@@ -54,7 +54,7 @@ struct LatticeOptions {
     double min_lattice_score = 1.6;  // fold peak over mean below this: no periodic gaps, no board
     double tile_mm = 45;             // tile side
     double gap_mm = 0.8;             // assumed mean gap between tiles (sets the mm scale)
-    double px_per_mm = 1.0;          // scale of the top view
+    double px_per_mm = 2.0;          // scale of the top view (2: a 45 mm tile is 90 px, pennants and road stubs stay visible)
     int max_top_side = 4000;         // the top view is cropped to this (px)
     double occupied_share = 0.55;    // a cell holds a tile when this share of its inside is not table
     double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
@@ -89,10 +89,10 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
 
 // kOther: samples whose terrain the geometry does not pin down (around a monastery,
 // junction villages); their model is the frame's overall colour mix.
-enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kPennant, kOther, kTerrains };
+enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kOther, kTerrains };
 
 struct ClassifierOptions {
-    int samples = 20;             // samples per tile side (samples^2 per cell)
+    int samples = 28;             // samples per tile side (samples^2 per cell)
     double sample_inset = 0.06;   // share of the tile left out along each side (jitter, gaps)
     int clusters = 10;            // k-means colour clusters per frame
     int em_rounds = 16;           // most EM rounds adapting the terrain model to the frame (stops when no cell changes)
@@ -114,8 +114,8 @@ struct CellHypotheses {
     std::vector<Hypothesis> hyps;
 };
 
-// Terrain labels (kField..kOther) of a tile type (a pennant is a disc where its city is
-// widest, as printed tiles place it) at a rotation, samples x samples, row-major.
+// Terrain labels (kField..kOther) of a tile type (kPennant: a city sample of a city with
+// pennants, read as a mixture of city and pennant colours wherever the pennant sits) at a rotation, samples x samples, row-major.
 std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset);
 
 // Scores every (type, rotation) of `catalog` for every cell.
@@ -145,12 +145,43 @@ struct DecodedTile {
 std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog,
                                       const DecoderOptions& options = {});
 
+// ---- Stage 4b: pennants -------------------------------------------------------------
+
+// Pennants are too small and sit in too many places (per tile set) for the layouts, so
+// types that differ only in pennants (M/N, O/P, ...) are told apart afterwards: the colours
+// of plain city in this frame are learnt from the cells read as a pennantless city type;
+// a blob of colour unlike them inside a cell's city is a pennant.
+struct PennantOptions {
+    double wall_margin = 0.06;     // city pixels this close (share of the tile) to another feature or the tile edge are left out
+    int lightness_bins = 8;        // Lab histogram of plain city: bins along L (coarse: light gradients)...
+    int chroma_bins = 32;          // ...and along a* and b*
+    double novel_density = 2e-4;   // a colour is unlike plain city below this share of its pixels (after smoothing the histogram)
+    double min_area = 0.004;       // a pennant: a blob of such colour covering at least this share of the tile...
+    double max_area = 0.15;        // ...and at most this (bigger: glare or a hand, undecided)
+    int min_reference_cells = 3;   // fewer pennantless city cells: plain city is learnt from every city cell
+    Status check() const;
+};
+
+// The pennant evidence read in one cell.
+struct PennantEvidence {
+    int col = 0, row = 0;
+    double blob_area = 0;   // share of the tile covered by the largest blob unlike plain city
+    bool decided = false;   // false: no pennant twin, or the blob was too big to trust
+    bool pennant = false;
+};
+
+// Re-chooses, among types that differ only in pennants, the one the pennant evidence of
+// each cell supports; updates type, confidence and runner-up in place. Returns the evidence.
+std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
+                                             const PennantOptions& options = {});
+
 // ---- The whole reader -----------------------------------------------------------------
 
 struct ReaderOptions {
     LatticeOptions lattice;
     ClassifierOptions classifier;
     DecoderOptions decoder;
+    PennantOptions pennants;
     int min_tiles = 2;             // fewer occupied cells: no board
     double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board

@@ -19,8 +19,6 @@ constexpr double kFieldInit = 0.6;         // initial share of field on the domi
 constexpr double kRoadInit = 0.5;          // initial share of road on the brightest cluster
 constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
 constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
-constexpr double kRareFloor = 0.01;        // pennant start: weight 1 / (cluster share + this)
-constexpr double kPennantRadius = 0.08;    // pennant disc radius (tile fraction)
 constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
 constexpr double kCloisterHalo = 0.3;      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
@@ -61,19 +59,10 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
     }
     const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
     std::vector<std::uint8_t> out(static_cast<std::size_t>(samples * samples), kOther);
-    // Pennant discs: where each pennant city is widest.
-    std::vector<cv::Point2d> pennants;
+    // Pennants are read apart from the layouts (decide_pennants): where on its city a pennant
+    // sits differs between tile sets, so here a pennant city is plain city.
     bool cloister = false;
-    for (std::size_t f = 0; f < type.features.size(); ++f) {
-        cloister = cloister || type.features[f].kind == FeatureKind::Monastery;
-        if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
-        cv::Mat own = labels == static_cast<int>(f), padded, room;
-        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
-        cv::Point best;
-        cv::minMaxLoc(room(cv::Rect(1, 1, kLayoutPx, kLayoutPx)), nullptr, nullptr, nullptr, &best);
-        pennants.emplace_back((best.x + 0.5) / kLayoutPx, (best.y + 0.5) / kLayoutPx);
-    }
+    for (const auto& f : type.features) cloister = cloister || f.kind == FeatureKind::Monastery;
     // Terrain per layout pixel, then samples; a sample near a border between terrains (but
     // not on a road: roads are thin) is left unknown, as tiles sit a little off the lattice.
     cv::Mat terrain(kLayoutPx, kLayoutPx, CV_8UC1, cv::Scalar(kOther));
@@ -84,9 +73,6 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
             auto& t = terrain.at<std::uint8_t>(y, x);
             if (f >= 0 && f < static_cast<int>(type.features.size())) t = static_cast<std::uint8_t>(terrain_of(type.features[static_cast<std::size_t>(f)].kind));
             if (cloister && t != kCloister && std::hypot(u - 0.5, v - 0.5) < kCloisterHalo) t = kOther;
-            for (const auto& pc : pennants) {
-                if (std::hypot(u - pc.x, v - pc.y) < kPennantRadius) t = kPennant;
-            }
         }
     }
     const int reach = static_cast<int>(std::lround(kBorderBand * kLayoutPx));
@@ -95,7 +81,7 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
             const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
             const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
             std::uint8_t t = terrain.at<std::uint8_t>(y, x);
-            if (t != kRoad && t != kPennant) {
+            if (t != kRoad) {
                 for (int dy = -reach; dy <= reach && t != kOther; ++dy) {
                     for (int dx = -reach; dx <= reach; ++dx) {
                         const int xx = std::clamp(x + dx, 0, kLayoutPx - 1), yy = std::clamp(y + dy, 0, kLayoutPx - 1);
@@ -122,7 +108,8 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
 
     // Samples: Lab colours on an n x n grid inside each cell (lightly smoothed).
     cv::Mat lab;
-    cv::blur(view.top, lab, cv::Size(3, 3));
+    const int smooth = std::max(3, static_cast<int>(view.pitch_px / n) | 1);  // about one sample spacing
+    cv::blur(view.top, lab, cv::Size(smooth, smooth));
     cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
     cv::Mat data(static_cast<int>(cells.size()) * per_cell, 3, CV_32F);
     const double p = view.pitch_px;
@@ -163,13 +150,6 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int c = 0; c < k; ++c) {
         prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
     }
-    // Pennants are small and unlike the common terrain: start them on the rare colours.
-    {
-        double z = 0;
-        for (int c = 0; c < k; ++c) z += 1 / (share[static_cast<std::size_t>(c)] + kRareFloor);
-        for (int c = 0; c < k; ++c) prob[kPennant][static_cast<std::size_t>(c)] = 1 / (share[static_cast<std::size_t>(c)] + kRareFloor) / z;
-    }
-
     // Hypotheses: every type at every distinct rotation.
     struct Layout {
         int type, rot;

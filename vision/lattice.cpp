@@ -470,7 +470,8 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
     view.image_to_top = work_to_top * image_to_work;
     const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
-    cv::warpPerspective(work, view.top, work_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    // The top view is sampled from the full-resolution frame: the work image is for geometry only.
+    cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
     cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
     cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,

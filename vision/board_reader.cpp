@@ -30,6 +30,7 @@ Status DecoderOptions::check() const {
 
 Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
+    if (auto st = refine.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
     if (auto st = decoder.check(); !st) return st;
     if (auto st = pennants.check(); !st) return st;
@@ -124,6 +125,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         DecodedTile d;
         d.col = cells[i].col;
         d.row = cells[i].row;
+        d.offset_px = cells[i].offset_px;
         d.type = hyps[choice[i]].type;
         d.rot = hyps[choice[i]].rot;
         d.confidence = std::exp(s[choice[i]] - top) / z;
@@ -150,7 +152,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     reading.view = std::move(view.value());
-    const auto cells = occupied_cells(reading.view, options.lattice);
+    auto cells = occupied_cells(reading.view, options.lattice);
+    if (auto st = refine_lattice(image, reading.view, cells, options.lattice, options.refine); !st) return st.error();
     reading.ms_lattice = elapsed_ms(start);
     if (static_cast<int>(cells.size()) < options.min_tiles) {
         reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";

@@ -77,6 +77,7 @@ struct LatticeView {
 struct CellObservation {
     int col = 0, row = 0;
     double occupancy = 0;
+    cv::Point2d offset_px{0, 0};  // where the tile's centre sits from the cell's centre (top view px; refine_lattice)
 };
 
 // Estimates the plane and lattice from the tiles alone. Errors: empty image, "no board
@@ -84,6 +85,25 @@ struct CellObservation {
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});
 // The occupied cells of a lattice view.
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
+
+// ---- Stage 2b: lattice refined on the tiles -------------------------------------------
+
+struct RefineOptions {
+    double search = 0.3;          // farthest a tile's outline is looked for from its cell's centre (share of the pitch)
+    int band_px = 3;              // a tile side may lie this many top-view px across its expected line
+    double min_side_share = 0.15; // a cell keeps its tile when its weakest side's edges reach this share of the board's median
+    int rounds = 2;               // refits of the lattice homography on the tile centres
+    double max_residual = 0.12;   // RANSAC inlier distance, and the largest offset kept per tile (share of the pitch)
+    double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
+    double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
+    Status check() const;
+};
+
+// Finds each occupied cell's tile outline, refits the plane homography on the tile centres
+// (RANSAC) and warps the top view again, stores each tile's residual offset and drops cells
+// whose outline is missing on a side (not a tile). Errors only for bad options.
+Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
+                      const RefineOptions& options = {});
 
 // ---- Stage 3: per-cell hypotheses -----------------------------------------------------
 
@@ -111,6 +131,7 @@ struct Hypothesis {
 // One tile type per cell, every distinct rotation, best first.
 struct CellHypotheses {
     int col = 0, row = 0;
+    cv::Point2d offset_px{0, 0};  // the tile's offset from its cell (CellObservation)
     std::vector<Hypothesis> hyps;
 };
 
@@ -135,6 +156,7 @@ struct DecoderOptions {
 
 struct DecodedTile {
     int col = 0, row = 0;
+    cv::Point2d offset_px{0, 0};   // the tile's offset from its cell centre in the top view (px)
     int type = -1, rot = 0;        // chosen hypothesis
     double confidence = 0;         // its probability given its neighbours (softmax of scores)
     int runner_type = -1, runner_rot = 0;  // the best other hypothesis
@@ -179,6 +201,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 
 struct ReaderOptions {
     LatticeOptions lattice;
+    RefineOptions refine;
     ClassifierOptions classifier;
     DecoderOptions decoder;
     PennantOptions pennants;

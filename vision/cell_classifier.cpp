@@ -118,8 +118,8 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (int i = 0; i < n; ++i) {
                 const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
                 const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
-                const int x = std::clamp(static_cast<int>((cells[c].col + u) * p), 0, lab.cols - 1);
-                const int y = std::clamp(static_cast<int>((cells[c].row + v) * p), 0, lab.rows - 1);
+                const int x = std::clamp(static_cast<int>((cells[c].col + u) * p + cells[c].offset_px.x), 0, lab.cols - 1);
+                const int y = std::clamp(static_cast<int>((cells[c].row + v) * p + cells[c].offset_px.y), 0, lab.rows - 1);
                 const auto px = lab.at<cv::Vec3b>(y, x);
                 auto* d = data.ptr<float>(static_cast<int>(c) * per_cell + j * n + i);
                 d[0] = px[0], d[1] = px[1], d[2] = px[2];
@@ -197,6 +197,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         CellHypotheses h;
         h.col = cells[c].col;
         h.row = cells[c].row;
+        h.offset_px = cells[c].offset_px;
         for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         out.push_back(std::move(h));

@@ -25,6 +25,7 @@ constexpr int kMinTeeth = 3;              // the board spans at least this many 
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
+constexpr int kLineReach = 7;             // edges used for the vanishing points end within this (work px, diameter) of the board's colours
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
@@ -302,12 +303,14 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
     view.whole_frame = whole || colours_fail;
-    cv::Mat region;
+    cv::Mat region, lines_region;  // where gaps are read; where edges may lie (tight: table lines near the board stay out)
     if (view.whole_frame) {
         region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(255));
+        lines_region = region;
     } else {
         const int r = std::max(3, o.work_side / 60) | 1;
         cv::dilate(board_work, region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(r, r)));
+        cv::dilate(board_work, lines_region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(kLineReach, kLineReach)));
     }
 
     // Straight edges near the board.
@@ -318,9 +321,13 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     {
         std::vector<cv::Vec4f> all;
         cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
+        auto inside = [&](double x, double y) {
+            return lines_region.at<std::uint8_t>(std::clamp(static_cast<int>(y), 0, lines_region.rows - 1), std::clamp(static_cast<int>(x), 0, lines_region.cols - 1)) != 0;
+        };
         for (const auto& l : all) {
-            const int mx = std::clamp(static_cast<int>((l[0] + l[2]) / 2), 0, region.cols - 1), my = std::clamp(static_cast<int>((l[1] + l[3]) / 2), 0, region.rows - 1);
-            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && region.at<std::uint8_t>(my, mx)) raw.push_back(l);
+            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && inside((l[0] + l[2]) / 2, (l[1] + l[3]) / 2) && inside(l[0], l[1]) && inside(l[2], l[3])) {
+                raw.push_back(l);
+            }
         }
     }
     const cv::Point2d centre(work.cols / 2.0, work.rows / 2.0);

@@ -82,7 +82,8 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     cv::cvtColor(view.top, lab, cv::COLOR_BGR2Lab);
     const cv::Rect bounds(0, 0, lab.cols, lab.rows);
     auto cell_rect = [&](const DecodedTile& t) {
-        return cv::Rect(static_cast<int>(std::lround(t.col * view.pitch_px)), static_cast<int>(std::lround(t.row * view.pitch_px)), side, side);
+        const cv::Point2d c = view.cell_centre(t.col, t.row) + t.offset_px;
+        return cv::Rect(static_cast<int>(std::lround(c.x - side / 2.0)), static_cast<int>(std::lround(c.y - side / 2.0)), side, side);
     };
 
     // Plain city colours: a coarse-L, fine-ab histogram of the city pixels of cells read as a

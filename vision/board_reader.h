@@ -94,6 +94,7 @@ struct RefineOptions {
     double min_side_share = 0.15; // a cell keeps its tile when its weakest side's edges reach this share of the board's median
     int rounds = 2;               // refits of the lattice homography on the tile centres
     double max_residual = 0.12;   // RANSAC inlier distance, and the largest offset kept per tile (share of the pitch)
+    double min_inlier_share = 0.5;   // a refit is kept when at least this share of the tiles agree with it
     double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
     double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
     Status check() const;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <tuple>
 
 #include <opencv2/imgproc.hpp>
@@ -20,7 +21,9 @@ constexpr double kRoadInit = 0.5;          // initial share of road on the brigh
 constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
 constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
 constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
-constexpr double kCloisterHalo = 0.3;      // around a monastery, buildings and paths vary: terrain unknown within this radius
+constexpr int kFullRounds = 3;             // EM rounds that score every layout of every cell...
+constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
+constexpr double kCloisterHalo = 0.24;      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
     switch (k) {
@@ -161,29 +164,53 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     }
     std::vector<std::vector<double>> ll(cells.size(), std::vector<double>(layouts.size(), 0.0));
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
+    auto cl_at = [&](std::size_t c, int q) { return cluster_of.at<int>(static_cast<int>(c) * per_cell + q); };
+    // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
+    auto score_cell = [&](std::size_t c, const std::vector<std::size_t>& which, const std::vector<std::vector<double>>& logp) {
+        const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        std::size_t best = which.empty() ? 0 : which.front();
+        auto score = [&](std::size_t h) {
+            double s = 0;
+            const auto& terrain = layouts[h].terrain;
+            for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+            ll[c][h] = s;
+            if (s > ll[c][best]) best = h;
+        };
+        if (which.empty()) {
+            for (std::size_t h = 0; h < layouts.size(); ++h) score(h);
+        } else {
+            for (const auto h : which) score(h);
+        }
+        return best;
+    };
+    // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
+    // model moves little by then), and a last full pass scores everything again.
+    std::vector<std::vector<std::size_t>> shortlist(cells.size());
+    std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
+    bool last_pass_full = true;
     for (int round = 0; round <= o.em_rounds; ++round) {
         bool changed = false;
-        std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
         for (int t = 0; t < kTerrains; ++t) {
             for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
         }
         std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
         for (std::size_t c = 0; c < cells.size(); ++c) {
-            const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
-            std::size_t best = 0;
-            for (std::size_t h = 0; h < layouts.size(); ++h) {
-                double s = 0;
-                const auto& terrain = layouts[h].terrain;
-                for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
-                ll[c][h] = s;
-                if (s > ll[c][best]) best = h;
+            const std::size_t best = score_cell(c, shortlist[c], logp);
+            if (round == kFullRounds - 1) {
+                std::vector<std::size_t> order(layouts.size());
+                std::iota(order.begin(), order.end(), std::size_t{0});
+                const auto keep = std::min(order.size(), static_cast<std::size_t>(kShortlist));
+                std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                                  [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
+                shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
             }
             changed = changed || best != previous[c];
             previous[c] = best;
             const auto& terrain = layouts[best].terrain;
-            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])] += 1;
+            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
         }
-        if (round == o.em_rounds || !changed) break;  // converged: the scores above are final
+        last_pass_full = round < kFullRounds;
+        if (round == o.em_rounds || !changed) break;  // converged
         for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
         for (int t = 0; t < kTerrains; ++t) {
             auto& row = counts[static_cast<std::size_t>(t)];
@@ -191,6 +218,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (const double v : row) total += v;
             for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
         }
+    }
+    if (!last_pass_full) {
+        for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
     }
 
     for (std::size_t c = 0; c < cells.size(); ++c) {

@@ -71,29 +71,43 @@ struct Outline {
     double total = 0;
 };
 
-// The best square outline of side `side` whose centre lies within `reach` of `expected`.
-Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band) {
+// The square outline of side `side` at top-left corner (x0, y0): its four side responses.
+Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band) {
     const int s = static_cast<int>(std::lround(side));
     const int trim = s / 8;  // leave the corners out: neighbours' sides meet there
+    double side_score[4] = {0, 0, 0, 0};  // N, E, S, W
+    for (int b = -band / 2; b <= band / 2; ++b) {
+        side_score[0] = std::max(side_score[0], r.row(y0 + b, x0 + trim, x0 + s - trim));
+        side_score[2] = std::max(side_score[2], r.row(y0 + s + b, x0 + trim, x0 + s - trim));
+        side_score[3] = std::max(side_score[3], r.column(x0 + b, y0 + trim, y0 + s - trim));
+        side_score[1] = std::max(side_score[1], r.column(x0 + s + b, y0 + trim, y0 + s - trim));
+    }
+    Outline o;
+    o.total = side_score[0] + side_score[1] + side_score[2] + side_score[3];
+    o.weakest = *std::min_element(side_score, side_score + 4);
+    o.centre = {x0 + side / 2, y0 + side / 2};
+    return o;
+}
+
+// The best square outline of side `side` whose centre lies within `reach` of `expected`:
+// a coarse search every kCoarseStep px, then every px around the best.
+Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band) {
+    constexpr int kCoarseStep = 3;
+    const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
     Outline best;
     best.total = -1;
-    const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
-    for (int dy = -reach; dy <= reach; ++dy) {
-        for (int dx = -reach; dx <= reach; ++dx) {
-            const int x0 = x00 + dx, y0 = y00 + dy;
-            double side_score[4] = {0, 0, 0, 0};  // N, E, S, W
-            for (int b = -band / 2; b <= band / 2; ++b) {
-                side_score[0] = std::max(side_score[0], r.row(y0 + b, x0 + trim, x0 + s - trim));
-                side_score[2] = std::max(side_score[2], r.row(y0 + s + b, x0 + trim, x0 + s - trim));
-                side_score[3] = std::max(side_score[3], r.column(x0 + b, y0 + trim, y0 + s - trim));
-                side_score[1] = std::max(side_score[1], r.column(x0 + s + b, y0 + trim, y0 + s - trim));
-            }
-            const double total = side_score[0] + side_score[1] + side_score[2] + side_score[3];
-            if (total > best.total) {
-                best.total = total;
-                best.weakest = *std::min_element(side_score, side_score + 4);
-                best.centre = {x0 + side / 2, y0 + side / 2};
-            }
+    int bx = 0, by = 0;
+    for (int dy = -reach; dy <= reach; dy += kCoarseStep) {
+        for (int dx = -reach; dx <= reach; dx += kCoarseStep) {
+            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band);
+            if (o.total > best.total) best = o, bx = dx, by = dy;
+        }
+    }
+    const int cx = bx, cy = by;
+    for (int dy = cy - kCoarseStep + 1; dy < cy + kCoarseStep; ++dy) {
+        for (int dx = cx - kCoarseStep + 1; dx < cx + kCoarseStep; ++dx) {
+            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band);
+            if (o.total > best.total) best = o;
         }
     }
     return best;
@@ -114,6 +128,7 @@ Status RefineOptions::check() const {
     if (!(min_side_share >= 0 && min_side_share < 1)) return bad("min_side_share must be within [0, 1)");
     if (rounds < 0 || rounds > 5) return bad("rounds must be within [0, 5]");
     if (!(max_residual > 0 && max_residual < 0.5)) return bad("max_residual must be within (0, 0.5)");
+    if (!(min_inlier_share > 0 && min_inlier_share <= 1)) return bad("min_inlier_share must be within (0, 1]");
     if (!(candidate_share > 0 && candidate_share < 1)) return bad("candidate_share must be within (0, 1)");
     if (!(weak_colour_factor >= 1)) return bad("weak_colour_factor must be at least 1");
     return Ok{};
@@ -140,8 +155,10 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
             src.emplace_back(apply(top_to_image, found[i].centre));
             dst.emplace_back(view.cell_centre(cells[i].col, cells[i].row));
         }
-        const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px);
-        if (h.empty()) break;
+        cv::Mat inliers;
+        const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px, inliers);
+        // Most tiles must agree: a lattice misread from table lines is not "refined" into another.
+        if (h.empty() || cv::countNonZero(inliers) < o.min_inlier_share * static_cast<double>(cells.size())) break;
         const cv::Matx33d image_to_top(h);
         const cv::Matx33d old_to_new = image_to_top * top_to_image;
         view.image_to_top = image_to_top;

@@ -31,6 +31,7 @@ Status DecoderOptions::check() const {
 Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
     if (auto st = refine.check(); !st) return st;
+    if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
     if (auto st = decoder.check(); !st) return st;
     if (auto st = pennants.check(); !st) return st;
@@ -182,6 +183,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     const auto classified_at = std::chrono::steady_clock::now();
+    even_out_light(reading.view, cells, options.light);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
     reading.ms_classify = elapsed_ms(classified_at);
     const auto decoded_at = std::chrono::steady_clock::now();

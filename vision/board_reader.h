@@ -85,6 +85,8 @@ struct CellObservation {
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});
 // The occupied cells of a lattice view.
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
+// The largest 4-connected group of cells (the tiles of a board touch).
+std::vector<CellObservation> largest_group(std::vector<CellObservation> cells);
 
 // ---- Stage 2b: lattice refined on the tiles -------------------------------------------
 
@@ -105,6 +107,19 @@ struct RefineOptions {
 // whose outline is missing on a side (not a tile). Errors only for bad options.
 Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
                       const RefineOptions& options = {});
+
+// ---- Stage 2c: light evened out ------------------------------------------------------
+
+struct LightOptions {
+    bool enabled = true;
+    double window_tiles = 3.0;  // the board's local brightness is averaged over about this many tiles
+    double max_glare = 0.7;     // largest share of white removed where the board is brighter than its median
+    double max_gain = 2.5;      // largest brightening where it is darker
+    Status check() const;
+};
+
+// Evens out glare and light gradients across the board in the top view (in place).
+void even_out_light(LatticeView& view, const std::vector<CellObservation>& cells, const LightOptions& options = {});
 
 // ---- Stage 3: per-cell hypotheses -----------------------------------------------------
 
@@ -203,6 +218,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 struct ReaderOptions {
     LatticeOptions lattice;
     RefineOptions refine;
+    LightOptions light;
     ClassifierOptions classifier;
     DecoderOptions decoder;
     PennantOptions pennants;

@@ -502,7 +502,6 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
     cv::Mat sum;
     cv::integral(view.not_table / 255, sum, CV_64F);
     const double p = view.pitch_px, inset = o.cell_inset * p;
-    std::map<std::pair<int, int>, std::size_t> at;
     for (int r = 0; r < view.rows; ++r) {
         for (int c = 0; c < view.cols; ++c) {
             const int xa = std::clamp(static_cast<int>(std::lround(c * p + inset)), 0, view.not_table.cols);
@@ -512,12 +511,15 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
             if (xb <= xa || yb <= ya) continue;
             const double n = sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
             const double share = n / ((xb - xa) * (yb - ya));
-            if (share >= o.occupied_share) {
-                at[{c, r}] = cells.size();
-                cells.push_back({c, r, share});
-            }
+            if (share >= o.occupied_share) cells.push_back({c, r, share});
         }
     }
+    return largest_group(std::move(cells));
+}
+
+std::vector<CellObservation> largest_group(std::vector<CellObservation> cells) {
+    std::map<std::pair<int, int>, std::size_t> at;
+    for (std::size_t i = 0; i < cells.size(); ++i) at[{cells[i].col, cells[i].row}] = i;
     // Tiles of a board touch: keep the largest 4-connected group.
     std::vector<int> group(cells.size(), -1);
     int best_group = -1;

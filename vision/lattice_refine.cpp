@@ -191,7 +191,7 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         c.offset_px = std::hypot(d.x, d.y) <= o.max_residual * view.pitch_px ? d : cv::Point2d(0, 0);
         kept.push_back(c);
     }
-    cells = std::move(kept);
+    cells = largest_group(std::move(kept));
     return Ok{};
 }
 

@@ -94,13 +94,18 @@ struct RefineOptions {
     double search = 0.3;          // farthest a tile's outline is looked for from its cell's centre (share of the pitch)
     int band_px = 3;              // a tile side may lie this many top-view px across its expected line
     double min_side_share = 0.15; // a cell keeps its tile when its weakest side's edges reach this share of the board's median
-    int rounds = 2;               // refits of the lattice homography on the tile centres
+    int rounds = 3;               // refits of the lattice homography on the tile centres...
+    int first_radius = 3;         // ...the first on the cells within this many cells of the board's middle, doubling each round, the last on all
     double max_residual = 0.12;   // RANSAC inlier distance, and the largest offset kept per tile (share of the pitch)
     double min_inlier_share = 0.5;   // a refit is kept when at least this share of the tiles agree with it
     double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
     double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
     Status check() const;
 };
+
+// Moves the lattice by `shift` top-view px (each cell's square moves with it) and warps the
+// top view and its table mask again.
+void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift);
 
 // Finds each occupied cell's tile outline, refits the plane homography on the tile centres
 // (RANSAC) and warps the top view again, stores each tile's residual offset and drops cells

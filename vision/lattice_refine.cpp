@@ -73,19 +73,19 @@ struct Outline {
 
 // The square outline of side `side` at top-left corner (x0, y0): its four side responses.
 Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band) {
-    const int s = static_cast<int>(std::lround(side));
-    const int trim = s / 8;  // leave the corners out: neighbours' sides meet there
+    const int s = static_cast<int>(std::lround(side)), t = s;
+    const int trim_x = s / 8, trim_y = t / 8;  // leave the corners out: neighbours' sides meet there
     double side_score[4] = {0, 0, 0, 0};  // N, E, S, W
     for (int b = -band / 2; b <= band / 2; ++b) {
-        side_score[0] = std::max(side_score[0], r.row(y0 + b, x0 + trim, x0 + s - trim));
-        side_score[2] = std::max(side_score[2], r.row(y0 + s + b, x0 + trim, x0 + s - trim));
-        side_score[3] = std::max(side_score[3], r.column(x0 + b, y0 + trim, y0 + s - trim));
-        side_score[1] = std::max(side_score[1], r.column(x0 + s + b, y0 + trim, y0 + s - trim));
+        side_score[0] = std::max(side_score[0], r.row(y0 + b, x0 + trim_x, x0 + s - trim_x));
+        side_score[2] = std::max(side_score[2], r.row(y0 + t + b, x0 + trim_x, x0 + s - trim_x));
+        side_score[3] = std::max(side_score[3], r.column(x0 + b, y0 + trim_y, y0 + t - trim_y));
+        side_score[1] = std::max(side_score[1], r.column(x0 + s + b, y0 + trim_y, y0 + t - trim_y));
     }
     Outline o;
     o.total = side_score[0] + side_score[1] + side_score[2] + side_score[3];
     o.weakest = *std::min_element(side_score, side_score + 4);
-    o.centre = {x0 + side / 2, y0 + side / 2};
+    o.centre = {x0 + s / 2.0, y0 + t / 2.0};
     return o;
 }
 
@@ -126,12 +126,22 @@ Status RefineOptions::check() const {
     if (!(search > 0 && search < 0.5)) return bad("search must be within (0, 0.5)");
     if (band_px < 1 || band_px > 9) return bad("band_px must be within [1, 9]");
     if (!(min_side_share >= 0 && min_side_share < 1)) return bad("min_side_share must be within [0, 1)");
-    if (rounds < 0 || rounds > 5) return bad("rounds must be within [0, 5]");
+    if (rounds < 0 || rounds > 6) return bad("rounds must be within [0, 6]");
+    if (first_radius < 1) return bad("first_radius must be at least 1");
     if (!(max_residual > 0 && max_residual < 0.5)) return bad("max_residual must be within (0, 0.5)");
     if (!(min_inlier_share > 0 && min_inlier_share <= 1)) return bad("min_inlier_share must be within (0, 1]");
     if (!(candidate_share > 0 && candidate_share < 1)) return bad("candidate_share must be within (0, 1)");
     if (!(weak_colour_factor >= 1)) return bad("weak_colour_factor must be at least 1");
     return Ok{};
+}
+
+void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift) {
+    const cv::Matx33d move(1, 0, -shift.x, 0, 1, -shift.y, 0, 0, 1);
+    view.image_to_top = move * view.image_to_top;
+    cv::warpPerspective(image, view.top, view.image_to_top, view.top.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    cv::Mat mask;
+    cv::warpPerspective(view.not_table, mask, move, view.not_table.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+    view.not_table = mask;
 }
 
 Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo,
@@ -141,24 +151,35 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
     const double side = lo.tile_mm * view.px_per_mm;  // the tile square (the pitch minus the gap)
     const int reach = std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px)));
     const cv::Size top_size = view.top.size();
-    std::vector<Outline> found(cells.size());
-    for (int round = 0; round <= o.rounds; ++round) {
-        const SideResponse response(view.top);
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-            found[i] = find_outline(response, view.cell_centre(cells[i].col, cells[i].row), side, round == 0 ? reach : reach / 2, o.band_px);
+    std::vector<Outline> found;
+    // Grow the fit from the board's middle: a lattice a few percent off in pitch drifts by a
+    // whole cell across a big board, but hardly within a few cells of where it is fitted.
+    for (int round = 0; round < o.rounds && cells.size() >= 6; ++round) {
+        if (round > 0) cells = occupied_cells(view, lo);
+        if (cells.size() < 6) break;
+        std::vector<int> cs, rs;
+        for (const auto& c : cells) cs.push_back(c.col), rs.push_back(c.row);
+        std::nth_element(cs.begin(), cs.begin() + static_cast<std::ptrdiff_t>(cs.size() / 2), cs.end());
+        std::nth_element(rs.begin(), rs.begin() + static_cast<std::ptrdiff_t>(rs.size() / 2), rs.end());
+        const int mc = cs[cs.size() / 2], mr = rs[rs.size() / 2];
+        const int radius = round == o.rounds - 1 ? 1 << 20 : o.first_radius << round;
+        std::vector<CellObservation> near;
+        for (const auto& c : cells) {
+            if (std::max(std::abs(c.col - mc), std::abs(c.row - mr)) <= radius) near.push_back(c);
         }
-        if (round == o.rounds || cells.size() < 6) break;  // (the last round's outlines are found again below)
-        // Refit: tile centres in the image -> their lattice centres in the top view.
+        if (near.size() < 6) continue;
+        const SideResponse response(view.top);
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         std::vector<cv::Point2f> src, dst;
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-            src.emplace_back(apply(top_to_image, found[i].centre));
-            dst.emplace_back(view.cell_centre(cells[i].col, cells[i].row));
+        for (const auto& c : near) {
+            const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, o.band_px);
+            src.emplace_back(apply(top_to_image, f.centre));
+            dst.emplace_back(view.cell_centre(c.col, c.row));
         }
         cv::Mat inliers;
         const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px, inliers);
         // Most tiles must agree: a lattice misread from table lines is not "refined" into another.
-        if (h.empty() || cv::countNonZero(inliers) < o.min_inlier_share * static_cast<double>(cells.size())) break;
+        if (h.empty() || cv::countNonZero(inliers) < o.min_inlier_share * static_cast<double>(near.size())) break;
         const cv::Matx33d image_to_top(h);
         const cv::Matx33d old_to_new = image_to_top * top_to_image;
         view.image_to_top = image_to_top;
@@ -169,14 +190,14 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
     }
     // The cells again on the refitted view (drifted cells were half on the table), their
     // residual offsets, and cells with no square outline dropped.
-    if (o.rounds > 0 && cells.size() >= 6) {
+    {
         LatticeOptions loose = lo;
         loose.occupied_share = std::min(lo.occupied_share, o.candidate_share);
         cells = occupied_cells(view, loose);
         const SideResponse response(view.top);
         found.assign(cells.size(), Outline{});
         for (std::size_t i = 0; i < cells.size(); ++i) {
-            found[i] = find_outline(response, view.cell_centre(cells[i].col, cells[i].row), side, reach / 2, o.band_px);
+            found[i] = find_outline(response, view.cell_centre(cells[i].col, cells[i].row), side, o.rounds > 0 ? reach / 2 : reach, o.band_px);
         }
     }
     std::vector<double> weakest;

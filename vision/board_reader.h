@@ -85,7 +85,9 @@ struct CellObservation {
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});
 // The occupied cells of a lattice view.
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
-// The largest 4-connected group of cells (the tiles of a board touch).
+// The board's 4-connected groups of cells: the largest, and others of at least 4 cells and a
+// fifth of its size (the tiles of a board touch, but occupancy can split a board where tiles
+// look like the table).
 std::vector<CellObservation> largest_group(std::vector<CellObservation> cells);
 
 // ---- Stage 2b: lattice refined on the tiles -------------------------------------------

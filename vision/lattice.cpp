@@ -25,6 +25,8 @@ constexpr int kMinTeeth = 3;              // the board spans at least this many 
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
+constexpr std::size_t kMinSideGroup = 4;   // a group of cells apart from the largest is kept from this size...
+constexpr double kSideGroupShare = 0.2;   // ...and this share of the largest (occupancy can split a board where tiles look like the table)
 constexpr int kLineReach = 7;             // edges used for the vanishing points end within this (work px, diameter) of the board's colours
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
@@ -522,7 +524,7 @@ std::vector<CellObservation> largest_group(std::vector<CellObservation> cells) {
     for (std::size_t i = 0; i < cells.size(); ++i) at[{cells[i].col, cells[i].row}] = i;
     // Tiles of a board touch: keep the largest 4-connected group.
     std::vector<int> group(cells.size(), -1);
-    int best_group = -1;
+    std::map<int, std::size_t> sizes;
     std::size_t best_size = 0;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         if (group[i] >= 0) continue;
@@ -540,11 +542,13 @@ std::vector<CellObservation> largest_group(std::vector<CellObservation> cells) {
                 if (it != at.end() && group[it->second] < 0) group[it->second] = g, todo.push(it->second);
             }
         }
-        if (size > best_size) best_size = size, best_group = g;
+        sizes[g] = size;
+        best_size = std::max(best_size, size);
     }
     std::vector<CellObservation> out;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (group[i] == best_group) out.push_back(cells[i]);
+        const std::size_t size = sizes[group[i]];
+        if (size == best_size || (size >= kMinSideGroup && static_cast<double>(size) >= kSideGroupShare * static_cast<double>(best_size))) out.push_back(cells[i]);
     }
     return out;
 }

@@ -45,6 +45,10 @@ std::vector<std::filesystem::path> golden_files() {
 TEST_CASE("golden replays give the hand-checked scores and score events", "[golden]") {
     const auto files = golden_files();
     CHECK(files.size() >= 15);
+    // Issue 8: at least 20 hand-checked Amazonas replays (listed in docs/rules/amazonas.md).
+    CHECK(std::count_if(files.begin(), files.end(), [](const std::filesystem::path& p) {
+              return p.filename().string().rfind("amazonas_", 0) == 0;
+          }) >= 20);
     for (const auto& path : files) {
         DYNAMIC_SECTION(path.filename().string()) {
             auto text = read_whole_file(path.string());

@@ -100,6 +100,14 @@ TEST_CASE("land tiles never go beyond the river's end; Amazon tiles extend it", 
     // ... and fits once A01 has extended the river to x = 4.
     CHECK(test::replay_error(amazonas_record({test::tile("red", "A01", 4, 0, 0), test::tile("blue", "L25", 4, -1, 0)})) ==
           "");
+    // A "!" tile and its double move the end by 3 (x = 6): a land tile fits beside the double's far half,
+    // but not one cell further east, even touching it.
+    CHECK(test::replay_error(amazonas_record({test::tile("red", "A13", 4, 0, 0), dbl("red", "D1", 5, 0),
+                                              test::tile("blue", "L25", 6, -1, 0)})) == "");
+    CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A13", 4, 0, 0), dbl("red", "D1", 5, 0),
+                                                   test::tile("blue", "L25", 6, -1, 0),
+                                                   test::tile("red", "L25", 7, -1, 0)})),
+               Catch::Contains("event 4 (tile)") && Catch::Contains("beyond the river's current end (x <= 6)"));
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A01", 5, 0, 0)})),
                Catch::Contains("must extend the river at its end, [4, 0]"));
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A01", 4, 0, 90)})),

@@ -72,17 +72,25 @@ TEST_CASE("golden replays give the hand-checked scores and score events", "[gold
                 CHECK(found);
             }
             CHECK(sheet["events"].size() == doc.at("expect").at("events").size());
+            const auto& players = game.value().players();
+            const AmazonasModule* amazonas = nullptr;
+            for (const auto& m : game.value().modules()) {
+                if (!amazonas) amazonas = dynamic_cast<const AmazonasModule*>(m.get());
+            }
             if (doc.at("expect").contains("boats")) {  // Amazonas: boat positions at the end
-                const AmazonasModule* amazonas = nullptr;
-                for (const auto& m : game.value().modules()) {
-                    if (!amazonas) amazonas = dynamic_cast<const AmazonasModule*>(m.get());
-                }
                 REQUIRE(amazonas);
                 json boats = json::object();
-                for (std::size_t p = 0; p < game.value().players().size(); ++p) {
-                    boats[game.value().players()[p].color] = amazonas->boats()[p];
-                }
+                for (std::size_t p = 0; p < players.size(); ++p) boats[players[p].color] = amazonas->boats()[p];
                 CHECK(boats == doc.at("expect").at("boats"));
+            }
+            if (doc.at("expect").contains("boat_moves")) {  // Amazonas: every move, in order, with its turn's event
+                REQUIRE(amazonas);
+                json moves = json::array();
+                for (const auto& m : amazonas->boat_moves()) {
+                    moves.push_back({{"event", m.event_index}, {"player", players[static_cast<std::size_t>(m.player)].color},
+                                     {"from", m.from}, {"to", m.to}});
+                }
+                CHECK(moves == doc.at("expect").at("boat_moves"));
             }
         }
     }

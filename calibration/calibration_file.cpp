@@ -49,7 +49,8 @@ public:
     Result<double> number(const json& j, const std::string& path, double lo, double hi, const char* what) const {
         if (!j.is_number()) return error(path, std::string("must be ") + what + ", not " + describe(j));
         const double v = j.get<double>();
-        if (!std::isfinite(v) || v < lo || v > hi) return error(path, std::string("must be ") + what + ", not " + j.dump());
+        if (!std::isfinite(v)) return error(path, std::string("must be ") + what + ", not a number too large for a double");
+        if (v < lo || v > hi) return error(path, std::string("must be ") + what + ", not " + j.dump());
         return v;
     }
 

@@ -105,6 +105,9 @@ TEST_CASE("corrupt calibration files give errors naming the file, the path and t
     CHECK(error_of(kHead + R"("colours": {"white_balance_rgb": [1, 1, 1], "players": {"red": {"lab_mean": [50, 60, 40],
                                 "lab_covariance": [[1, 0, 0], [0, -1, 0], [0, 0, 1]], "pixels": 10}}}})") ==
           "c.json: colours.players.red.lab_covariance: must be positive definite (a colour spread in all three Lab directions)");
+    CHECK(error_of(kHead + R"("camera": {"image_size": [1920, 1080], "camera_matrix": [[1500, 0, 960], [0, 1500, 540], [0, 0, 1]],
+                                "distortion": [0, 0, 0, 0], "reprojection_error_px": 1e999}})") ==
+          "c.json: not valid JSON: number overflow parsing '1e999'");
     CHECK(error_of(kHead + R"("camra": {}})") ==
           "c.json: camra: unknown key (expected one of: format, version, camera, table, colours)");
 }

@@ -208,15 +208,31 @@ Result<TableCalibration> table_from_markers(const cv::Mat& image, const TableMar
     return table;
 }
 
-Result<TableCalibration> table_from_tiles(const cv::Mat& image, const vision::LatticeOptions& options, const CameraIntrinsics* camera,
+Status TilePlaneOptions::check() const {
+    if (auto st = lattice.check(); !st) return st;
+    if (min_tiles < 2 || max_tiles <= min_tiles) return invalid("tile plane options", "need 2 <= min_tiles < max_tiles");
+    return Ok{};
+}
+
+Result<TableCalibration> table_from_tiles(const cv::Mat& image, const TilePlaneOptions& options, const CameraIntrinsics* camera,
                                           const std::string& where) {
+    if (auto st = options.check(); !st) return st.error();
     if (camera) {
         if (auto scaled = intrinsics_for_size(*camera, image.size(), where); !scaled) return scaled.error();
     }
-    vision::LatticeOptions o = options;
+    vision::LatticeOptions o = options.lattice;
     o.image_to_table_mm.reset();  // measure the plane, do not assume it
     auto view = vision::find_lattice(image, o);
     if (!view) return invalid(where, view.error().message);
+    const auto cells = vision::occupied_cells(view.value(), o);
+    const int n = static_cast<int>(cells.size());
+    if (n < options.min_tiles) {
+        return invalid(where, "too few tiles to measure the table plane (" + std::to_string(n) + " found, need " +
+                                  std::to_string(options.min_tiles) + "): use the printed markers, or a bigger board");
+    }
+    if (n > options.max_tiles) {
+        return invalid(where, "the tile lattice was misread (" + std::to_string(n) + " cells look like tiles): use the printed markers");
+    }
     const cv::Matx33d top_to_mm(1 / view->px_per_mm, 0, 0, 0, 1 / view->px_per_mm, 0, 0, 0, 1);
     TableCalibration table;
     table.source = "tiles";

@@ -71,9 +71,17 @@ Result<std::array<FoundMarker, 4>> find_table_markers(const cv::Mat& image, cons
 Result<TableCalibration> table_from_markers(const cv::Mat& image, const TableMarkerOptions& options, const CameraIntrinsics* camera,
                                             const std::string& where);
 
+struct TilePlaneOptions {
+    vision::LatticeOptions lattice;  // the lattice search (its image_to_table_mm is ignored)
+    int min_tiles = 16;              // fewer occupied cells: too little board to trust the plane (small boards lock on half the pitch)
+    int max_tiles = 100;             // more: the lattice was misread (a pitch harmonic)
+    Status check() const;
+};
+
 // Measures the table plane from the tiles (vision::find_lattice; the mm scale assumes the
 // lattice pitch tile_mm + gap_mm). `image` must already be undistorted when `camera` is given.
-Result<TableCalibration> table_from_tiles(const cv::Mat& image, const vision::LatticeOptions& options, const CameraIntrinsics* camera,
+// Errors: no board, too few tiles, a misread lattice.
+Result<TableCalibration> table_from_tiles(const cv::Mat& image, const TilePlaneOptions& options, const CameraIntrinsics* camera,
                                           const std::string& where);
 
 // The image px -> table mm homography for an image of `size` (a uniform rescale of the

@@ -122,6 +122,19 @@ TEST_CASE("the table plane from the tiles has the true mm scale", "[calibration]
     CHECK(worst < 0.03);
 }
 
+TEST_CASE("the plane from the tiles is refused on too small a board", "[calibration][lattice][bad-input]") {
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    options.hand_chance = 0;
+    auto r = vision::render_table(test::random_board(3, 2), options, 2);
+    REQUIRE(r);
+    auto table = calibration::table_from_tiles(r->image, {}, nullptr, "three.png");
+    REQUIRE_FALSE(table);
+    INFO(table.error().to_string());
+    CHECK(table.error().where == "three.png");
+    CHECK((table.error().message.rfind("too few tiles", 0) == 0 || table.error().message.rfind("no board found", 0) == 0 ||
+           table.error().message.rfind("the tile lattice was misread", 0) == 0));
+}
+
 TEST_CASE("a calibration file prepares frames for the reader", "[calibration][lattice]") {
     calibration::Calibration cal;
     calibration::TableCalibration table;

@@ -344,3 +344,50 @@ TEST_CASE("a hidden marker, wrong positions and a bare table are clear errors", 
         CHECK(st.error().message.find("convex quadrilateral") != std::string::npos);
     }
 }
+
+// Hidden (run with "[sweep]"): the spread of the focal error and the plane error over seeds
+// and view counts, for the numbers in docs/calibration.md.
+TEST_CASE("calibration accuracy sweep", "[.][sweep]") {
+    for (const int n_views : {5, 10}) {
+        for (const bool distorted : {false, true}) {
+            double worst = 0, sum = 0, worst_rms = 0;
+            const int seeds = 5;
+            for (int seed = 1; seed <= seeds; ++seed) {
+                PinholeCamera truth;
+                if (distorted) truth.distortion = {-0.22, 0.08, 0.0, 0.0, 0.0};
+                calibration::CameraCalibrationOptions options;
+                const auto views = charuco_views(truth, options.board, n_views, static_cast<std::uint64_t>(1000 * seed + n_views));
+                std::vector<calibration::CharucoView> found;
+                for (const auto& v : views) {
+                    if (auto d = calibration::detect_charuco(v, "v", options)) found.push_back(d.value());
+                }
+                auto cam = calibration::calibrate_camera(found, options);
+                REQUIRE(cam);
+                const double e = std::max(std::abs(cam->camera_matrix(0, 0) / 1000 - 1), std::abs(cam->camera_matrix(1, 1) / 1000 - 1));
+                worst = std::max(worst, e), sum += e, worst_rms = std::max(worst_rms, cam->reprojection_error_px);
+            }
+            std::printf("sweep: %2d views, %s: focal error mean %.3f %%, worst %.3f %% over %d seeds; worst reprojection %.3f px\n", n_views,
+                        distorted ? "k1 -0.22" : "no distortion", 100 * sum / seeds, 100 * worst, seeds, worst_rms);
+            CHECK(worst < 0.02);
+        }
+    }
+    PinholeCamera camera;
+    camera.size = {1920, 1080};
+    camera.K = cv::Matx33d(1400, 0, 960, 0, 1400, 540, 0, 0, 1);
+    double worst_mm = 0;
+    for (int seed = 1; seed <= 5; ++seed) {
+        const TableScene scene = table_scene(static_cast<std::uint64_t>(50 + seed));
+        const cv::Vec3d centre(350, 250, 0);
+        const double tilt = (25 + 5 * seed) * CV_PI / 180, distance = 950 + 20 * seed;
+        const Pose pose = look_at(centre + cv::Vec3d(20 * seed, distance * std::sin(tilt), -distance * std::cos(tilt)), centre, 3.0 * seed - 8);
+        const cv::Mat photo = render_plane(scene.texture, camera, pose, 0.8, 3, static_cast<std::uint64_t>(seed));
+        calibration::TableMarkerOptions options;
+        options.centres_mm = scene.centres_mm;
+        auto table = calibration::table_from_markers(photo, options, nullptr, "t");
+        REQUIRE(table);
+        const cv::Point2d c(350, 250);
+        worst_mm = std::max(worst_mm, cv::norm(table->plane.to_table(apply(plane_to_image(camera, pose), c)) - c));
+    }
+    std::printf("sweep: table plane, 5 poses (tilt 30-50 deg): worst error at the board centre %.3f mm\n", worst_mm);
+    CHECK(worst_mm <= 1.0);
+}

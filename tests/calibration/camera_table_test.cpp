@@ -19,34 +19,6 @@ using namespace meeplecam::testing;
 
 namespace {
 
-// Views of the printed ChArUco board from varied camera positions (tilts 15-45 degrees).
-std::vector<cv::Mat> charuco_views(const PinholeCamera& camera, const calibration::CharucoSpec& spec, int n, std::uint64_t seed) {
-    PlaneTexture board;
-    board.px_per_mm = 5;
-    const int square_px = static_cast<int>(spec.square_mm * board.px_per_mm);
-    const cv::Mat grey = calibration::charuco_board_image(spec, square_px);
-    // A white margin of one square around the board, as on the printed sheet.
-    cv::Mat padded;
-    cv::copyMakeBorder(grey, padded, square_px, square_px, square_px, square_px, cv::BORDER_CONSTANT, cv::Scalar(255));
-    cv::cvtColor(padded, board.image, cv::COLOR_GRAY2BGR);
-    board.origin_mm = {-spec.square_mm, -spec.square_mm};
-    const cv::Vec3d centre(spec.squares_x * spec.square_mm / 2, spec.squares_y * spec.square_mm / 2, 0);
-    cv::RNG rng(seed);
-    std::vector<cv::Mat> views;
-    for (int i = 0; i < n; ++i) {
-        const double tilt = (15 + 30.0 * i / std::max(1, n - 1)) * CV_PI / 180;
-        const double azimuth = (i * 137.5 + rng.uniform(-20.0, 20.0)) * CV_PI / 180;
-        const double distance = rng.uniform(380.0, 520.0);
-        const cv::Vec3d eye = centre + cv::Vec3d(distance * std::sin(tilt) * std::cos(azimuth), distance * std::sin(tilt) * std::sin(azimuth),
-                                                 -distance * std::cos(tilt));
-        // Aim off the board centre a little so the board sits in different parts of the frame.
-        const cv::Vec3d aim = centre + cv::Vec3d(rng.uniform(-50.0, 50.0), rng.uniform(-35.0, 35.0), 0);
-        const Pose pose = look_at(eye, aim, rng.uniform(-180.0, 180.0));
-        views.push_back(render_plane(board, camera, pose, /*blur_sigma=*/0.7, /*noise_sigma=*/2.5, seed + static_cast<std::uint64_t>(i)));
-    }
-    return views;
-}
-
 struct CameraResult {
     calibration::CameraIntrinsics intrinsics;
     double focal_error = 0;  // relative, worst of fx, fy
@@ -69,33 +41,6 @@ CameraResult calibrate_rendered(const PinholeCamera& truth, std::uint64_t seed) 
     r.intrinsics = cam.value();
     r.focal_error = std::max(std::abs(cam->camera_matrix(0, 0) / truth.K(0, 0) - 1), std::abs(cam->camera_matrix(1, 1) / truth.K(1, 1) - 1));
     return r;
-}
-
-// A table with the four markers at the corners of a 700 x 500 mm rectangle, turned each
-// its own way; the camera looks down at 35 degrees from the south.
-struct TableScene {
-    PlaneTexture texture;
-    std::array<cv::Point2d, 4> centres_mm = calibration::rectangle_centres(700, 500);
-    double marker_mm = 60;
-};
-
-TableScene table_scene(std::uint64_t seed) {
-    TableScene scene;
-    scene.texture = table_texture(-150, -150, 1000, 800, 3, seed);
-    const double turns[4] = {0, 12, -25, 90};
-    for (int id = 0; id < 4; ++id) {
-        const int px = static_cast<int>(scene.marker_mm * scene.texture.px_per_mm);
-        const cv::Mat marker = calibration::table_marker_image(id, px);
-        paste_on_plane(scene.texture, marker, scene.centres_mm[static_cast<std::size_t>(id)], scene.marker_mm * marker.cols / px,
-                       turns[id]);
-    }
-    return scene;
-}
-
-Pose table_pose() {
-    const cv::Vec3d centre(350, 250, 0);
-    const double tilt = 35 * CV_PI / 180, distance = 1000;
-    return look_at(centre + cv::Vec3d(0, distance * std::sin(tilt), -distance * std::cos(tilt)), centre, /*roll_deg=*/4);
 }
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {

@@ -1,11 +1,67 @@
 #include "synthetic_views.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "calibration/printed_targets.h"
+
 namespace meeplecam::testing {
+namespace {
+
+// True follower colours (BGR, as painted wood photographed under neutral light).
+const std::map<std::string, cv::Vec3d> kPaint = {
+    {"red", {35, 40, 195}},    {"blue", {165, 85, 30}},    {"green", {55, 140, 25}},
+    {"yellow", {25, 200, 235}}, {"black", {32, 32, 34}}, {"grey", {140, 138, 136}},
+};
+
+// Draws a shaded follower silhouette (head, arms, legs) of `colour` centred at `at`, `size` px tall,
+// with a soft shadow cast to the lower right.
+void draw_follower(cv::Mat& image, cv::Point2d at, double size, const cv::Vec3d& colour) {
+    const double s = size / 16;  // the silhouette's unit
+    std::vector<cv::Point> body;
+    const double pts[][2] = {{-2.2, -5}, {2.2, -5}, {2.5, -3}, {7.5, -1.5}, {7.5, 1.0}, {3.0, 1.0}, {5.5, 8},  {1.5, 8},
+                             {0, 4},     {-1.5, 8}, {-5.5, 8}, {-3.0, 1.0}, {-7.5, 1.0}, {-7.5, -1.5}, {-2.5, -3}};
+    for (const auto& p : pts) body.emplace_back(static_cast<int>(at.x + p[0] * s), static_cast<int>(at.y + p[1] * s));
+    // Shadow: the silhouette offset, darkened, blurred.
+    cv::Mat shadow(image.size(), CV_8UC1, cv::Scalar(0));
+    std::vector<cv::Point> shifted = body;
+    for (auto& p : shifted) p += cv::Point(static_cast<int>(2.5 * s), static_cast<int>(2 * s));
+    cv::fillPoly(shadow, std::vector<std::vector<cv::Point>>{shifted}, cv::Scalar(255));
+    cv::circle(shadow, cv::Point(static_cast<int>(at.x + 2.5 * s), static_cast<int>(at.y - 6.5 * s + 2 * s)), static_cast<int>(2.6 * s), cv::Scalar(255),
+               cv::FILLED);
+    cv::GaussianBlur(shadow, shadow, cv::Size(), 2 * s);
+    for (int y = 0; y < image.rows; ++y) {
+        for (int x = 0; x < image.cols; ++x) {
+            const double a = 0.35 * shadow.at<std::uint8_t>(y, x) / 255.0;
+            if (a > 0) image.at<cv::Vec3b>(y, x) = image.at<cv::Vec3b>(y, x) * (1 - a);
+        }
+    }
+    // Body with a shading gradient (light from the upper left) and a highlight on the head.
+    cv::Mat mask(image.size(), CV_8UC1, cv::Scalar(0));
+    cv::fillPoly(mask, std::vector<std::vector<cv::Point>>{body}, cv::Scalar(255), cv::LINE_AA);
+    cv::circle(mask, cv::Point(static_cast<int>(at.x), static_cast<int>(at.y - 6.5 * s)), static_cast<int>(2.6 * s), cv::Scalar(255), cv::FILLED,
+               cv::LINE_AA);
+    for (int y = 0; y < image.rows; ++y) {
+        for (int x = 0; x < image.cols; ++x) {
+            const double m = mask.at<std::uint8_t>(y, x) / 255.0;
+            if (m <= 0) continue;
+            const double shade = 1.08 - 0.25 * ((x - at.x) + (y - at.y)) / (10 * s);
+            const cv::Vec3d c = colour * std::clamp(shade, 0.7, 1.2);
+            const cv::Vec3d old = image.at<cv::Vec3b>(y, x);
+            const cv::Vec3d mixed = m * c + (1 - m) * old;
+            image.at<cv::Vec3b>(y, x) = cv::Vec3b(cv::saturate_cast<std::uint8_t>(mixed[0]), cv::saturate_cast<std::uint8_t>(mixed[1]),
+                                                  cv::saturate_cast<std::uint8_t>(mixed[2]));
+        }
+    }
+}
+
+}  // namespace
+
 
 Pose look_at(cv::Vec3d eye, cv::Vec3d target, double roll_deg) {
     const cv::Vec3d z = cv::normalize(target - eye);
@@ -109,6 +165,90 @@ void paste_on_plane(PlaneTexture& texture, const cv::Mat& marker_grey, cv::Point
     cv::warpAffine(bgr, warped, a, texture.image.size(), cv::INTER_LINEAR);
     cv::warpAffine(cv::Mat(marker_grey.size(), CV_8UC1, cv::Scalar(255)), warped_mask, a, texture.image.size(), cv::INTER_NEAREST);
     warped.copyTo(texture.image, warped_mask);
+}
+
+// A wooden table, a sheet of paper turned a little, the followers on it; then the light's
+// colour cast (gains per B, G, R), blur and noise.
+cv::Mat paper_shot(const std::vector<std::string>& colours, cv::Vec3d cast_bgr, std::uint64_t seed) {
+    cv::Mat image(900, 1200, CV_8UC3);
+    cv::RNG rng(seed);
+    cv::Mat grain(900, 80, CV_32FC1);
+    rng.fill(grain, cv::RNG::NORMAL, 0, 1);
+    cv::resize(grain, grain, image.size());
+    cv::GaussianBlur(grain, grain, cv::Size(), 6, 1);
+    for (int y = 0; y < image.rows; ++y) {
+        for (int x = 0; x < image.cols; ++x) {
+            const float g = grain.at<float>(y, x);
+            image.at<cv::Vec3b>(y, x) = cv::Vec3b(cv::saturate_cast<std::uint8_t>(55 + 25 * g), cv::saturate_cast<std::uint8_t>(95 + 30 * g),
+                                                  cv::saturate_cast<std::uint8_t>(140 + 30 * g));
+        }
+    }
+    const cv::RotatedRect paper(cv::Point2f(600, 450), cv::Size2f(700, 495), 8);
+    cv::Point2f corners[4];
+    paper.points(corners);
+    std::vector<cv::Point> poly(corners, corners + 4);
+    cv::fillConvexPoly(image, poly, cv::Scalar(238, 240, 242), cv::LINE_AA);
+    for (std::size_t i = 0; i < colours.size(); ++i) {
+        const double col = static_cast<double>(i % 3), row = static_cast<double>(i / 3);
+        draw_follower(image, {390 + 200 * col + rng.uniform(-15.0, 15.0), 360 + 190 * row + rng.uniform(-15.0, 15.0)}, 110, kPaint.at(colours[i]));
+    }
+    cv::Mat f;
+    image.convertTo(f, CV_32FC3);
+    cv::multiply(f, cv::Scalar(cast_bgr[0], cast_bgr[1], cast_bgr[2]), f);
+    cv::GaussianBlur(f, f, cv::Size(), 0.8);
+    cv::Mat noise(f.size(), CV_32FC3);
+    rng.fill(noise, cv::RNG::NORMAL, 0, 2.5);
+    f += noise;
+    f.convertTo(image, CV_8UC3);
+    return image;
+}
+
+// Views of the printed ChArUco board from varied camera positions (tilts 15-45 degrees).
+std::vector<cv::Mat> charuco_views(const PinholeCamera& camera, const calibration::CharucoSpec& spec, int n, std::uint64_t seed) {
+    PlaneTexture board;
+    board.px_per_mm = 5;
+    const int square_px = static_cast<int>(spec.square_mm * board.px_per_mm);
+    const cv::Mat grey = calibration::charuco_board_image(spec, square_px);
+    // A white margin of one square around the board, as on the printed sheet.
+    cv::Mat padded;
+    cv::copyMakeBorder(grey, padded, square_px, square_px, square_px, square_px, cv::BORDER_CONSTANT, cv::Scalar(255));
+    cv::cvtColor(padded, board.image, cv::COLOR_GRAY2BGR);
+    board.origin_mm = {-spec.square_mm, -spec.square_mm};
+    const cv::Vec3d centre(spec.squares_x * spec.square_mm / 2, spec.squares_y * spec.square_mm / 2, 0);
+    cv::RNG rng(seed);
+    std::vector<cv::Mat> views;
+    for (int i = 0; i < n; ++i) {
+        const double tilt = (15 + 30.0 * i / std::max(1, n - 1)) * CV_PI / 180;
+        const double azimuth = (i * 137.5 + rng.uniform(-20.0, 20.0)) * CV_PI / 180;
+        const double distance = rng.uniform(380.0, 520.0);
+        const cv::Vec3d eye = centre + cv::Vec3d(distance * std::sin(tilt) * std::cos(azimuth), distance * std::sin(tilt) * std::sin(azimuth),
+                                                 -distance * std::cos(tilt));
+        // Aim off the board centre a little so the board sits in different parts of the frame.
+        const cv::Vec3d aim = centre + cv::Vec3d(rng.uniform(-50.0, 50.0), rng.uniform(-35.0, 35.0), 0);
+        const Pose pose = look_at(eye, aim, rng.uniform(-180.0, 180.0));
+        views.push_back(render_plane(board, camera, pose, /*blur_sigma=*/0.7, /*noise_sigma=*/2.5, seed + static_cast<std::uint64_t>(i)));
+    }
+    return views;
+}
+
+TableScene table_scene(std::uint64_t seed) {
+    TableScene scene;
+    scene.centres_mm = {cv::Point2d(0, 0), cv::Point2d(700, 0), cv::Point2d(700, 500), cv::Point2d(0, 500)};
+    scene.texture = table_texture(-150, -150, 1000, 800, 3, seed);
+    const double turns[4] = {0, 12, -25, 90};
+    for (int id = 0; id < 4; ++id) {
+        const int px = static_cast<int>(scene.marker_mm * scene.texture.px_per_mm);
+        const cv::Mat marker = calibration::table_marker_image(id, px);
+        paste_on_plane(scene.texture, marker, scene.centres_mm[static_cast<std::size_t>(id)], scene.marker_mm * marker.cols / px,
+                       turns[id]);
+    }
+    return scene;
+}
+
+Pose table_pose() {
+    const cv::Vec3d centre(350, 250, 0);
+    const double tilt = 35 * CV_PI / 180, distance = 1000;
+    return look_at(centre + cv::Vec3d(0, distance * std::sin(tilt), -distance * std::cos(tilt)), centre, /*roll_deg=*/4);
 }
 
 }  // namespace meeplecam::testing

@@ -2,10 +2,14 @@
 // markers) seen by a known pinhole camera with optional lens distortion, blur and noise.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
+
+#include "calibration/printed_targets.h"
 
 namespace meeplecam::testing {
 
@@ -45,5 +49,25 @@ PlaneTexture table_texture(double x0_mm, double y0_mm, double width_mm, double h
 // Pastes a grey marker image (with its white margin) onto the texture, centred at `centre_mm`,
 // `side_mm` wide including the margin, turned by `turn_deg`.
 void paste_on_plane(PlaneTexture& texture, const cv::Mat& marker_grey, cv::Point2d centre_mm, double side_mm, double turn_deg);
+
+// Views of the printed ChArUco board (with a white margin of one square) from camera
+// positions 380-520 mm away, tilted 15-45 degrees in turning directions, rolled at random.
+std::vector<cv::Mat> charuco_views(const PinholeCamera& camera, const calibration::CharucoSpec& spec, int n, std::uint64_t seed);
+
+// A table with the four printed markers (60 mm) at the corners of a 700 x 500 mm rectangle,
+// each turned its own way (0, 12, -25, 90 degrees).
+struct TableScene {
+    PlaneTexture texture;
+    std::array<cv::Point2d, 4> centres_mm{};
+    double marker_mm = 60;
+};
+TableScene table_scene(std::uint64_t seed);
+// The camera 1 m from the table centre (350, 250), looking down at 35 degrees from the south.
+Pose table_pose();
+
+// A photo of followers on white paper: a wooden table, a sheet turned 8 degrees, follower
+// silhouettes (shaded, with shadows) of `colours` in rows of three at (390 + 200 i, 360 + 190 j),
+// then a colour cast (gains per B, G, R), blur and noise. 1200 x 900.
+cv::Mat paper_shot(const std::vector<std::string>& colours, cv::Vec3d cast_bgr, std::uint64_t seed);
 
 }  // namespace meeplecam::testing

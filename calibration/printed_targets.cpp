@@ -76,11 +76,8 @@ Status CharucoSpec::check() const {
     auto bad = [](const char* what) { return Status(invalid("charuco board", what)); };
     if (squares_x < 3 || squares_y < 3 || squares_x > 20 || squares_y > 20) return bad("squares_x and squares_y must be within [3, 20]");
     if ((squares_x * squares_y + 1) / 2 > 100) return bad("the board holds more markers than the dictionary (100)");
-    if (!(square_mm >= 5 && square_mm <= 100)) return bad("square_mm must be within [5, 100]");
+    if (!(square_mm >= 5 && square_mm <= 200)) return bad("square_mm must be within [5, 200]");
     if (!(marker_mm > 0.3 * square_mm && marker_mm < 0.9 * square_mm)) return bad("marker_mm must be within (0.3, 0.9) x square_mm");
-    if (squares_x * square_mm > kA4LongMm - 20 || squares_y * square_mm > kA4ShortMm - 40) {
-        return bad("the board does not fit a landscape A4 sheet with margins (277 x 170 mm)");
-    }
     return Ok{};
 }
 
@@ -109,6 +106,9 @@ cv::Mat table_marker_image(int id, int px) {
 
 Result<PrintedSheet> charuco_sheet(const CharucoSpec& spec) {
     if (auto st = spec.check(); !st) return st.error();
+    if (spec.squares_x * spec.square_mm > kA4LongMm - 20 || spec.squares_y * spec.square_mm > kA4ShortMm - 40) {
+        return invalid("charuco board", "the board does not fit a landscape A4 sheet with margins (277 x 170 mm)");
+    }
     const int square_px = static_cast<int>(std::lround(spec.square_mm * kTargetPxPerMm));
     PrintedSheet sheet;
     sheet.px_per_mm = square_px / spec.square_mm;  // squares are whole pixels: the board is exact

@@ -18,7 +18,7 @@ struct CharucoSpec {
     int squares_y = 6;        // squares down
     double square_mm = 28;    // chessboard square side
     double marker_mm = 21;    // ArUco marker side inside a white square
-    Status check() const;
+    Status check() const;     // the geometry; printing also needs it to fit A4 (a bigger board printed elsewhere calibrates fine)
 };
 
 // The table-corner markers: ArUco DICT_4X4_50 ids 0..3 = the table's NW, NE, SE, SW corners.

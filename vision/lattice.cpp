@@ -23,6 +23,7 @@ constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's n
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
+constexpr int kCalibratedDirectionCandidates = 5;  // ... with a calibrated plane (pairs not at right angles on the table cost nothing)
 constexpr double kCalibratedRightAngleDeg = 8;  // with a calibrated plane, edge families this close to 90 degrees apart are tiles
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
@@ -364,6 +365,10 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     const cv::Point2d centre(work.cols / 2.0, work.rows / 2.0);
     const double norm = std::max(work.cols, work.rows) / 2.0;
     const cv::Matx33d work_to_norm(1 / norm, 0, -centre.x / norm, 0, 1 / norm, -centre.y / norm, 0, 0, 1);
+    // With a calibrated plane, directions are measured on the table, where a family's edges
+    // are parallel (no perspective spread) and tile edges meet at right angles.
+    std::optional<cv::Matx33d> norm_to_table;
+    if (o.image_to_table_mm) norm_to_table = *o.image_to_table_mm * image_to_work.inv() * work_to_norm.inv();
     std::vector<Segment> segments;
     std::vector<double> hist(kAngleBins, 0.0);
     for (const auto& l : raw) {
@@ -375,6 +380,10 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         s.line = cv::Vec3d(a.x, a.y, 1).cross(cv::Vec3d(b.x, b.y, 1));
         s.line /= std::hypot(s.line[0], s.line[1]);
         s.angle = std::fmod(std::atan2(s.dir.y, s.dir.x) * 180 / kPi + 360.0, 180.0);
+        if (norm_to_table) {
+            const cv::Point2d ta = apply(*norm_to_table, a), tb = apply(*norm_to_table, b);
+            s.angle = std::fmod(std::atan2(tb.y - ta.y, tb.x - ta.x) * 180 / kPi + 360.0, 180.0);
+        }
         hist[static_cast<std::size_t>(std::min(kAngleBins - 1, static_cast<int>(s.angle)))] += s.length;
         segments.push_back(s);
     }
@@ -410,7 +419,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     std::vector<double> peaks;
     {
         auto left = smooth;
-        for (int n = 0; n < kDirectionCandidates; ++n) {
+        for (int n = 0; n < (o.image_to_table_mm ? kCalibratedDirectionCandidates : kDirectionCandidates); ++n) {
             const auto top = std::max_element(left.begin(), left.end());
             if (*top <= 0) break;
             const int at = static_cast<int>(top - left.begin());
@@ -440,8 +449,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
             }
             std::optional<cv::Matx33d> calibrated;  // work px -> turned table mm
             if (o.image_to_table_mm) {
-                const auto norm_to_table = *o.image_to_table_mm * image_to_work.inv() * work_to_norm.inv();
-                if (const auto turned = calibrated_norm_to_axes(norm_to_table, fam1, fam2)) calibrated = *turned * work_to_norm;
+                if (const auto turned = calibrated_norm_to_axes(*norm_to_table, fam1, fam2)) calibrated = *turned * work_to_norm;
                 if (!calibrated) {
                     failure = "no board found: no two edge directions at right angles on the calibrated table";
                     continue;

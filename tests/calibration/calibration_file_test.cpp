@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <random>
 #include <string>
 
 #include "calibration/calibration_file.h"
@@ -47,7 +48,7 @@ const std::string kHead = R"({"format": "meeplecam-calibration", "version": 1, )
 
 TEST_CASE("a calibration file round-trips through save and load", "[calibration]") {
     const auto cal = full_calibration();
-    const auto path = std::filesystem::temp_directory_path() / "meeplecam_calibration_roundtrip.json";
+    const auto path = std::filesystem::temp_directory_path() / ("meeplecam_calibration_roundtrip_" + std::to_string(std::random_device{}()) + ".json");
     REQUIRE(calibration::save_calibration(cal, path));
     auto back = calibration::load_calibration(path);
     REQUIRE(back);
@@ -128,7 +129,7 @@ TEST_CASE("a calibration file truncated anywhere is refused without a crash", "[
 TEST_CASE("save refuses a calibration it could not read back", "[calibration][bad-input]") {
     auto cal = full_calibration();
     cal.camera->distortion = {0.1, 0.2};
-    const auto path = std::filesystem::temp_directory_path() / "meeplecam_calibration_refused.json";
+    const auto path = std::filesystem::temp_directory_path() / ("meeplecam_calibration_refused_" + std::to_string(std::random_device{}()) + ".json");
     auto s = calibration::save_calibration(cal, path);
     REQUIRE_FALSE(s);
     CHECK(s.error().message.find("coefficients") != std::string::npos);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <random>
 #include <sstream>
 
 #include <opencv2/imgcodecs.hpp>
@@ -39,7 +40,8 @@ Run calibrate(const std::vector<std::string>& args) {
 }  // namespace
 
 TEST_CASE("calibrate camera, table and colours build one file", "[cli][calibration]") {
-    const fs::path dir = fs::temp_directory_path() / "meeplecam_calibrate_cli";
+    // A folder of its own: other checkouts may run this test at the same time.
+    const fs::path dir = fs::temp_directory_path() / ("meeplecam_calibrate_cli_" + std::to_string(std::random_device{}()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     const std::string file = (dir / "table.json").string();

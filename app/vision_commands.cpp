@@ -10,6 +10,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "app/cli_args.h"
+#include "calibration/calibrated_frame.h"
 #include "engine/atomic_file.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
@@ -42,7 +43,8 @@ same image.
 exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal move
 )";
 
-constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3] [--json] [--top F.png]
+constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3]
+                           [--calibration C.json] [--json] [--top F.png]
 
 Reads the board in each photograph: finds the tiles from the image alone (no calibration:
 the table plane is estimated from the tiles' edges and gaps), then each tile's type and
@@ -56,6 +58,8 @@ whole board may be turned by a quarter turn against the record that built it.
   --expansions A,B    expansions whose tiles may be on the table (carcassonne only)
   --edition E         tile counts (default C3)
   --json              one JSON document: {"images": [{"image", "found", "tiles", ...}]}
+  --calibration C     a calibration file (meeplecam calibrate): undistort with its camera
+                      intrinsics, take the table plane from it instead of estimating it
   --top F.png         also write the rectified top view with every tile's type, rotation and
                       cell drawn on it (F-1.png, F-2.png, ... for several images)
 
@@ -141,7 +145,7 @@ Status write_top_view(const std::string& path, const vision::BoardReading& r, co
 }
 
 int run_recognize(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"game", "expansions", "edition", "top"}, {"help", "json"});
+    auto args = parse_args(argv, {"game", "expansions", "edition", "calibration", "top"}, {"help", "json"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kRecognizeHelp;
@@ -158,6 +162,12 @@ int run_recognize(const std::vector<std::string>& argv) {
     if (!catalog) return report(catalog.error());
     vision::ReaderOptions options;
     options.decoder.edition = args->value("edition").value_or("C3");
+    std::optional<calibration::Calibration> calibrated;
+    if (auto c = args->value("calibration")) {
+        auto loaded = calibration::load_calibration(*c);
+        if (!loaded) return report(loaded.error());
+        calibrated = std::move(loaded.value());
+    }
     const bool json = args->has("json");
     const auto& types = catalog.value()->tiles();
     nlohmann::json images = nlohmann::json::array();
@@ -169,6 +179,11 @@ int run_recognize(const std::vector<std::string>& argv) {
             code = 2;
             if (json) images.push_back({{"image", path}, {"found", false}, {"message", image.error().to_string()}});
             continue;
+        }
+        if (calibrated) {
+            auto frame = calibration::prepare_frame(*calibrated, image.value(), options, path);
+            if (!frame) return report(frame.error());
+            image = std::move(frame.value());
         }
         auto reading = vision::read_board(image.value(), *catalog.value(), options);
         if (!reading) {

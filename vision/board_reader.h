@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ struct LatticeOptions {
     int max_top_side = 4000;         // the top view is cropped to this (px)
     double occupied_share = 0.55;    // a cell holds a tile when this share of its inside is not table
     double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
+    // A calibrated table plane (calibration/table_plane.h): image px -> table mm. When set it
+    // replaces the vanishing-point estimate; the tiles' turn on the table, pitch and phase
+    // are still measured.
+    std::optional<cv::Matx33d> image_to_table_mm;
     Status check() const;
 };
 

@@ -23,6 +23,8 @@ constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's n
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
+constexpr int kCalibratedDirectionCandidates = 5;  // ... with a calibrated plane (pairs not at right angles on the table cost nothing)
+constexpr double kCalibratedRightAngleDeg = 8;  // with a calibrated plane, edge families this close to 90 degrees apart are tiles
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
 constexpr std::size_t kMinSideGroup = 4;   // a group of cells apart from the largest is kept from this size...
@@ -87,6 +89,30 @@ double angle_to(const Segment& s, const cv::Vec3d& v) {
     if (n < 1e-12) return 90;
     const double c = std::abs(d.x * s.dir.x + d.y * s.dir.y) / n;
     return std::acos(std::min(1.0, c)) * 180 / kPi;
+}
+
+// With a calibrated plane: normalised work coordinates -> table mm, turned so both edge
+// families run along the axes. Nullopt when the families are not at right angles on the table.
+std::optional<cv::Matx33d> calibrated_norm_to_axes(const cv::Matx33d& norm_to_table, const std::vector<Segment>& fam1,
+                                                   const std::vector<Segment>& fam2) {
+    // Length-weighted mean direction on the table of a family, as a doubled (period 180) or
+    // quadrupled (period 90) angle vector.
+    auto table_angle = [&](const Segment& s) {
+        const cv::Point2d a = apply(norm_to_table, s.mid - 0.01 * s.dir), b = apply(norm_to_table, s.mid + 0.01 * s.dir);
+        return std::atan2(b.y - a.y, b.x - a.x);
+    };
+    auto mean_angle = [&](const std::vector<Segment>& fam, double period_factor) {
+        cv::Point2d sum(0, 0);
+        for (const auto& s : fam) sum += s.length * cv::Point2d(std::cos(period_factor * table_angle(s)), std::sin(period_factor * table_angle(s)));
+        return std::atan2(sum.y, sum.x) / period_factor;
+    };
+    const double a1 = mean_angle(fam1, 2), a2 = mean_angle(fam2, 2);
+    if (std::abs(std::abs(std::remainder(a1 - a2, kPi)) - kPi / 2) > kCalibratedRightAngleDeg * kPi / 180) return std::nullopt;
+    std::vector<Segment> both = fam1;
+    both.insert(both.end(), fam2.begin(), fam2.end());
+    const double turn = mean_angle(both, 4);
+    const cv::Matx33d unturn(std::cos(turn), std::sin(turn), 0, -std::sin(turn), std::cos(turn), 0, 0, 0, 1);
+    return unturn * norm_to_table;
 }
 
 // A vanishing point for a family of segments: RANSAC on pairs, then least squares.
@@ -284,6 +310,12 @@ Status LatticeOptions::check() const {
     if (max_top_side < 64) return bad("max_top_side must be at least 64");
     if (!(occupied_share > 0 && occupied_share < 1)) return bad("occupied_share must be within (0, 1)");
     if (!(cell_inset >= 0 && cell_inset < 0.4)) return bad("cell_inset must be within [0, 0.4)");
+    if (image_to_table_mm) {
+        const cv::Matx33d& h = *image_to_table_mm;
+        if (!cv::checkRange(h) || std::abs(cv::determinant(h)) <= 1e-12 * std::pow(cv::norm(h), 3)) {
+            return bad("image_to_table_mm must be a finite, invertible homography");
+        }
+    }
     return Ok{};
 }
 
@@ -335,6 +367,10 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     const cv::Point2d centre(work.cols / 2.0, work.rows / 2.0);
     const double norm = std::max(work.cols, work.rows) / 2.0;
     const cv::Matx33d work_to_norm(1 / norm, 0, -centre.x / norm, 0, 1 / norm, -centre.y / norm, 0, 0, 1);
+    // With a calibrated plane, directions are measured on the table, where a family's edges
+    // are parallel (no perspective spread) and tile edges meet at right angles.
+    std::optional<cv::Matx33d> norm_to_table;
+    if (o.image_to_table_mm) norm_to_table = *o.image_to_table_mm * image_to_work.inv() * work_to_norm.inv();
     std::vector<Segment> segments;
     std::vector<double> hist(kAngleBins, 0.0);
     for (const auto& l : raw) {
@@ -346,6 +382,10 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         s.line = cv::Vec3d(a.x, a.y, 1).cross(cv::Vec3d(b.x, b.y, 1));
         s.line /= std::hypot(s.line[0], s.line[1]);
         s.angle = std::fmod(std::atan2(s.dir.y, s.dir.x) * 180 / kPi + 360.0, 180.0);
+        if (norm_to_table) {
+            const cv::Point2d ta = apply(*norm_to_table, a), tb = apply(*norm_to_table, b);
+            s.angle = std::fmod(std::atan2(tb.y - ta.y, tb.x - ta.x) * 180 / kPi + 360.0, 180.0);
+        }
         hist[static_cast<std::size_t>(std::min(kAngleBins - 1, static_cast<int>(s.angle)))] += s.length;
         segments.push_back(s);
     }
@@ -381,7 +421,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     std::vector<double> peaks;
     {
         auto left = smooth;
-        for (int n = 0; n < kDirectionCandidates; ++n) {
+        for (int n = 0; n < (o.image_to_table_mm ? kCalibratedDirectionCandidates : kDirectionCandidates); ++n) {
             const auto top = std::max_element(left.begin(), left.end());
             if (*top <= 0) break;
             const int at = static_cast<int>(top - left.begin());
@@ -409,7 +449,17 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
                 failure = "no board found: too few edges in one direction";
                 continue;
             }
-            const cv::Vec3d v1 = vanishing_point(fam1, o), v2 = vanishing_point(fam2, o);
+            std::optional<cv::Matx33d> calibrated;  // work px -> turned table mm
+            if (o.image_to_table_mm) {
+                if (const auto turned = calibrated_norm_to_axes(*norm_to_table, fam1, fam2)) calibrated = *turned * work_to_norm;
+                if (!calibrated) {
+                    failure = "no board found: no two edge directions at right angles on the calibrated table";
+                    continue;
+                }
+            }
+            // Calibrated: the vanishing points of the turned table axes lie at infinity along x and y.
+            const cv::Vec3d v1 = calibrated ? cv::Vec3d(1, 0, 0) : vanishing_point(fam1, o);
+            const cv::Vec3d v2 = calibrated ? cv::Vec3d(0, 1, 0) : vanishing_point(fam2, o);
             // Affine rectification: send the horizon (through both vanishing points) to infinity.
             cv::Vec3d horizon = v1.cross(v2);
             // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
@@ -429,7 +479,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
             const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
             const cv::Matx22d to_axes = basis.inv();
             const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
-            cv::Matx33d work_to_affine = affine * hp * work_to_norm;
+            cv::Matx33d work_to_affine = calibrated ? *calibrated : affine * hp * work_to_norm;
             // Fit the board's region into an affine view of about affine_side pixels.
             double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
             for (const auto& p : pts) {

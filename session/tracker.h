@@ -53,6 +53,8 @@ struct TrackerOptions {
     int max_candidates = 5;             // candidates listed in an ambiguity
 
     // Followers.
+    bool read_follower_with_tile = false;  // also look for a follower put down in the same move as its tile
+                                           // (off by default: tile art with red roofs and blue pennants fools it)
     double piece_min_area = 0.02;       // a follower blob covers at least this share of the tile
     double piece_colour_threshold = 30.0;  // Lab distance above the tile's own terrain colour for a follower pixel
 

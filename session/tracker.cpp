@@ -300,11 +300,21 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         if (auto id = m->assigned_tile(*game)) assigned = *id;
     }
     std::map<std::string, std::vector<int>> legal;  // type id -> legal rotations at `at`
+    std::map<std::pair<std::string, int>, nlohmann::json> helped;  // (type, rot) legal only with a module's help (a bridge)
     for (const auto& type : cat.tiles()) {
         if (assigned && type.id != *assigned) continue;
         if (game->supply_left(type) <= 0) continue;
         for (const auto& p : game->legal_placements(type)) {
             if (p.at == at) legal[type.id].push_back(p.rot);
+        }
+        for (const auto& m : game->modules()) {
+            for (const auto& h : m->extra_placements(*game, type)) {
+                if (h.placement.at != at) continue;
+                auto& rots = legal[type.id];
+                if (std::find(rots.begin(), rots.end(), h.placement.rot) != rots.end()) continue;
+                rots.push_back(h.placement.rot);
+                helped.emplace(std::make_pair(type.id, h.placement.rot), h.extra);
+            }
         }
     }
     const CandidateMove* best_illegal = nullptr;
@@ -324,9 +334,10 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
             }
         }
         if (ok) {
-            out.push_back({h.tile, at, rot, h.cost, 0});
+            const auto help = helped.find({h.tile, rot});
+            out.push_back({h.tile, at, rot, h.cost, 0, help == helped.end() ? nlohmann::json() : help->second});
         } else if (best_illegal == nullptr) {
-            illegal_move = {h.tile, at, h.rot, h.cost, 0};
+            illegal_move = {h.tile, at, h.rot, h.cost, 0, nlohmann::json()};
             best_illegal = &illegal_move;
         }
     }
@@ -367,12 +378,23 @@ Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& fra
     e.tile = move.tile;
     e.at = move.at;
     e.rot = move.rot;
+    if (move.extra.is_object()) e.raw = move.extra;
     const int index = static_cast<int>(record.events.size());
     std::vector<Follower> before = followers;
     if (auto st = game->apply(e, index); !st) return st;
     record.events.push_back(e);
     up.committed.push_back(e);
     history.push_back(std::move(snap));
+    if (move.extra.is_object()) {
+        for (const auto& [key, value] : move.extra.items()) {
+            if (value.is_object() && value.contains("at")) {
+                const auto& a = value["at"];
+                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
+                    expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
+                }
+            }
+        }
+    }
     if (history.size() > 16) history.pop_front();
     note_released(before, up);
     followers = before;
@@ -572,9 +594,6 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     pending.clear();
     std::vector<Cell> refreshed;  // cells whose change is explained: their look becomes the confirmed one
 
-    // Cells changed by an entered event (a bridge): take their new look as it is.
-    for (const auto& c : expect_change) refreshed.push_back(c);
-    expect_change.clear();
 
     // A new tile: an open cell that mostly changed.
     std::vector<std::pair<double, Cell>> new_cells;
@@ -654,6 +673,10 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             up.removed_by_mistake.push_back({f.colour, f.at, f.loc, false});
         }
     }
+
+    // Cells changed by an entered event (a bridge): take their new look as it is.
+    for (const auto& c : expect_change) refreshed.push_back(c);
+    expect_change.clear();
 
     // Refresh the confirmed look: unchanged cells (slow light drift) and explained changes.
     const cv::Mat fresh = now;  // levelled to the confirmed look
@@ -774,7 +797,13 @@ Status Tracker::record_event(const Event& event) {
     s.note_released(before, up);
     s.followers = before;
     s.sync_followers_from_game();
-    if (event.type != "tile" && event.type != "meeple" && event.raw.contains("at")) s.expect_change.push_back(event.at);
+    // What the players change with it (a bridge on a tile) is taken as the new look of that cell.
+    if (event.type != "tile" && event.type != "meeple" && event.raw.is_object() && event.raw.contains("at")) {
+        const auto& a = event.raw["at"];
+        if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
+            s.expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
+        }
+    }
     return Ok{};
 }
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 
 #include "engine/error.h"
@@ -71,6 +72,7 @@ struct CandidateMove {
     int rot = 0;             // quarter turns clockwise
     double cost = 0;         // classifier cost, lower is better
     double confidence = 0;   // share among the listed candidates, 0..1
+    nlohmann::json extra;    // a rule module's fields of the placement (a bridge that makes it legal), or null
 };
 
 // A move seen on the table that the rules refuse; never recorded.

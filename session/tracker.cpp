@@ -602,6 +602,16 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         if (it != share.end() && it->second > opt.tile_change_share) new_cells.emplace_back(it->second, b.at);
     }
     std::sort(new_cells.begin(), new_cells.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (new_cells.empty()) {
+        // Say when an open cell changed, but too little to be read as a tile.
+        for (const auto& b : board.border()) {
+            const double s = share[{b.at.x, b.at.y}];
+            if (s > opt.tile_change_share / 3) {
+                up.notes.push_back("open cell " + to_string(b.at) + " changed by " + std::to_string(static_cast<int>(s * 100)) +
+                                   "%, too little for a tile");
+            }
+        }
+    }
     if (new_cells.size() > 1) {
         up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
     }
@@ -629,7 +639,9 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
 
     // A follower placed on the open turn's tile after the tile itself.
     const int turn_tile = game->turn_tile();
-    if (!tile_committed && turn_tile >= 0 && !game->follower_placed() && !game->current_follower_options().empty()) {
+    if (!tile_committed && turn_tile >= 0 && !game->follower_placed() && !game->current_follower_options().empty() &&
+        std::find(expect_change.begin(), expect_change.end(), game->board().tiles()[static_cast<std::size_t>(turn_tile)].at) ==
+            expect_change.end()) {
         const Cell at = game->board().tiles()[static_cast<std::size_t>(turn_tile)].at;
         if (view.window().contains(at) && piece_share[{at.x, at.y}] > opt.piece_change_share) {
             const cv::Rect cell = view.cell_rect(at);

@@ -419,12 +419,20 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
     const cv::Point2d centre_px(cell.width / 2.0, cell.height / 2.0);  // the blob is in the cell's own pixels
     const cv::Point2d local = (blob.centroid - centre_px) * (1.0 / ppm);
     const auto anchors = feature_anchors(*placed.type, placed.rot, opt.tile_mm);
+    // A follower stands on its feature's spot, so that spot lies under the blob (its image leans
+    // away from the camera and its shadow away from the light, which moves the blob's centre):
+    // rank the spots by their distance to the blob, then by the distance to its centre.
+    cv::Mat to_blob;
+    cv::distanceTransform(255 - blob.mask, to_blob, cv::DIST_L2, 3);
     const FollowerOption* best = nullptr;
     double best_d = 1e18;
     for (const auto& o : options) {
         const int f = placed.type->feature_at(o.loc, placed.rot);
         if (f < 0 || f >= static_cast<int>(anchors.size())) continue;
-        const double d = cv::norm(anchors[static_cast<std::size_t>(f)] - local);
+        const cv::Point2d a = anchors[static_cast<std::size_t>(f)];
+        const cv::Point px(std::clamp(static_cast<int>(std::lround(centre_px.x + a.x * ppm)), 0, to_blob.cols - 1),
+                           std::clamp(static_cast<int>(std::lround(centre_px.y + a.y * ppm)), 0, to_blob.rows - 1));
+        const double d = to_blob.at<float>(px) / ppm + 0.25 * cv::norm(a - local);
         if (d < best_d) {
             best_d = d;
             best = &o;

@@ -16,18 +16,18 @@ endfunction()
 expect_run(0 "usage: meeplecam render-footage" render-footage --help)
 expect_run(0 "usage: meeplecam track" track --help)
 expect_run(0 "6 tiles" random-game --seed 3 --max-tiles 6 -o ${WORK_DIR}/game.json)
-expect_run(0 "frames of 8 events" render-footage ${WORK_DIR}/game.json -o ${WORK_DIR}/footage --seed 3 --size 800x450)
+expect_run(0 "frames of 7 events" render-footage ${WORK_DIR}/game.json -o ${WORK_DIR}/footage --seed 3 --size 800x450)
 if(NOT EXISTS ${WORK_DIR}/footage/truth.json OR NOT EXISTS ${WORK_DIR}/footage/frame_00000.jpg)
   message(SEND_ERROR "render-footage did not write truth.json and the frames")
 endif()
 # The tracker reads the footage back: every event of the script, and the journal holds them.
-expect_run(0 "against the footage truth: 8 of 8 events equal, recorded 8" track --images ${WORK_DIR}/footage
+expect_run(0 "against the footage truth: 7 of 7 events equal, recorded 7" track --images ${WORK_DIR}/footage
            --truth-camera ${WORK_DIR}/footage/truth.json --enter-from-truth -o ${WORK_DIR}/tracked.json
            --journal ${WORK_DIR}/tracked.journal)
 file(STRINGS ${WORK_DIR}/tracked.journal journal_lines)
 list(LENGTH journal_lines journal_count)
-if(NOT journal_count EQUAL 9)
-  message(SEND_ERROR "the journal should hold a header and 8 events, it has ${journal_count} lines")
+if(NOT journal_count EQUAL 8)
+  message(SEND_ERROR "the journal should hold a header and 7 events, it has ${journal_count} lines")
 endif()
 expect_run(0 "Final score" score ${WORK_DIR}/tracked.json)
 

@@ -226,6 +226,8 @@ int run_track(const std::vector<std::string>& argv) {
         return Ok{};
     };
     int frames = 0, analysed = 0, ambiguous = 0, illegal = 0, occluded = 0;
+    std::vector<Event> auto_committed;         // what the tracker recorded on its own
+    std::vector<session::CandidateMove> picks;  // first candidates taken for ambiguities
     std::vector<double> analysis_ms, frame_ms;
     cv::Mat frame;
     while (true) {
@@ -242,6 +244,7 @@ int run_track(const std::vector<std::string>& argv) {
         const auto up = tracker->on_frame(frame);
         ++frames;
         frame_ms.push_back(up.ms_total);
+        auto_committed.insert(auto_committed.end(), up.committed.begin(), up.committed.end());
         if (up.analysed) {
             ++analysed;
             analysis_ms.push_back(up.ms_analysis);
@@ -264,6 +267,7 @@ int run_track(const std::vector<std::string>& argv) {
             std::cout << source.value()->last_name() << ": ambiguous (" << up.ambiguity.size() << " candidates, best "
                       << up.ambiguity[0].tile << " " << up.ambiguity[0].rot * 90 << " at " << to_string(up.ambiguity[0].at)
                       << "); headless: taking the best\n";
+            picks.push_back(up.ambiguity[0]);
             if (auto st = tracker->choose(0); !st) return report(st.error());
         }
         for (const auto& f : up.removed_by_mistake) {
@@ -305,6 +309,26 @@ int run_track(const std::vector<std::string>& argv) {
         }
         std::cout << "against the footage truth: " << same << " of " << want.size() << " events equal, recorded "
                   << rec.events.size() << "\n";
+        // Per move the camera sees (tiles and followers after the start tile).
+        auto in_script = [&](const nlohmann::json& e) {
+            return std::any_of(want.begin() + 1, want.end(), [&](const Event& w) { return w.to_json() == e; });
+        };
+        int visible = 0, missed = 0, right = 0, wrong = 0, pick_right = 0;
+        for (std::size_t i = 1; i < want.size(); ++i) {
+            if (want[i].type != "tile" && want[i].type != "meeple") continue;
+            ++visible;
+            const auto j = want[i].to_json();
+            if (std::none_of(rec.events.begin(), rec.events.end(), [&](const Event& e) { return e.to_json() == j; })) ++missed;
+        }
+        for (const auto& e : auto_committed) (in_script(e.to_json()) ? right : wrong)++;
+        for (const auto& c : picks) {
+            pick_right += std::any_of(want.begin(), want.end(), [&](const Event& w) {
+                return w.type == "tile" && w.tile == c.tile && w.at == c.at && w.rot == c.rot;
+            });
+        }
+        std::cout << "moves: " << visible << " seen in the script; committed right " << right << ", wrong " << wrong
+                  << "; ambiguous " << picks.size() << " (first candidate right " << pick_right << "); not recorded " << missed
+                  << "\n";
     }
     return 0;
 }

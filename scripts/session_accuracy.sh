@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Tracker accuracy on scripted footage: for each expansion mix and seed, a 12-tile random game
+# is rendered as 960x540 footage and tracked; prints each game's line and the totals.
+# usage: scripts/session_accuracy.sh [OUT_DIR] [SEEDS...]   (default: build/session_accuracy, seeds 1-6)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+mc=${MEEPLECAM:-$root/build/meeplecam}
+out=${1:-$root/build/session_accuracy}
+shift || true
+seeds=("$@")
+[ ${#seeds[@]} -eq 0 ] && seeds=(1 2 3 4 5 6)
+mkdir -p "$out"
+for mix in base ferries bridges,castles,bazaars; do
+  for s in "${seeds[@]}"; do
+    n="${mix//,/_}_$s"
+    if [ ! -f "$out/$n/truth.json" ]; then
+      if [ "$mix" = base ]; then "$mc" random-game --seed "$s" --max-tiles 12 -o "$out/$n.json" > /dev/null
+      else "$mc" random-game --seed "$s" --max-tiles 12 --expansions "$mix" -o "$out/$n.json" > /dev/null; fi
+      "$mc" render-footage "$out/$n.json" -o "$out/$n" --seed "$s" --size 960x540 > /dev/null
+    fi
+    "$mc" track --images "$out/$n" --truth-camera "$out/$n/truth.json" --enter-from-truth -o "$out/$n.tracked.json" > "$out/$n.log" 2>&1
+    echo "$n: $(grep '^against' "$out/$n.log") | $(grep '^moves' "$out/$n.log") | $(grep '^ms per frame' "$out/$n.log")"
+  done
+done | tee "$out/summary.txt"
+awk -F'[ ,;()]+' '/moves:/ { for (i = 1; i <= NF; ++i) {
+    if ($i == "moves:") v += $(i+1); if ($i == "right" && $(i-1) == "committed") r += $(i+1);
+    if ($i == "wrong") w += $(i+1); if ($i == "ambiguous") a += $(i+1); if ($i == "recorded" && $(i-1) == "not") m += $(i+1);
+    if ($i == "candidate") p += $(i+2) }
+  if ($0 ~ /events equal/) { split($0, q, "truth: "); split(q[2], z, " "); if (z[1] == z[3]) exact++ } ; g++ }
+  END { printf "games %d, exact %d; moves %d: committed right %d, wrong %d; ambiguous %d (first right %d); not recorded %d\n", g, exact, v, r, w, a, p, m }' "$out/summary.txt"

@@ -1,0 +1,42 @@
+# End-to-end: random-game -> render-footage -> track (with a journal), and the commands' bad input.
+file(REMOVE_RECURSE ${WORK_DIR})
+file(MAKE_DIRECTORY ${WORK_DIR})
+
+function(expect_run expected_code needle)
+  execute_process(COMMAND ${MEEPLECAM} ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT code EQUAL expected_code)
+    message(SEND_ERROR "meeplecam ${ARGN}: exit ${code}, expected ${expected_code}\nstdout: ${out}\nstderr: ${err}")
+  endif()
+  string(FIND "${out}${err}" "${needle}" pos)
+  if(pos EQUAL -1)
+    message(SEND_ERROR "meeplecam ${ARGN}: output lacks '${needle}'\nstdout: ${out}\nstderr: ${err}")
+  endif()
+endfunction()
+
+expect_run(0 "usage: meeplecam render-footage" render-footage --help)
+expect_run(0 "usage: meeplecam track" track --help)
+expect_run(0 "6 tiles" random-game --seed 3 --max-tiles 6 -o ${WORK_DIR}/game.json)
+expect_run(0 "frames of 7 events" render-footage ${WORK_DIR}/game.json -o ${WORK_DIR}/footage --seed 3 --size 800x450)
+if(NOT EXISTS ${WORK_DIR}/footage/truth.json OR NOT EXISTS ${WORK_DIR}/footage/frame_00000.jpg)
+  message(SEND_ERROR "render-footage did not write truth.json and the frames")
+endif()
+# The tracker reads the footage back: every event of the script, and the journal holds them.
+expect_run(0 "against the footage truth: 7 of 7 events equal, recorded 7" track --images ${WORK_DIR}/footage
+           --truth-camera ${WORK_DIR}/footage/truth.json --enter-from-truth -o ${WORK_DIR}/tracked.json
+           --journal ${WORK_DIR}/tracked.journal)
+file(STRINGS ${WORK_DIR}/tracked.journal journal_lines)
+list(LENGTH journal_lines journal_count)
+if(NOT journal_count EQUAL 8)
+  message(SEND_ERROR "the journal should hold a header and 7 events, it has ${journal_count} lines")
+endif()
+expect_run(0 "Final score" score ${WORK_DIR}/tracked.json)
+
+# Bad input.
+expect_run(2 "-o RECORD.json is required" track --images ${WORK_DIR}/footage --truth-camera ${WORK_DIR}/footage/truth.json)
+expect_run(2 "exactly one of --images DIR and --video FILE" track --truth-camera ${WORK_DIR}/footage/truth.json -o ${WORK_DIR}/x.json)
+expect_run(2 "holds no .jpg" track --images ${WORK_DIR} --truth-camera ${WORK_DIR}/footage/truth.json -o ${WORK_DIR}/x.json)
+expect_run(2 "no such video file" track --video ${WORK_DIR}/none.mp4 --truth-camera ${WORK_DIR}/footage/truth.json -o ${WORK_DIR}/x.json)
+file(WRITE ${WORK_DIR}/bad_cal.json "{\"table_to_image\": [[1, 0], [0, 1]]}")
+expect_run(2 "table_to_image must be 3 rows of 3 numbers" track --images ${WORK_DIR}/footage --calibration ${WORK_DIR}/bad_cal.json -o ${WORK_DIR}/x.json)
+expect_run(2 "cannot open" render-footage ${WORK_DIR}/missing.json -o ${WORK_DIR}/f2)
+expect_run(2 "-o DIR is required" render-footage ${WORK_DIR}/game.json)

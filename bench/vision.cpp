@@ -1,7 +1,7 @@
 // Vision benchmark: renders boards per preset and reads them back (stages 1-4), then reads
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
-//   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--real DIR] [--no-real]
+//   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
 #include <algorithm>
 #include <cstdlib>
 #include <chrono>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/random_game.h"
+#include "engine/record.h"
 #include "vision/board_reader.h"
 #include "vision/image_io.h"
 #include "vision/table_renderer.h"
@@ -26,6 +27,7 @@ using namespace meeplecam;
 namespace {
 
 std::string g_dump;  // --dump DIR: top views with mistakes marked
+std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
 
@@ -74,6 +76,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
         rg.seed = seed;
+        rg.game = g_game;
         rg.max_tiles = kMinTiles + static_cast<int>(seed % (kMaxTiles - kMinTiles + 1));
         auto game = play_random_game(catalog, rg);
         if (!game) {
@@ -260,19 +263,26 @@ int main(int argc, char** argv) {
         else if (a == "--real") real = next();
         else if (a == "--no-real") do_real = false;
         else if (a == "--dump") g_dump = next();
+        else if (a == "--game") g_game = next();
         else {
-            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--real DIR] [--no-real]\n");
+            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n");
             return 2;
         }
     }
-    auto base = Catalog::embedded("carcassonne-base");
-    if (!base) {
-        std::fprintf(stderr, "%s\n", base.error().to_string().c_str());
+    if (g_game != "carcassonne" && g_game != "city" && g_game != "amazonas") {
+        std::fprintf(stderr, "vision: --game must be carcassonne, city or amazonas\n");
+        return 2;
+    }
+    Record setup;
+    setup.game = g_game;
+    auto loaded = catalog_for(setup);
+    if (!loaded) {
+        std::fprintf(stderr, "%s\n", loaded.error().to_string().c_str());
         return 1;
     }
-    const auto catalog = std::make_shared<const Catalog>(std::move(base.value()));
-    std::printf("SYNTHETIC: %d boards per preset, %d-%d tiles, 1920x1080, seeds %llu.., base game\n", n, kMinTiles, kMaxTiles,
-                static_cast<unsigned long long>(seed));
+    const std::shared_ptr<const Catalog> catalog = loaded.value();
+    std::printf("SYNTHETIC: %d boards per preset, %d-%d tiles, 1920x1080, seeds %llu.., game %s\n", n, kMinTiles, kMaxTiles,
+                static_cast<unsigned long long>(seed), g_game.c_str());
     std::printf("%-7s %6s %6s %10s %9s %7s %8s %8s %9s %9s %9s %8s\n", "preset", "boards", "tiles", "tile_err", "type_err", "missed", "invented",
                 "nofound", "perfect", "<=1err", "rect_mm", "med_ms");
     std::stringstream list(presets);
@@ -289,7 +299,7 @@ int main(int argc, char** argv) {
     }
     std::printf("tile_err: wrong type or rotation (modulo the tile's symmetry) or missed, per true tile; rect_mm: median over boards of the\n"
                 "RMS distance (mm) between true tile centres and their top-view positions after a rigid alignment (includes the off-grid jitter).\n");
-    if (do_real) {
+    if (do_real && g_game == "carcassonne") {
         if (std::filesystem::exists(real)) real_photos(catalog, real);
         else std::printf("\nreal photos: %s not found, skipped\n", real.c_str());
     }

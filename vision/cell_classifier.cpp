@@ -32,7 +32,10 @@ int terrain_of(FeatureKind k) {
         case FeatureKind::Field: return kField;
         case FeatureKind::Monastery: return kCloister;
         case FeatureKind::Lake: return kWater;
-        default: break;  // the spin-offs' kinds (streets, markets, ...): not read by this classifier yet
+        // The City: drawn (vision/tile_art.cpp) and read like roads, cities and fields.
+        case FeatureKind::Street: return kRoad;
+        case FeatureKind::Market: return kCity;
+        case FeatureKind::Residential: return kField;
     }
     return kOther;
 }

@@ -198,17 +198,28 @@ struct MonasteryPlan {
 
 MonasteryPlan monastery_plan(const TileStyle& style) { return MonasteryPlan{cv::Point2d(0.5, 0.47), style.monastery_size}; }
 
+// How a feature kind is drawn: The City's streets like roads, its markets like cities (a
+// walled square with houses), its residential quarters like fields.
+FeatureKind drawn_as(FeatureKind k) {
+    switch (k) {
+        case FeatureKind::Street: return FeatureKind::Road;
+        case FeatureKind::Market: return FeatureKind::City;
+        case FeatureKind::Residential: return FeatureKind::Field;
+        default: return k;
+    }
+}
+
 // True when the tile shows a little village at its centre: road ends meet there and nothing else does.
 bool has_junction(const TileType& type) {
     if (centre_feature(type) >= 0) return false;
     int road_ends = 0;
     for (const auto& f : type.features) {
-        if (f.kind == FeatureKind::Road && f.ports.size() == 1) ++road_ends;
+        if (drawn_as(f.kind) == FeatureKind::Road && f.ports.size() == 1) ++road_ends;
     }
     if (road_ends == 0) return false;
     // A lone road ending at a city needs no village: the city covers the centre.
     for (const auto& f : type.features) {
-        if (f.kind == FeatureKind::City && (f.side_mask & 0xF) != 0 && road_ends == 1) return false;
+        if (drawn_as(f.kind) == FeatureKind::City && (f.side_mask & 0xF) != 0 && road_ends == 1) return false;
     }
     return true;
 }
@@ -232,7 +243,7 @@ cv::Mat labels_at_rest(const TileType& type, int n, const TileStyle& style) {
     // Cities first: everything else stops at their walls.
     for (std::size_t f = 0; f < type.features.size(); ++f) {
         const auto& def = type.features[f];
-        if (def.kind != FeatureKind::City) continue;
+        if (drawn_as(def.kind) != FeatureKind::City) continue;
         const CityShape shape(def, style, seed + f * 131);
         for (int y = 0; y < n; ++y) {
             auto* row = labels.ptr<int>(y);
@@ -245,7 +256,7 @@ cv::Mat labels_at_rest(const TileType& type, int n, const TileStyle& style) {
     const int road_px = std::max(2, static_cast<int>(std::lround(style.road_width * n)));
     for (std::size_t f = 0; f < type.features.size(); ++f) {
         const auto& def = type.features[f];
-        if (def.kind != FeatureKind::Road) continue;
+        if (drawn_as(def.kind) != FeatureKind::Road) continue;
         cv::Mat band(n, n, CV_8UC1, cv::Scalar(0));
         for (const auto& line : road_lines(def, style, seed + 977 * (f + 1))) {
             std::vector<cv::Point> pts;
@@ -286,7 +297,7 @@ cv::Mat labels_at_rest(const TileType& type, int n, const TileStyle& style) {
             for (int x = 0; x < n; ++x) {
                 const cv::Point2d d = pixel_point(x, y) - cv::Point2d(0.5, 0.5);
                 if (std::max(std::abs(d.x), std::abs(d.y)) >= kJunctionRadius) continue;
-                if (row[x] == kUnassigned || type.features[static_cast<std::size_t>(row[x])].kind == FeatureKind::Road) {
+                if (row[x] == kUnassigned || drawn_as(type.features[static_cast<std::size_t>(row[x])].kind) == FeatureKind::Road) {
                     row[x] = kDecoration;
                 }
             }
@@ -302,7 +313,7 @@ cv::Mat labels_at_rest(const TileType& type, int n, const TileStyle& style) {
     const double inset = std::max(0.03, 2.5 / n);
     for (std::size_t f = 0; f < type.features.size(); ++f) {
         const auto& def = type.features[f];
-        if (def.kind != FeatureKind::Field) continue;
+        if (drawn_as(def.kind) != FeatureKind::Field) continue;
         for (const Port p : def.ports) {
             seeds.push_back({static_cast<int>(f), port_point(p, inset) * static_cast<double>(n)});
         }
@@ -699,7 +710,7 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
     const cv::Mat labels = labels_at_rest(type, n, style);
 
     auto kind_at = [&](int label) {
-        return label < 0 ? FeatureKind::Field : type.features[static_cast<std::size_t>(label)].kind;
+        return label < 0 ? FeatureKind::Field : drawn_as(type.features[static_cast<std::size_t>(label)].kind);
     };
     cv::Mat city_mask(n, n, CV_8UC1, cv::Scalar(0)), road_mask(n, n, CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < n; ++y) {
@@ -722,7 +733,7 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
     // Distance to the edge of each individual city, so touching cities show a wall between them.
     cv::Mat own_city_dist(n, n, CV_32FC1, cv::Scalar(1e6));
     for (std::size_t f = 0; f < type.features.size(); ++f) {
-        if (type.features[f].kind != FeatureKind::City) continue;
+        if (drawn_as(type.features[f].kind) != FeatureKind::City) continue;
         cv::Mat own = labels == static_cast<int>(f), d;
         cv::distanceTransform(own, d, cv::DIST_L2, 3);
         d.copyTo(own_city_dist, own);
@@ -784,7 +795,7 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
     // Houses inside each city, away from its wall.
     const double house_px = style.house_size * n;
     for (std::size_t f = 0; f < type.features.size(); ++f) {
-        if (type.features[f].kind != FeatureKind::City) continue;
+        if (drawn_as(type.features[f].kind) != FeatureKind::City) continue;
         const cv::Mat own = labels == static_cast<int>(f);
         const double area = static_cast<double>(cv::countNonZero(own)) / (n * n);
         const int wanted = static_cast<int>(std::lround(style.house_density * area));

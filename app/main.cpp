@@ -9,6 +9,7 @@
 #ifdef MEEPLECAM_WITH_UI
 #include "ui/app_main.h"
 #endif
+#include "app/photo_commands.h"
 #include "app/tile_commands.h"
 #include "app/vision_commands.h"
 
@@ -30,6 +31,8 @@ commands:
                                               one tile photo -> type, rotation, confidence
   learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile
   recognize IMAGE... [--json]                 read the board (tiles, types, rotations) in photos
+  score-photo IMAGE --players red,blue [--json] [--overlay OUT.png]
+                                              final score of a finished table from one photo
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -62,6 +65,7 @@ int main(int argc, char** argv) {
         if (command == "classify-tile") return meeplecam::cli::run_classify_tile(args);
         if (command == "learn-tiles") return meeplecam::cli::run_learn_tiles(args);
         if (command == "recognize") return meeplecam::cli::run_recognize(args);
+        if (command == "score-photo") return meeplecam::cli::run_score_photo(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

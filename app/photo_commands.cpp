@@ -190,7 +190,7 @@ int run_score_photo(const std::vector<std::string>& argv) {
         e.where = path + ": " + e.where;
         return report(e);
     }
-    if (!reading->found) return report(invalid(path, "no board found: " + reading->message));
+    if (!reading->found) return report(invalid(path, reading->message.empty() ? std::string("no board found") : reading->message));
     auto detection = vision::detect_pieces(frame, reading.value(), *catalog.value(), colours);
     if (!detection) {
         Error e = detection.error();

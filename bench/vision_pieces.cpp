@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -35,8 +36,14 @@ struct PieceStats {
     std::map<std::string, Count> by_colour;
     Count all, standing, lying, occluded;  // right = matched (any colour) for the kinds
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
-    std::vector<double> ms;
+    std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
 };
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
 
 double pct(int a, int b) { return b > 0 ? 100.0 * a / b : 0.0; }
 
@@ -141,6 +148,11 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++(tp.lying ? st.lying : st.standing).right;
             if (tp.visible < 0.8) ++st.occluded.right;
             st.pose_ok += d.lying == tp.lying;
+            const double err_mm = cv::norm(apply(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm;
+            (tp.lying ? st.base_err_lying : st.base_err_standing).push_back(err_mm);
+            if (std::getenv("VB_POSE")) {
+                std::printf("POSE %d %.1f %.1f %.1f %.1f\n", tp.lying ? 1 : 0, d.length_mm, d.width_mm, d.area_mm2, d.smear_mm);
+            }
             if (d.colour == tp.colour) {
                 ++st.colour_ok;
                 ++st.by_colour[tp.colour].right;
@@ -220,6 +232,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     std::printf("  recall standing %.1f%% (%d), lying %.1f%% (%d), occluded (<80%% visible) %.1f%% (%d); pose right %.1f%% of matched\n",
                 pct(st.standing.right, st.standing.truth), st.standing.truth, pct(st.lying.right, st.lying.truth), st.lying.truth,
                 pct(st.occluded.right, st.occluded.truth), st.occluded.truth, pct(st.pose_ok, st.matched));
+    std::printf("  base position error (median, mm on the tile plane): standing %.1f, lying %.1f\n", median_of(st.base_err_standing),
+                median_of(st.base_err_lying));
     std::printf("  colour accuracy %.1f%%, feature assignment %.1f%% of matched (%.1f%% where the tile was read right, %d of %d)\n",
                 pct(st.colour_ok, st.matched), pct(st.feature_ok, st.matched), pct(st.feature_ok_tile_right, st.tile_right), st.tile_right, st.matched);
     std::printf("  exact final score: %d of %d games (%.1f%%)\n", st.exact, st.games, pct(st.exact, st.games));

@@ -88,7 +88,7 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
                                    const std::vector<DetectedPiece>& pieces) {
     const std::string where = "photo";
     if (!reading.found || reading.tiles.empty()) {
-        return invalid(where, "no board found" + (reading.message.empty() ? std::string() : ": " + reading.message));
+        return invalid(where, reading.message.empty() ? std::string("no board found") : reading.message);
     }
     if (!catalog) return invalid(where, "no catalog");
     // Board cells: lattice cells renumbered from the top-left occupied cell.

@@ -251,6 +251,7 @@ Status PieceDetectorOptions::check() const {
     if (!(terrain_reach_mm >= 0 && terrain_reach_mm <= tile_mm / 2)) return bad("terrain_reach_mm must be within [0, tile_mm / 2]");
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
+    if (!(lying_area > 0 && lying_area < 2)) return bad("lying_area must be within (0, 2)");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     return Ok{};
 }
@@ -271,12 +272,17 @@ cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
     return out;
 }
 
-int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search) {
+int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search, FeaturePreference prefer) {
     constexpr int kSide = 96;
     const cv::Mat labels = feature_labels(type, rot, kSide);
     const int x = std::clamp(static_cast<int>(uv.x * kSide), 0, kSide - 1), y = std::clamp(static_cast<int>(uv.y * kSide), 0, kSide - 1);
+    auto allowed = [&](int f) {
+        if (f < 0) return false;
+        const bool field = type.features[static_cast<std::size_t>(f)].kind == FeatureKind::Field;
+        return prefer == FeaturePreference::Any || (prefer == FeaturePreference::Field) == field;
+    };
     const int here = labels.at<int>(y, x);
-    if (here >= 0) return here;
+    if (allowed(here)) return here;
     const int reach = static_cast<int>(std::ceil(search * kSide));
     int best = -1;
     double best_d = 1e18;
@@ -287,10 +293,11 @@ int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double searc
             const double d = dx * dx + dy * dy;
             if (d > reach * reach || d >= best_d) continue;
             const int l = labels.at<int>(yy, xx);
-            if (l >= 0) best = l, best_d = d;
+            if (allowed(l)) best = l, best_d = d;
         }
     }
-    return best;
+    if (best >= 0 || here >= 0) return best >= 0 ? best : here;
+    return prefer == FeaturePreference::Any ? -1 : feature_at_point(type, rot, uv, search, FeaturePreference::Any);
 }
 
 Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& reading, const Catalog& catalog,
@@ -483,11 +490,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const double length = hi - lo, width = right - left;
             const double h = o.meeple_mm, zc = std::max(foot.height_mm, 2 * h);
             const double stand_smear = h * radius / (zc - h), lie_smear = 0.44 * h * radius / (zc - 0.44 * h);
-            const double stand_err = std::abs(length - ((1.45 * h - width) + stand_smear));
-            const double lie_err = std::abs(length - (h + lie_smear)) + std::max(0.0, 0.7 * h - width);
             DetectedPiece piece;
             piece.colour = model.name;
-            piece.lying = lie_err < stand_err;
+            piece.lying = area_mm2 - 0.375 * h * stand_smear > o.lying_area * h * h;
             // Base: a standing piece's feet are at the blob's end nearest the foot point (plus
             // half its thickness); a lying piece's middle is the middle of its footprint.
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
@@ -497,6 +502,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             piece.image_px = apply(det_to_image, base_det);
             piece.table_mm = piece.top_px * (1.0 / view.px_per_mm);
             piece.area_mm2 = area_mm2;
+            piece.length_mm = length;
+            piece.width_mm = width;
+            piece.smear_mm = stand_smear;
             piece.confidence = conf / static_cast<double>(pts.size());
             for (const auto& p : contours[biggest]) {
                 const cv::Point2d q = apply(det_to_image, cv::Point2d(p.x + box.x, p.y + box.y));
@@ -512,7 +520,8 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const DecodedTile& t = *it->second;
                 const TileType& type = types[static_cast<std::size_t>(t.type)];
                 const cv::Point2d uv(cell_f.x - piece.col, cell_f.y - piece.row);
-                piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm);
+                piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm,
+                                                 piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
                 if (piece.feature >= 0) {
                     const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
                     piece.feature_kind = def.kind;

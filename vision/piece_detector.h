@@ -12,18 +12,21 @@
 //    the plane), be solid and not a thin strip, and its base must lie on a decoded tile
 //    (a follower on the table beside the board is no follower in play).
 // 4. Pose and base: a standing follower is smeared away from the camera's foot point in the
-//    top view (its height is not on the plane); the foot point comes from the homography
-//    (focal length from the plane's orthogonality). The base is the blob's end nearest the
-//    foot point; a lying follower's base is its middle. Pose: which of the two predicted
-//    smears the blob's length matches.
+//    top view (its height is not on the plane); the foot point and the camera's height come
+//    from the homography (focal length from the plane's orthogonality). Pose: a lying
+//    follower covers more of the plane than a standing one once the standing one's expected
+//    smear is allowed for. The base is the blob's end nearest the foot point (standing) or
+//    its middle (lying).
 // 5. Feature: the base falls in a cell; the decoded tile type and rotation give each
-//    feature's region (vision/tile_art.h feature_labels); the follower goes on the feature
-//    under its base (the nearest one within a few mm when it stands on a decoration).
+//    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
+//    nearest field within a few mm, a standing one on the nearest road, city or monastery
+//    (the rules: farmers lie), else on whatever lies under its base.
 //
 // Everything is in the reading's frame (cells and ports as the top view has them: the
 // board's true orientation is only known up to a quarter turn).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -80,7 +83,8 @@ struct PieceDetectorOptions {
     double common_share = 0.15;      // a terrain colour is common (explains pixels) above this share of the terrain
     double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
-    double feature_search_mm = 4.0;  // a base on no feature takes the nearest feature within this distance
+    double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
+    double lying_area = 0.63;        // lying when (area - 0.375 x height x smear) exceeds this x height^2 (mm)
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
     Status check() const;
 };
@@ -99,6 +103,9 @@ struct DetectedPiece {
     FeatureKind feature_kind = FeatureKind::Field;
     Port port = 0;              // a board port (reading frame) of that feature; kCentre for a monastery
     double area_mm2 = 0;        // blob area on the plane
+    double length_mm = 0;       // blob extent along the ray from the camera's foot point (standing pieces smear along it)
+    double width_mm = 0;        // blob extent across that ray
+    double smear_mm = 0;        // how far a standing follower's head would smear here (from the camera's height and distance)
     double confidence = 0;      // 0..1: how clearly the blob's pixels are of its colour
     std::vector<cv::Point> outline_px;  // the blob's outline in the frame (overlays)
 };
@@ -119,9 +126,16 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
 // Returns a copy of `image` with each follower's outline, base and colour name drawn on it.
 cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection);
 
+// Which features a follower may stand on, by its pose: the rules have farmers lie on fields,
+// and knights, thieves and monks stand.
+enum class FeaturePreference : std::uint8_t { Any, Field, NotField };
+
 // Returns the feature of `type` at rotation `rot` under the tile-fraction point `uv` (0..1,
 // x east, y south, reading frame); the nearest within `search` (tile fraction) when the point
-// is on no feature; -1 when none is that near.
-int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search);
+// is on no feature; -1 when none is that near. With a preference, the nearest preferred
+// feature within `search` wins over what lies under the point (a road is narrower than the
+// base's uncertainty); the point's own feature when no preferred one is that near.
+int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search,
+                     FeaturePreference prefer = FeaturePreference::Any);
 
 }  // namespace meeplecam::vision

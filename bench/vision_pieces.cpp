@@ -34,7 +34,7 @@ struct Count {
 struct PieceStats {
     int games = 0, not_read = 0, build_errors = 0, exact = 0;
     std::map<std::string, Count> by_colour;
-    Count all, standing, lying, occluded;  // right = matched (any colour) for the kinds
+    Count all, standing, lying, occluded, on_read;  // right = matched (any colour); on_read: on a cell the reader decoded
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
     std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
 };
@@ -127,6 +127,14 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         bool mistake = false;
         for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
             const auto& tp = truth.pieces[i];
+            {
+                const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
+                const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+                if (decoded.count({static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))})) {
+                    ++st.on_read.truth;
+                    st.on_read.right += truth_match[i] >= 0;
+                }
+            }
             if (truth_match[i] < 0) {
                 mistake = true;
                 if (!dump_dir.empty()) {
@@ -151,7 +159,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             const double err_mm = cv::norm(apply(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm;
             (tp.lying ? st.base_err_lying : st.base_err_standing).push_back(err_mm);
             if (std::getenv("VB_POSE")) {
-                std::printf("POSE %d %.1f %.1f %.1f %.1f\n", tp.lying ? 1 : 0, d.length_mm, d.width_mm, d.area_mm2, d.smear_mm);
+                std::printf("POSE %d %.1f %.1f %.1f %.1f %.3f %.1f %.1f\n", tp.lying ? 1 : 0, d.length_mm, d.width_mm, d.area_mm2, d.smear_mm, d.solidity,
+                            d.rect_short_mm, d.rect_long_mm);
             }
             if (d.colour == tp.colour) {
                 ++st.colour_ok;
@@ -232,6 +241,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     std::printf("  recall standing %.1f%% (%d), lying %.1f%% (%d), occluded (<80%% visible) %.1f%% (%d); pose right %.1f%% of matched\n",
                 pct(st.standing.right, st.standing.truth), st.standing.truth, pct(st.lying.right, st.lying.truth), st.lying.truth,
                 pct(st.occluded.right, st.occluded.truth), st.occluded.truth, pct(st.pose_ok, st.matched));
+    std::printf("  recall of followers on cells the reader decoded: %.1f%% (%d)\n", pct(st.on_read.right, st.on_read.truth), st.on_read.truth);
     std::printf("  base position error (median, mm on the tile plane): standing %.1f, lying %.1f\n", median_of(st.base_err_standing),
                 median_of(st.base_err_lying));
     std::printf("  colour accuracy %.1f%%, feature assignment %.1f%% of matched (%.1f%% where the tile was read right, %d of %d)\n",

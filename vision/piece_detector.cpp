@@ -251,7 +251,8 @@ Status PieceDetectorOptions::check() const {
     if (!(terrain_reach_mm >= 0 && terrain_reach_mm <= tile_mm / 2)) return bad("terrain_reach_mm must be within [0, tile_mm / 2]");
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
-    if (!(lying_area > 0 && lying_area < 2)) return bad("lying_area must be within (0, 2)");
+    if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
+    if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     return Ok{};
 }
@@ -366,19 +367,40 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                           2 * band);
         }
     }
-    // Each terrain's common colours, from a sparse sample of its pixels.
+    // Each terrain's common colours, from a sparse sample of its pixels. Pixels a piece colour
+    // admits are left out (the pieces stand on the terrains and would teach them their colour)
+    // unless that colour is a large share of the terrain: then it is the terrain's own colour.
+    const std::size_t n_models = colours.colours.size();
     std::array<std::vector<cv::Vec3f>, kTerrainKinds> samples;
+    std::array<std::vector<std::vector<cv::Vec3f>>, kTerrainKinds> gated;  // per terrain, per colour model
+    for (auto& g : gated) g.resize(n_models);
     const int step = std::max(1, static_cast<int>(o.px_per_mm));
     for (int y = 0; y < det_size.height; y += step) {
         for (int x = 0; x < det_size.width; x += step) {
             if (!inside.at<std::uint8_t>(y, x)) continue;
-            const int k = terrain.at<int>(y, x);
-            if (k >= 0) samples[static_cast<std::size_t>(k)].push_back(lab.at<cv::Vec3f>(y, x));
-            else if (on_board.at<std::uint8_t>(y, x)) samples[kTableTerrain].push_back(lab.at<cv::Vec3f>(y, x));
+            int k = terrain.at<int>(y, x);
+            if (k < 0) {
+                if (!on_board.at<std::uint8_t>(y, x)) continue;
+                k = kTableTerrain;
+            }
+            const cv::Vec3f v = lab.at<cv::Vec3f>(y, x);
+            std::size_t admitted = n_models;
+            for (std::size_t c = 0; c < n_models && admitted == n_models; ++c) {
+                if (passes_gate(colours.colours[c], v)) admitted = c;
+            }
+            if (admitted < n_models) gated[static_cast<std::size_t>(k)][admitted].push_back(v);
+            else samples[static_cast<std::size_t>(k)].push_back(v);
         }
     }
     std::array<TerrainColours, kTerrainKinds> terrain_colours;
-    for (std::size_t k = 0; k < samples.size(); ++k) terrain_colours[k] = learn_terrain(samples[k]);
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+        std::size_t all = samples[k].size();
+        for (const auto& g : gated[k]) all += g.size();
+        for (const auto& g : gated[k]) {
+            if (static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all)) samples[k].insert(samples[k].end(), g.begin(), g.end());
+        }
+        terrain_colours[k] = learn_terrain(samples[k]);
+    }
     // Terrains near each pixel (a few mm, for the jitter of the tiles off their cells).
     const int near_px = std::max(1, static_cast<int>(std::lround(o.terrain_reach_mm * o.px_per_mm)));
     const cv::Mat disc = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * near_px + 1, 2 * near_px + 1));
@@ -462,8 +484,10 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const double solidity = stats.at<int>(i, cv::CC_STAT_AREA) / std::max(1.0, cv::contourArea(hull));
             if (solidity < o.min_solidity) continue;
             if (cv::countNonZero(blob & ~table_near(box)) < o.min_interior_share * stats.at<int>(i, cv::CC_STAT_AREA)) continue;
-            const cv::RotatedRect rect = cv::minAreaRect(contours[biggest]);
-            if (std::min(rect.size.width, rect.size.height) * mm_per_px < o.min_width_mm) continue;
+            if (std::min(cv::minAreaRect(contours[biggest]).size.width, cv::minAreaRect(contours[biggest]).size.height) * mm_per_px <
+                o.min_width_mm) {
+                continue;
+            }
             // Geometry on the plane (mm): centroid, and extents along and across the ray from the foot point.
             std::vector<cv::Point2d> pts;
             double conf = 0;
@@ -492,7 +516,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const double stand_smear = h * radius / (zc - h), lie_smear = 0.44 * h * radius / (zc - 0.44 * h);
             DetectedPiece piece;
             piece.colour = model.name;
-            piece.lying = area_mm2 - 0.375 * h * stand_smear > o.lying_area * h * h;
+            // Seen from above, a lying follower is as wide as it is tall, and its arms and legs
+            // make it less solid than a standing one's shoulders and smeared front face.
+            const cv::RotatedRect rect = cv::minAreaRect(contours[biggest]);
+            const double rect_short = std::min(rect.size.width, rect.size.height) * mm_per_px;
+            piece.lying = rect_short - 0.94 * h * (solidity - 0.9) > o.lying_width * h;
             // Base: a standing piece's feet are at the blob's end nearest the foot point (plus
             // half its thickness); a lying piece's middle is the middle of its footprint.
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
@@ -505,6 +533,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             piece.length_mm = length;
             piece.width_mm = width;
             piece.smear_mm = stand_smear;
+            piece.solidity = solidity;
+            piece.rect_short_mm = rect_short;
+            piece.rect_long_mm = std::max(rect.size.width, rect.size.height) * mm_per_px;
             piece.confidence = conf / static_cast<double>(pts.size());
             for (const auto& p : contours[biggest]) {
                 const cv::Point2d q = apply(det_to_image, cv::Point2d(p.x + box.x, p.y + box.y));

@@ -11,12 +11,13 @@
 // 3. Blobs: pixels of one colour are joined; a blob must have a follower's size (in mm on
 //    the plane), be solid and not a thin strip, and its base must lie on a decoded tile
 //    (a follower on the table beside the board is no follower in play).
-// 4. Pose and base: a standing follower is smeared away from the camera's foot point in the
-//    top view (its height is not on the plane); the foot point and the camera's height come
-//    from the homography (focal length from the plane's orthogonality). Pose: a lying
-//    follower covers more of the plane than a standing one once the standing one's expected
-//    smear is allowed for. The base is the blob's end nearest the foot point (standing) or
-//    its middle (lying).
+// 4. Pose and base: seen from above a lying follower is as wide as it is tall (its narrowest
+//    width is about its height) and less solid (arms and legs) than a standing one, whose
+//    shoulders are a third as deep. A standing follower is smeared away from the camera's
+//    foot point in the top view (its height is not on the plane); the foot point and the
+//    camera's height come from the homography (focal length from the plane's
+//    orthogonality). The base is the blob's end nearest the foot point (standing) or its
+//    middle (lying).
 // 5. Feature: the base falls in a cell; the decoded tile type and rotation give each
 //    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
 //    nearest field within a few mm, a standing one on the nearest road, city or monastery
@@ -81,10 +82,11 @@ struct PieceDetectorOptions {
     double piece_bias = 1.5;         // a pixel is background when a common colour of a terrain nearby is closer than
     double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
     double common_share = 0.15;      // a terrain colour is common (explains pixels) above this share of the terrain
+    double terrain_piece_share = 0.3;  // a terrain this much of whose pixels look like one piece colour learns that colour too
     double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
-    double lying_area = 0.63;        // lying when (area - 0.375 x height x smear) exceeds this x height^2 (mm)
+    double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
     Status check() const;
 };
@@ -105,6 +107,8 @@ struct DetectedPiece {
     double area_mm2 = 0;        // blob area on the plane
     double length_mm = 0;       // blob extent along the ray from the camera's foot point (standing pieces smear along it)
     double width_mm = 0;        // blob extent across that ray
+    double solidity = 0;        // blob area over its convex hull's
+    double rect_short_mm = 0, rect_long_mm = 0;  // sides of the blob's smallest enclosing rectangle
     double smear_mm = 0;        // how far a standing follower's head would smear here (from the camera's height and distance)
     double confidence = 0;      // 0..1: how clearly the blob's pixels are of its colour
     std::vector<cv::Point> outline_px;  // the blob's outline in the frame (overlays)

@@ -490,13 +490,14 @@ Status RenderOptions::check() const {
     }
     if (surfaces.empty()) return invalid("render options", "surfaces must name at least one table surface");
     if (preset.empty()) return invalid("render options", "preset must name where the options came from");
-    const std::array<Status, 26> checks = {
+    const std::array<Status, 27> checks = {
         value_in(tile_mm, 10, 200, "tile_mm"),
         value_in(tile_thickness_mm, 0, 10, "tile_thickness_mm"),
         span_in(gap_mm, 0, 10, "gap_mm"),
         value_in(jitter_mm, 0, 10, "jitter_mm"),
         value_in(jitter_deg, 0, 15, "jitter_deg"),
         value_in(meeple_mm, 1, 100, "meeple_mm"),
+        value_in(piece_room, 0.1, 1, "piece_room"),
         span_in(tilt_deg, 0, 60, "tilt_deg"),
         span_in(roll_deg, -360, 360, "roll_deg"),
         span_in(fov_deg, 20, 120, "fov_deg"),
@@ -581,6 +582,7 @@ nlohmann::json RenderOptions::to_json() const {
     j["jitter_deg"] = jitter_deg;
     j["meeple_mm"] = meeple_mm;
     j["farmers_lie"] = farmers_lie;
+    j["piece_room"] = piece_room;
     j["tilt_deg"] = vision::to_json(tilt_deg);
     j["roll_deg"] = vision::to_json(roll_deg);
     j["fov_deg"] = vision::to_json(fov_deg);
@@ -931,8 +933,18 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             cv::Mat padded, room;
             cv::copyMakeBorder(masks[static_cast<std::size_t>(piece.feature)], padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
             cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+            // A random spot with room for the piece: at least piece_room of the feature's widest.
             cv::Point widest;
-            cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
+            double most = 0;
+            cv::minMaxLoc(room, nullptr, &most, nullptr, &widest);
+            std::vector<cv::Point> spots;
+            for (int y = 0; y < room.rows; ++y) {
+                for (int x = 0; x < room.cols; ++x) {
+                    if (room.at<float>(y, x) >= o.piece_room * most) spots.emplace_back(x, y);
+                }
+            }
+            const std::size_t pick = static_cast<std::size_t>(pr.integer(0, static_cast<int>(spots.size()) - 1));
+            if (o.piece_room < 1.0 && !spots.empty()) widest = spots[pick];
             const cv::Point2d local(((widest.x - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm, ((widest.y - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm);
             const double c = std::cos(poses[i].turn), sn = std::sin(poses[i].turn);
             const cv::Point2d at = poses[i].centre + cv::Point2d(c * local.x - sn * local.y, sn * local.x + c * local.y);

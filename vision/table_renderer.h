@@ -82,6 +82,8 @@ struct RenderOptions {
     double jitter_deg = 3.0;         // largest turn of a tile off the grid
     double meeple_mm = 16.0;         // height (and width) of a follower
     bool farmers_lie = true;         // followers on fields lie flat (the rules' farmers); others stand
+    double piece_room = 0.7;         // a piece stands at a random spot of its feature with at least this share of the
+                                     // feature's widest room (1: always the widest spot, where pennants are printed)
 
     // Camera.
     Span tilt_deg{0, 25};            // angle between the optical axis and the table normal

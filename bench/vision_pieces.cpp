@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
@@ -35,6 +36,8 @@ struct PieceStats {
     int games = 0, not_read = 0, build_errors = 0, exact = 0;
     std::map<std::string, Count> by_colour;
     Count all, standing, lying, occluded, on_read;  // right = matched (any colour); on_read: on a cell the reader decoded
+    int oracle_games = 0, oracle_exact = 0;  // boards placed right, scored with the true tiles (a perfect tile reader)
+    int placed_boards = 0, placed_truth = 0, placed_found = 0, placed_matched = 0, placed_exact = 0;  // boards the reader placed right
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
     std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
 };
@@ -108,6 +111,16 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         std::map<std::pair<int, int>, const vision::DecodedTile*> decoded;
         for (const auto& t : reading->tiles) decoded[{t.col, t.row}] = &t;
+        // The reader placed the board right: every true tile on its own decoded cell, none extra.
+        bool placed = reading->tiles.size() == truth.tiles.size();
+        {
+            std::set<std::pair<int, int>> cells;
+            for (const auto& t : truth.tiles) {
+                const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+                const std::pair<int, int> cell{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
+                placed = placed && decoded.count(cell) && cells.insert(cell).second;
+            }
+        }
         // Greedy matching by distance in the top view, within 40 % of a tile.
         std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
         for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
@@ -201,6 +214,34 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                             found[j].lying ? "lying" : "standing", found[j].top_px.x, found[j].top_px.y, found[j].area_mm2);
             }
         }
+        if (placed) {
+            // The same photo with every tile as the truth has it: what the pieces alone get right.
+            vision::BoardReading true_tiles = reading.value();
+            true_tiles.tiles.clear();
+            for (const auto& t : truth.tiles) {
+                const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+                vision::DecodedTile d;
+                d.col = static_cast<int>(std::floor(c.x));
+                d.row = static_cast<int>(std::floor(c.y));
+                d.type = catalog->find(t.tile)->index;
+                d.rot = (t.rot_deg / 90 + g) % 4;
+                true_tiles.tiles.push_back(d);
+            }
+            auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog);
+            if (again) {
+                Record oracle_setup;
+                oracle_setup.players = truth_game.players();
+                auto oracle = vision::build_photo_game(oracle_setup, catalog, true_tiles, again->pieces);
+                ++st.oracle_games;
+                st.oracle_exact += oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
+            }
+        }
+        if (placed) {
+            ++st.placed_boards;
+            st.placed_truth += static_cast<int>(truth.pieces.size());
+            st.placed_found += static_cast<int>(found.size());
+            st.placed_matched += static_cast<int>(std::count_if(truth_match.begin(), truth_match.end(), [](int m) { return m >= 0; }));
+        }
         // The score the photo gives against the record's final scoring.
         Record setup;
         setup.players = truth_game.players();
@@ -210,6 +251,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             if (!dump_dir.empty()) std::printf("  seed %llu: no score: %s\n", static_cast<unsigned long long>(seed), photo.error().to_string().c_str());
         } else if (vision::final_points(photo->game) == vision::final_points(truth_game)) {
             ++st.exact;
+            st.placed_exact += placed;
         } else if (!dump_dir.empty()) {
             std::printf("  seed %llu: score differs\n", static_cast<unsigned long long>(seed));
         }
@@ -241,12 +283,16 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     std::printf("  recall standing %.1f%% (%d), lying %.1f%% (%d), occluded (<80%% visible) %.1f%% (%d); pose right %.1f%% of matched\n",
                 pct(st.standing.right, st.standing.truth), st.standing.truth, pct(st.lying.right, st.lying.truth), st.lying.truth,
                 pct(st.occluded.right, st.occluded.truth), st.occluded.truth, pct(st.pose_ok, st.matched));
+    std::printf("  on the %d boards the reader placed right (every tile on its own cell): precision %.1f%%, recall %.1f%% (%d true, %d found),"
+                " exact score %d\n", st.placed_boards, pct(st.placed_matched, st.placed_found), pct(st.placed_matched, st.placed_truth), st.placed_truth,
+                st.placed_found, st.placed_exact);
     std::printf("  recall of followers on cells the reader decoded: %.1f%% (%d)\n", pct(st.on_read.right, st.on_read.truth), st.on_read.truth);
     std::printf("  base position error (median, mm on the tile plane): standing %.1f, lying %.1f\n", median_of(st.base_err_standing),
                 median_of(st.base_err_lying));
     std::printf("  colour accuracy %.1f%%, feature assignment %.1f%% of matched (%.1f%% where the tile was read right, %d of %d)\n",
                 pct(st.colour_ok, st.matched), pct(st.feature_ok, st.matched), pct(st.feature_ok_tile_right, st.tile_right), st.tile_right, st.matched);
-    std::printf("  exact final score: %d of %d games (%.1f%%)\n", st.exact, st.games, pct(st.exact, st.games));
+    std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
+                pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
 }
 
 void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir) {

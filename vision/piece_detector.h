@@ -73,7 +73,7 @@ struct PieceDetectorOptions {
     double tile_mm = 45.0;           // tile side (the reading's pitch is tile + gap)
     double meeple_mm = 16.0;         // a follower's height (and width)
     double margin_tiles = 0.35;      // the top view reaches this far (in tiles) beyond the decoded cells
-    double min_area_mm2 = 45;        // smallest blob that may be a follower (its smallest outline seen from above)
+    double min_area_mm2 = 75;        // smallest blob that may be a follower (about half its outline seen from above: roofs are smaller)
     double max_area_mm2 = 900;       // larger blobs are not followers (nor any group of them)
     double min_solidity = 0.55;      // blob area over its convex hull's area
     double min_width_mm = 4.5;       // narrowest a blob may be (its smallest enclosing rectangle's short side): no strips

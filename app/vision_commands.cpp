@@ -6,7 +6,11 @@
 #include <iostream>
 #include <optional>
 
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
 #include "app/cli_args.h"
+#include "engine/atomic_file.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "vision/board_reader.h"
@@ -38,7 +42,7 @@ same image.
 exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal move
 )";
 
-constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3] [--json]
+constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3] [--json] [--top F.png]
 
 Reads the board in each photograph: finds the tiles from the image alone (no calibration:
 the table plane is estimated from the tiles' edges and gaps), then each tile's type and
@@ -52,6 +56,8 @@ whole board may be turned by a quarter turn against the record that built it.
   --expansions A,B    expansions whose tiles may be on the table (carcassonne only)
   --edition E         tile counts (default C3)
   --json              one JSON document: {"images": [{"image", "found", "tiles", ...}]}
+  --top F.png         also write the rectified top view with every tile's type, rotation and
+                      cell drawn on it (F-1.png, F-2.png, ... for several images)
 
 exit codes: 0 every image shows a board; 2 an image is unreadable, empty, too small or
 too large, or shows no board (the message names the image and the reason)
@@ -114,8 +120,28 @@ nlohmann::json matrix_json(const cv::Matx33d& m) {
 
 }  // namespace
 
+// Writes the reading's top view with each tile's board cell, type and rotation drawn on it.
+Status write_top_view(const std::string& path, const vision::BoardReading& r, const std::vector<TileType>& types, int c0, int r0) {
+    cv::Mat img = r.view.top.clone();
+    const double scale = std::max(0.35, r.view.pitch_px / 130.0);
+    for (const auto& t : r.tiles) {
+        const cv::Point2d c = r.view.cell_centre(t.col, t.row) + t.offset_px;
+        const double h = r.view.pitch_px * 0.45;
+        cv::rectangle(img, cv::Point2d(c.x - h, c.y - h), cv::Point2d(c.x + h, c.y + h), cv::Scalar(255, 255, 0), 1);
+        const std::string label = types[static_cast<std::size_t>(t.type)].id + " " + std::to_string(90 * t.rot);
+        const std::string cell = std::to_string(t.col - c0) + "," + std::to_string(t.row - r0);
+        for (const auto& [text, dy] : {std::pair{label, 0.0}, std::pair{cell, 14 * scale * 2}}) {
+            cv::putText(img, text, c + cv::Point2d(-h * 0.8, dy), cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(0, 0, 0), 3);
+            cv::putText(img, text, c + cv::Point2d(-h * 0.8, dy), cv::FONT_HERSHEY_SIMPLEX, scale, cv::Scalar(255, 255, 255), 1);
+        }
+    }
+    std::vector<std::uint8_t> bytes;
+    if (!cv::imencode(".png", img, bytes)) return invalid(path, "cannot encode the top view");
+    return write_file_atomically(path, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+}
+
 int run_recognize(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"game", "expansions", "edition"}, {"help", "json"});
+    auto args = parse_args(argv, {"game", "expansions", "edition", "top"}, {"help", "json"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kRecognizeHelp;
@@ -162,6 +188,17 @@ int run_recognize(const std::vector<std::string>& argv) {
         if (!r.tiles.empty()) {
             c0 = r.tiles[0].col, r0 = r.tiles[0].row;
             for (const auto& t : r.tiles) c0 = std::min(c0, t.col), r0 = std::min(r0, t.row);
+        }
+        if (auto top = args->value("top"); top && !r.view.top.empty()) {
+            std::string out = *top;
+            if (args->positional.size() > 1) {
+                const auto dot = out.rfind('.');
+                out = out.substr(0, dot) + "-" + std::to_string(&path - &args->positional[0] + 1) + (dot == std::string::npos ? ".png" : out.substr(dot));
+            }
+            if (auto st = write_top_view(out, r, types, c0, r0); !st) {
+                report(st.error());
+                code = 2;
+            }
         }
         const double pitch = r.view.pitch_px;
         const cv::Matx33d top_to_board(1 / pitch, 0, -0.5 - c0, 0, 1 / pitch, -0.5 - r0, 0, 0, 1);

@@ -82,7 +82,7 @@ Status Game::apply(const Event& e, int index) {
         }
     }
     if (e.type == "tile") {
-        st = apply_tile(e, where);
+        st = apply_tile(e, index, where);
         if (st) turn_event_ = index;
     } else if (e.type == "meeple") {
         st = apply_meeple(e, where);
@@ -110,7 +110,7 @@ Result<Game::Mover> Game::check_turn_and_tile(const Event& e, const std::string&
     return Mover{player, type};
 }
 
-Status Game::apply_tile(const Event& e, const std::string& where) {
+Status Game::apply_tile(const Event& e, int index, const std::string& where) {
     if (!started_) {
         // The City: the first player places the first tile as a turn and may put a follower on it.
         const bool start_turn = std::any_of(modules_.begin(), modules_.end(),
@@ -135,6 +135,7 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
             meeple_placed_ = false;
             turn_player_ = 0;
             turn_tile_ = 0;
+            turn_event_ = index;
             pending_completed_.clear();
             for (auto& m : modules_) m->on_tile_placed(*this);
         }
@@ -167,6 +168,7 @@ Status Game::apply_tile(const Event& e, const std::string& where) {
     turn_player_ = player;
     turn_tile_ = board_.place(*known, Placement{e.at, e.rot});
     pending_completed_ = board_.last_completed();
+    turn_event_ = index;  // after the previous turn's end (its scores carry its own index), before the hooks
     for (auto& m : modules_) m->on_tile_placed(*this);
     if (options_.check_consistency) board_.check_consistency();
     return Ok{};

@@ -99,7 +99,7 @@ public:
     Board& mutable_board() { return board_; }
     // Placed-tile index of the open turn's tile, or -1 between turns.
     int turn_tile() const { return turn_open_ ? turn_tile_ : -1; }
-    // Index of the record event that began the open turn.
+    // Index of the record event that began the open turn (already set when modules' on_tile_placed runs).
     int turn_event() const { return turn_event_; }
     // Queues a structure to be scored when the turn ends (if it is still complete then).
     void add_pending_completion(int root) { pending_completed_.push_back(root); }
@@ -135,7 +135,7 @@ private:
     };
     // Checks that the event's player is the one to move and its tile is known.
     Result<Mover> check_turn_and_tile(const Event& e, const std::string& where) const;
-    Status apply_tile(const Event& e, const std::string& where);
+    Status apply_tile(const Event& e, int index, const std::string& where);
     Status apply_meeple(const Event& e, const std::string& where);
     Status apply_discard(const Event& e, const std::string& where);
     Result<const TileType*> draw(const std::string& id, const std::string& where);

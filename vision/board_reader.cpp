@@ -2,6 +2,7 @@
 #include "vision/board_reader.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -10,12 +11,50 @@ namespace meeplecam::vision {
 namespace {
 
 constexpr double kMissingCountScore = -5.0;  // log-prior of a type the edition does not have
+constexpr double kPhaseRatio = 1.5;          // the board's outline must fold this much more on the cells' middles than on their sides to move the lattice
 
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
 
 EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
+
+// Re-phases the lattice by half a cell where the board's silhouette says so: lines through
+// the tiles' middles (roads) can fold as sharply as the gaps between tiles, and a lattice on
+// the middles cuts every tile in four. The board's outline against the table (the edges of
+// the not-table mask, holes included) runs along tile sides only, so its positions folded
+// modulo the pitch peak at the true gaps; each axis is moved to the nearer half.
+void choose_phase(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& o) {
+    const cv::Mat& m = view.not_table;
+    if (m.empty() || cells.size() < 4) return;
+    constexpr int kBins = 16;
+    std::array<double, kBins> fold_x{}, fold_y{};
+    const double p = view.pitch_px;
+    auto bin = [&](double v) { return static_cast<std::size_t>(std::clamp(static_cast<int>((v / p - std::floor(v / p)) * kBins), 0, kBins - 1)); };
+    for (int y = 0; y + 1 < m.rows; ++y) {
+        const auto* a = m.ptr<std::uint8_t>(y);
+        const auto* b = m.ptr<std::uint8_t>(y + 1);
+        for (int x = 0; x + 1 < m.cols; ++x) {
+            if (a[x] != a[x + 1]) fold_x[bin(x + 0.5)] += 1;
+            if (a[x] != b[x]) fold_y[bin(y + 0.5)] += 1;
+        }
+    }
+    // The shift (0 or half a pitch) that brings an axis' outline peak onto the cell sides.
+    auto half_off = [&](const std::array<double, kBins>& f) {
+        double near = 0, far = 0, total = 0;
+        for (int k = 0; k < kBins; ++k) {
+            const double d = std::abs(std::remainder((k + 0.5) / kBins, 1.0));  // distance from a cell side, in pitches
+            total += f[static_cast<std::size_t>(k)];
+            if (d < 0.125) near += f[static_cast<std::size_t>(k)];
+            if (d > 0.375) far += f[static_cast<std::size_t>(k)];
+        }
+        return total > 0 && far > kPhaseRatio * near;
+    };
+    const cv::Point2d shift(half_off(fold_x) ? p / 2 : 0, half_off(fold_y) ? p / 2 : 0);
+    if (shift == cv::Point2d(0, 0)) return;
+    shift_lattice(image, view, shift);
+    cells = occupied_cells(view, o);
+}
 
 }  // namespace
 
@@ -30,8 +69,11 @@ Status DecoderOptions::check() const {
 
 Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
+    if (auto st = refine.check(); !st) return st;
+    if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
     if (auto st = decoder.check(); !st) return st;
+    if (auto st = pennants.check(); !st) return st;
     if (min_tiles < 1) return invalid("reader options", "min_tiles must be at least 1");
     if (!(max_tiles_share > 0)) return invalid("reader options", "max_tiles_share must be positive");
     if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
@@ -123,6 +165,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         DecodedTile d;
         d.col = cells[i].col;
         d.row = cells[i].row;
+        d.offset_px = cells[i].offset_px;
         d.type = hyps[choice[i]].type;
         d.rot = hyps[choice[i]].rot;
         d.confidence = std::exp(s[choice[i]] - top) / z;
@@ -149,7 +192,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     reading.view = std::move(view.value());
-    const auto cells = occupied_cells(reading.view, options.lattice);
+    auto cells = occupied_cells(reading.view, options.lattice);
+    choose_phase(image, reading.view, cells, options.lattice);
+    if (auto st = refine_lattice(image, reading.view, cells, options.lattice, options.refine); !st) return st.error();
     reading.ms_lattice = elapsed_ms(start);
     if (static_cast<int>(cells.size()) < options.min_tiles) {
         reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
@@ -178,10 +223,12 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     const auto classified_at = std::chrono::steady_clock::now();
+    even_out_light(reading.view, cells, options.light);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
     reading.ms_classify = elapsed_ms(classified_at);
     const auto decoded_at = std::chrono::steady_clock::now();
     reading.tiles = decode_board(hyps, catalog, options.decoder);
+    decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";

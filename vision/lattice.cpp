@@ -25,6 +25,9 @@ constexpr int kMinTeeth = 3;              // the board spans at least this many 
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
+constexpr std::size_t kMinSideGroup = 4;   // a group of cells apart from the largest is kept from this size...
+constexpr double kSideGroupShare = 0.2;   // ...and this share of the largest (occupancy can split a board where tiles look like the table)
+constexpr int kLineReach = 7;             // edges used for the vanishing points end within this (work px, diameter) of the board's colours
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
@@ -302,12 +305,14 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
     view.whole_frame = whole || colours_fail;
-    cv::Mat region;
+    cv::Mat region, lines_region;  // where gaps are read; where edges may lie (tight: table lines near the board stay out)
     if (view.whole_frame) {
         region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(255));
+        lines_region = region;
     } else {
         const int r = std::max(3, o.work_side / 60) | 1;
         cv::dilate(board_work, region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(r, r)));
+        cv::dilate(board_work, lines_region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(kLineReach, kLineReach)));
     }
 
     // Straight edges near the board.
@@ -318,9 +323,13 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     {
         std::vector<cv::Vec4f> all;
         cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
+        auto inside = [&](double x, double y) {
+            return lines_region.at<std::uint8_t>(std::clamp(static_cast<int>(y), 0, lines_region.rows - 1), std::clamp(static_cast<int>(x), 0, lines_region.cols - 1)) != 0;
+        };
         for (const auto& l : all) {
-            const int mx = std::clamp(static_cast<int>((l[0] + l[2]) / 2), 0, region.cols - 1), my = std::clamp(static_cast<int>((l[1] + l[3]) / 2), 0, region.rows - 1);
-            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && region.at<std::uint8_t>(my, mx)) raw.push_back(l);
+            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && inside((l[0] + l[2]) / 2, (l[1] + l[3]) / 2) && inside(l[0], l[1]) && inside(l[2], l[3])) {
+                raw.push_back(l);
+            }
         }
     }
     const cv::Point2d centre(work.cols / 2.0, work.rows / 2.0);
@@ -470,7 +479,8 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
     view.image_to_top = work_to_top * image_to_work;
     const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
-    cv::warpPerspective(work, view.top, work_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    // The top view is sampled from the full-resolution frame: the work image is for geometry only.
+    cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
     cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
     cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
@@ -494,7 +504,6 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
     cv::Mat sum;
     cv::integral(view.not_table / 255, sum, CV_64F);
     const double p = view.pitch_px, inset = o.cell_inset * p;
-    std::map<std::pair<int, int>, std::size_t> at;
     for (int r = 0; r < view.rows; ++r) {
         for (int c = 0; c < view.cols; ++c) {
             const int xa = std::clamp(static_cast<int>(std::lround(c * p + inset)), 0, view.not_table.cols);
@@ -504,15 +513,18 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
             if (xb <= xa || yb <= ya) continue;
             const double n = sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
             const double share = n / ((xb - xa) * (yb - ya));
-            if (share >= o.occupied_share) {
-                at[{c, r}] = cells.size();
-                cells.push_back({c, r, share});
-            }
+            if (share >= o.occupied_share) cells.push_back({c, r, share});
         }
     }
+    return largest_group(std::move(cells));
+}
+
+std::vector<CellObservation> largest_group(std::vector<CellObservation> cells) {
+    std::map<std::pair<int, int>, std::size_t> at;
+    for (std::size_t i = 0; i < cells.size(); ++i) at[{cells[i].col, cells[i].row}] = i;
     // Tiles of a board touch: keep the largest 4-connected group.
     std::vector<int> group(cells.size(), -1);
-    int best_group = -1;
+    std::map<int, std::size_t> sizes;
     std::size_t best_size = 0;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         if (group[i] >= 0) continue;
@@ -530,11 +542,13 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
                 if (it != at.end() && group[it->second] < 0) group[it->second] = g, todo.push(it->second);
             }
         }
-        if (size > best_size) best_size = size, best_group = g;
+        sizes[g] = size;
+        best_size = std::max(best_size, size);
     }
     std::vector<CellObservation> out;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (group[i] == best_group) out.push_back(cells[i]);
+        const std::size_t size = sizes[group[i]];
+        if (size == best_size || (size >= kMinSideGroup && static_cast<double>(size) >= kSideGroupShare * static_cast<double>(best_size))) out.push_back(cells[i]);
     }
     return out;
 }

@@ -66,6 +66,12 @@ public:
     // The slot after `s` going clockwise (city on the right) / counter-clockwise along the boundary.
     static Slot next_cw(const Board& board, Slot s);
     static Slot next_ccw(const Board& board, Slot s);
+    // Why a tile at `c` would put part of `wall` beyond or inside the city (footnote [6]: no tile beyond the
+    // wall, none that closes the wall in): a piece would stop being the clockwise neighbour of the one
+    // before along the boundary, or the cell beyond a piece would become a hole. nullopt: allowed (a cell
+    // directly beyond a piece is left to the board's closed side).
+    static std::optional<std::string> wall_refusal(const Board& board, const std::deque<WallPiece>& wall, Cell c);
+    std::optional<std::string> refuse_placement(const Game& game, const TileType& type, Placement p) const override;
     // Free slots between the wall's two ends (clockwise from the back); -1 when there is no wall.
     int free_slots_between_ends(const Board& board) const;
 

@@ -1,5 +1,6 @@
 // Carcassonne — The City: walls, the gate, guards and towers (docs/rules/city.md, "Walls").
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 
 #include "engine/game.h"
@@ -59,15 +60,93 @@ std::set<std::pair<int, int>> outside_cells(const Board& board) {
     return out;
 }
 
-}  // namespace
-
-CityModule::Slot CityModule::next_cw(const Board& board, Slot s) {
+// The slot after `s` going clockwise along the boundary of the cells `occupied` says are taken.
+template <class Occupied>
+CityModule::Slot walk_cw(const Occupied& occupied, CityModule::Slot s) {
     const int t = (s.side + 1) % 4;
     const Cell diag = step(step(s.at, t), s.side);
     const Cell ahead = step(s.at, t);
-    if (board.tile_at(diag) >= 0) return Slot{diag, (s.side + 3) % 4};
-    if (board.tile_at(ahead) >= 0) return Slot{ahead, s.side};
-    return Slot{s.at, t};
+    if (occupied(diag)) return CityModule::Slot{diag, (s.side + 3) % 4};
+    if (occupied(ahead)) return CityModule::Slot{ahead, s.side};
+    return CityModule::Slot{s.at, t};
+}
+
+// True when removing `c` from the empty cells may split them: its empty side neighbours fall into two or
+// more groups around it (two side neighbours are joined when the corner cell between them is empty too).
+template <class Occupied>
+bool may_split_empty_space(const Occupied& occupied, Cell c) {
+    // The 8 cells round c, clockwise from N; even indices are side neighbours, odd ones corners.
+    const int dx[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+    const int dy[8] = {-1, -1, 0, 1, 1, 1, 0, -1};
+    bool empty[8];
+    for (int i = 0; i < 8; ++i) empty[i] = !occupied(Cell{c.x + dx[i], c.y + dy[i]});
+    int groups = 0, sides = 0;
+    for (int i = 0; i < 8; i += 2) {
+        if (!empty[i]) continue;
+        ++sides;
+        // Starts a new group unless joined to the previous side neighbour through the corner between.
+        const int prev = (i + 6) % 8;
+        if (!(empty[prev] && empty[(i + 7) % 8])) ++groups;
+    }
+    if (sides == 4 && groups == 0) return false;  // all eight empty: one group round c
+    return groups >= 2;
+}
+
+}  // namespace
+
+CityModule::Slot CityModule::next_cw(const Board& board, Slot s) {
+    return walk_cw([&](Cell c) { return board.tile_at(c) >= 0; }, s);
+}
+
+std::optional<std::string> CityModule::wall_refusal(const Board& board, const std::deque<WallPiece>& wall, Cell c) {
+    if (wall.empty() || board.tile_at(c) >= 0) return std::nullopt;
+    bool touches = false;
+    for (int s = 0; s < 4; ++s) touches = touches || board.tile_at(step(c, s)) >= 0;
+    if (!touches) return std::nullopt;  // the board gives the reason
+    for (const WallPiece& piece : wall) {
+        if (step(piece.slot.at, piece.slot.side) == c) return std::nullopt;  // directly beyond: the board's closed side says so
+    }
+    auto occupied = [&](Cell x) { return x == c || board.tile_at(x) >= 0; };
+    // Each piece must stay the clockwise neighbour of the one before along the city's boundary; only
+    // pieces against a tile next to c (sides or corners) can see their next slot move.
+    for (std::size_t i = 0; i + 1 < wall.size(); ++i) {
+        const Cell a = wall[i].slot.at;
+        if (std::abs(a.x - c.x) > 1 || std::abs(a.y - c.y) > 1) continue;
+        if (!(walk_cw(occupied, wall[i].slot) == wall[i + 1].slot)) {
+            return "it would stand beyond the wall between " + slot_text(wall[i].slot) + " and " + slot_text(wall[i + 1].slot) +
+                   " (no tile may go beyond the wall [6])";
+        }
+    }
+    // The cell beyond every piece must stay part of the outside: a tile may not close the wall in [6].
+    if (!may_split_empty_space(occupied, c)) return std::nullopt;
+    int x0 = c.x, x1 = c.x, y0 = c.y, y1 = c.y;
+    for (const PlacedTile& t : board.tiles()) {
+        x0 = std::min(x0, t.at.x), x1 = std::max(x1, t.at.x), y0 = std::min(y0, t.at.y), y1 = std::max(y1, t.at.y);
+    }
+    --x0, --y0, ++x1, ++y1;
+    std::set<std::pair<int, int>> outside{{x0, y0}};
+    std::vector<Cell> todo{Cell{x0, y0}};
+    while (!todo.empty()) {
+        const Cell at = todo.back();
+        todo.pop_back();
+        for (int s = 0; s < 4; ++s) {
+            const Cell n = step(at, s);
+            if (n.x < x0 || n.x > x1 || n.y < y0 || n.y > y1 || occupied(n)) continue;
+            if (outside.insert({n.x, n.y}).second) todo.push_back(n);
+        }
+    }
+    for (const WallPiece& piece : wall) {
+        const Cell beyond = step(piece.slot.at, piece.slot.side);
+        if (!outside.count({beyond.x, beyond.y})) {
+            return "it would close in the wall: the cell " + to_string(beyond) + " beyond the piece at " + slot_text(piece.slot) +
+                   " would become a hole inside the city (the wall must stay on the city's outside [6])";
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> CityModule::refuse_placement(const Game& game, const TileType& /*type*/, Placement p) const {
+    return wall_refusal(game.board(), wall_, p.at);
 }
 
 CityModule::Slot CityModule::next_ccw(const Board& board, Slot s) {

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <tuple>
 
 #include "engine/embedded_catalogs.h"
 #include "engine/modules/amazonas.h"
@@ -100,6 +101,14 @@ TEST_CASE("land tiles never go beyond the river's end; Amazon tiles extend it", 
     // ... and fits once A01 has extended the river to x = 4.
     CHECK(test::replay_error(amazonas_record({test::tile("red", "A01", 4, 0, 0), test::tile("blue", "L25", 4, -1, 0)})) ==
           "");
+    // A "!" tile and its double move the end by 3 (x = 6): a land tile fits beside the double's far half,
+    // but not one cell further east, even touching it.
+    CHECK(test::replay_error(amazonas_record({test::tile("red", "A13", 4, 0, 0), dbl("red", "D1", 5, 0),
+                                              test::tile("blue", "L25", 6, -1, 0)})) == "");
+    CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A13", 4, 0, 0), dbl("red", "D1", 5, 0),
+                                                   test::tile("blue", "L25", 6, -1, 0),
+                                                   test::tile("red", "L25", 7, -1, 0)})),
+               Catch::Contains("event 4 (tile)") && Catch::Contains("beyond the river's current end (x <= 6)"));
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A01", 5, 0, 0)})),
                Catch::Contains("must extend the river at its end, [4, 0]"));
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A01", 4, 0, 90)})),
@@ -171,6 +180,21 @@ TEST_CASE("meeples go on tributaries and villages, camps on jungle, one piece a 
                                                    test::tile("blue", "L25", -1, 2, 0),
                                                    test::tile("red", "L12", 0, 2, 180), camp("red", 0, 2, "N")})),
                Catch::Contains("event 8 (camp)") && Catch::Contains("no camp left"));
+}
+
+TEST_CASE("every boat move names the record event of the turn that caused it", "[amazonas]") {
+    // e1-e2 red L02 + meeple: 1 icon claimed. e3 blue L05 joins red's tributary with its icon (red +1)
+    // and places nothing (blue +1): both moves belong to event 3, not to red's earlier turn.
+    auto g = replay(amazonas_record({test::tile("red", "L02", 0, -1, 0), test::meeple("red", 0, -1, "W"),
+                                     test::tile("blue", "L05", 1, -1, 0)}, 2, true));
+    if (!g) FAIL(g.error().to_string());
+    const auto* amz = dynamic_cast<const AmazonasModule*>(g->modules().front().get());
+    REQUIRE(amz->boat_moves().size() == 3);
+    std::vector<std::tuple<int, int, int, int>> moves;  // event, player, from, to
+    for (const auto& m : amz->boat_moves()) moves.emplace_back(m.event_index, m.player, m.from, m.to);
+    CHECK(moves[0] == std::make_tuple(1, 0, 0, 1));
+    CHECK(moves[1] == std::make_tuple(3, 0, 1, 2));
+    CHECK(moves[2] == std::make_tuple(3, 1, 0, 1));
 }
 
 TEST_CASE("boats stop on the last river space", "[amazonas]") {

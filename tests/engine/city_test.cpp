@@ -323,3 +323,42 @@ TEST_CASE("when the wall ends the game, further tiles are refused with the reaso
     }
     CHECK(checked == 3);
 }
+
+TEST_CASE("no tile may close the wall in or stand beyond it at a corner (footnote [6])", "[city][walls]") {
+    auto c = Catalog::embedded("city");
+    REQUIRE(c);
+    const TileType& plain = *c->find("01");
+    using S = CityModule::Slot;
+    using Piece = CityModule::WallPiece;
+    {
+        // A U open to the north: its notch (1,-1),(1,-2) has the wall on its bottom and sides.
+        Board b;
+        b.place_start(plain, {{0, 0}, 0});
+        for (Cell at : {Cell{1, 0}, Cell{2, 0}, Cell{0, -1}, Cell{2, -1}, Cell{0, -2}, Cell{2, -2}}) b.place(plain, {at, 0});
+        const std::deque<Piece> wall = {Piece{S{{0, -1}, 1}}, Piece{S{{1, 0}, 0}, true}, Piece{S{{2, -1}, 3}}};
+        REQUIRE(CityModule::next_cw(b, wall[0].slot) == wall[1].slot);
+        REQUIRE(CityModule::next_cw(b, wall[1].slot) == wall[2].slot);
+        // Closing the notch's mouth would leave (1,-1), beyond the gate, as a hole inside the city.
+        const auto closing = CityModule::wall_refusal(b, wall, {1, -2});
+        REQUIRE(closing);
+        CHECK_THAT(*closing, Catch::Contains("close in the wall") && Catch::Contains("[1, -1]"));
+        // Elsewhere on the outside the wall is not touched; directly beyond a piece the board refuses.
+        CHECK_FALSE(CityModule::wall_refusal(b, wall, {3, 0}));
+        CHECK_FALSE(CityModule::wall_refusal(b, wall, {0, -3}));
+        CHECK_FALSE(CityModule::wall_refusal(b, wall, {1, -1}));
+        CHECK_FALSE(CityModule::wall_refusal(b, {}, {1, -2}));  // no wall yet: anything goes
+    }
+    {
+        // The wall turns round the convex corner of (0,0) (N then E); a tile on the diagonal (1,-1), held by
+        // (2,-1), would stand beyond the wall's corner and split the chain.
+        Board b;
+        b.place_start(plain, {{0, 0}, 0});
+        for (Cell at : {Cell{0, 1}, Cell{1, 1}, Cell{2, 1}, Cell{2, 0}, Cell{2, -1}}) b.place(plain, {at, 0});
+        const std::deque<Piece> wall = {Piece{S{{0, 0}, 0}, true}, Piece{S{{0, 0}, 1}}};
+        REQUIRE(CityModule::next_cw(b, wall[0].slot) == wall[1].slot);
+        const auto corner = CityModule::wall_refusal(b, wall, {1, -1});
+        REQUIRE(corner);
+        CHECK_THAT(*corner, Catch::Contains("beyond the wall between [0, 0] N and [0, 0] E"));
+        CHECK_FALSE(CityModule::wall_refusal(b, wall, {3, -1}));
+    }
+}

@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+
+#include <unistd.h>
 #include <fstream>
 
 #include "engine/atomic_file.h"
@@ -13,7 +15,10 @@ using namespace meeplecam;
 
 namespace {
 
-std::string temp_file(const char* name) { return (std::filesystem::temp_directory_path() / name).string(); }
+// A file name unique to this process: test runs in other checkouts must not collide.
+std::string temp_file(const char* name) {
+    return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
+}
 
 void write_bytes(const std::string& path, std::string_view bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);

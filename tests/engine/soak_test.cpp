@@ -1,9 +1,13 @@
 // Soak: thousands of seeded random games, invariants checked, records round-tripped.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
+#include <set>
+#include <string>
 
 #include "engine/modules/castles.h"
+#include "engine/modules/city.h"
 #include "engine/random_game.h"
 #include "engine/score_sheet.h"
 #include "replay_fixtures.h"
@@ -63,6 +67,62 @@ void soak(int games, const std::vector<std::string>& expansions, const SoakOptio
     CHECK(total_tiles + discards == bag_total);
 }
 
+
+// Empty cells joined to the far outside of the city (not holes), within the bounding box + 1.
+std::set<std::pair<int, int>> outside_of(const Board& board) {
+    int x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    for (std::size_t i = 0; i < board.tiles().size(); ++i) {
+        const Cell c = board.tiles()[i].at;
+        if (i == 0) x0 = x1 = c.x, y0 = y1 = c.y;
+        x0 = std::min(x0, c.x), x1 = std::max(x1, c.x), y0 = std::min(y0, c.y), y1 = std::max(y1, c.y);
+    }
+    --x0, --y0, ++x1, ++y1;
+    std::set<std::pair<int, int>> out{{x0, y0}};
+    std::vector<Cell> todo{Cell{x0, y0}};
+    while (!todo.empty()) {
+        const Cell c = todo.back();
+        todo.pop_back();
+        for (int s = 0; s < 4; ++s) {
+            const Cell n{c.x + kSideDx[s], c.y + kSideDy[s]};
+            if (n.x < x0 || n.x > x1 || n.y < y0 || n.y > y1 || board.tile_at(n) >= 0) continue;
+            if (out.insert({n.x, n.y}).second) todo.push_back(n);
+        }
+    }
+    return out;
+}
+
+// The City's wall invariant: one chain of pieces, each against a placed tile and facing an empty cell of
+// the city's outside (no tile beyond it, no piece on a hole), each piece the clockwise successor of the
+// one before along the city's outer boundary. Returns what breaks, empty when it holds.
+std::string city_wall_problem(const Game& g) {
+    const CityModule* city = nullptr;
+    for (const auto& m : g.modules()) {
+        if (!city) city = dynamic_cast<const CityModule*>(m.get());
+    }
+    if (!city) return "no City module";
+    const Board& b = g.board();
+    const auto& wall = city->wall();
+    if (wall.empty()) return {};
+    const auto outside = outside_of(b);
+    int gates = 0;
+    for (std::size_t i = 0; i < wall.size(); ++i) {
+        const auto& s = wall[i].slot;
+        gates += wall[i].gate ? 1 : 0;
+        const Cell beyond{s.at.x + kSideDx[s.side], s.at.y + kSideDy[s.side]};
+        if (b.tile_at(s.at) < 0) return "piece " + std::to_string(i) + " lies against no tile at " + to_string(s.at);
+        if (b.tile_at(beyond) >= 0) return "a tile lies beyond piece " + std::to_string(i) + " at " + to_string(beyond);
+        if (!outside.count({beyond.x, beyond.y})) return "piece " + std::to_string(i) + " faces a hole at " + to_string(beyond);
+        if (i + 1 < wall.size() && !(CityModule::next_cw(b, s) == wall[i + 1].slot)) {
+            return "pieces " + std::to_string(i) + " and " + std::to_string(i + 1) + " are not neighbours along the boundary (" +
+                   to_string(s.at) + " side " + std::to_string(s.side) + ", " + to_string(wall[i + 1].slot.at) + " side " +
+                   std::to_string(wall[i + 1].slot.side) + ")";
+        }
+    }
+    if (gates != 1) return std::to_string(gates) + " gates in the wall";
+    if (static_cast<int>(wall.size()) - 1 + city->wall_pieces_left() != CityModule::kWallPieces) return "wall pieces do not add up to 70";
+    return {};
+}
+
 }  // namespace
 
 TEST_CASE("10,000 random base games keep every invariant and replay to the same scores", "[soak]") {
@@ -71,8 +131,14 @@ TEST_CASE("10,000 random base games keep every invariant and replay to the same 
 
 TEST_CASE("10,000 random City games keep every invariant and replay to the same scores", "[soak][city]") {
     int completed = 0, final_residential = 0, refused_spots = 0, towers = 0, guards = 0, early_end = 0;
+    int city_games = 0, walls = 0, stepped = 0;
     soak(10'000, {}, {}, [&](const RandomGame& played) {
         const Game& g = played.game;
+        const CityModule* city = nullptr;
+        for (const auto& m : g.modules()) {
+            if (!city) city = dynamic_cast<const CityModule*>(m.get());
+        }
+        REQUIRE(city);
         for (const auto& ev : g.score_events()) {
             completed += ev.completed ? 1 : 0;
             final_residential += ev.feature == "residential" ? 1 : 0;
@@ -89,6 +155,23 @@ TEST_CASE("10,000 random City games keep every invariant and replay to the same 
         for (const Follower& f : g.board().followers()) {
             if (f.on_board) REQUIRE(g.board().node_def(f.node).kind == FeatureKind::Residential);
         }
+        // The wall stays one chain on the city's outside with no tile beyond it: at the end, and (every 50th call
+        // game) after every event of the replayed record.
+        const std::string wall_problem = city_wall_problem(g);
+        INFO("City game " << city_games << " (" << g.players().size() << " players): " << wall_problem);
+        REQUIRE(wall_problem.empty());
+        walls += city->wall().empty() ? 0 : 1;
+        if (++city_games % 50 == 0) {
+            auto step = new_game_for(played.record);
+            REQUIRE(step);
+            for (std::size_t i = 0; i < played.record.events.size(); ++i) {
+                REQUIRE(step.value().apply(played.record.events[i], static_cast<int>(i)));
+                const std::string problem = city_wall_problem(step.value());
+                INFO("seed game " << city_games << ", after event " << i);
+                REQUIRE(problem.empty());
+            }
+            ++stepped;
+        }
         refused_spots += g.board().size() > 0 ? 0 : 1;
         early_end += g.tiles_left() > 0 ? 1 : 0;  // the wall ended the game before the last tile
     }, "city");
@@ -98,6 +181,9 @@ TEST_CASE("10,000 random City games keep every invariant and replay to the same 
     CHECK(completed > 1000);
     CHECK(final_residential > 1000);
     CHECK(refused_spots == 0);
+    INFO("games with a wall " << walls << ", replayed event by event " << stepped);
+    CHECK(walls > 5'000);
+    CHECK(stepped >= 190);
 }
 
 TEST_CASE("10,000 random games with Ferries keep every invariant and replay to the same scores", "[soak]") {

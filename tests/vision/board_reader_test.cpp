@@ -4,6 +4,7 @@
 #include <map>
 #include <random>
 
+#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "engine/random_game.h"
@@ -188,9 +189,144 @@ TEST_CASE("terrain layouts follow the tile geometry", "[vision][board-reader]") 
     CHECK(l0[static_cast<std::size_t>(10 * 20 + 0)] == vision::kField);  // west middle
     CHECK(l1[static_cast<std::size_t>(10 * 20 + 0)] == vision::kRoad);
     CHECK(l1[static_cast<std::size_t>(0 * 20 + 10)] == vision::kField);
-    // A pennant city (C: city on all sides, with a pennant) has pennant samples; B has a monastery.
+    // Pennants are not in the layouts: M and N (the same city, with and without) look alike. B has a monastery.
+    const auto lm = vision::terrain_layout(*catalog.find("M"), 0, 20, 0.06), ln = vision::terrain_layout(*catalog.find("N"), 0, 20, 0.06);
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < lm.size(); ++i) same += lm[i] == ln[i];
+    CHECK(same >= lm.size() * 95 / 100);
     const auto lc = vision::terrain_layout(*catalog.find("C"), 0, 20, 0.06);
-    CHECK(std::count(lc.begin(), lc.end(), vision::kPennant) > 0);
+    CHECK(std::count(lc.begin(), lc.end(), vision::kCity) > 300);
     const auto lb = vision::terrain_layout(*catalog.find("B"), 0, 20, 0.06);
     CHECK(lb[static_cast<std::size_t>(10 * 20 + 10)] == vision::kCloister);
+}
+
+TEST_CASE("refitting the lattice on the tiles' outlines brings the rectification under 1.5 mm", "[vision][board-reader][refine]") {
+    for (int seed = 1; seed <= 3; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+        const auto tiles = random_board(60 + 5 * seed, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto view = vision::find_lattice(r->image);
+        REQUIRE(view);
+        auto cells = vision::occupied_cells(view.value());
+        const double before = rectification_rms_mm(view.value(), r->truth);
+        REQUIRE(vision::refine_lattice(r->image, view.value(), cells, {}));
+        const double after = rectification_rms_mm(view.value(), r->truth);
+        INFO("seed " << seed << ": RMS " << before << " mm -> " << after << " mm, " << cells.size() << " cells of " << tiles.size());
+        CHECK(after < 1.5);
+        CHECK(after <= before + 0.1);
+        // Every tile keeps its cell, and no table cell is taken for a tile.
+        CHECK(cells.size() >= tiles.size() - 2);
+        CHECK(cells.size() <= tiles.size());
+    }
+    vision::RefineOptions bad;
+    bad.search = 0.7;
+    CHECK_FALSE(bad.check());
+}
+
+TEST_CASE("pennant twins are told apart by the pennant blob", "[vision][board-reader][pennants]") {
+    const auto& catalog = *base();
+    int twins = 0, right = 0;
+    for (int seed = 11; seed <= 13; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+        const auto tiles = random_board(70, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto reading = vision::read_board(r->image, catalog);
+        REQUIRE(reading);
+        REQUIRE(reading->found);
+        // Truth per top-view cell.
+        std::map<std::pair<int, int>, std::string> truth;
+        for (const auto& t : r->truth.tiles) {
+            const cv::Point2d c = apply(reading->view.image_to_top, t.centre_px);
+            truth[{static_cast<int>(std::floor(c.x / reading->view.pitch_px)), static_cast<int>(std::floor(c.y / reading->view.pitch_px))}] = t.tile;
+        }
+        for (const auto& t : reading->tiles) {
+            const auto it = truth.find({t.col, t.row});
+            if (it == truth.end()) continue;
+            const std::string& id = it->second;
+            if (id != "M" && id != "N" && id != "O" && id != "P" && id != "Q" && id != "R" && id != "S" && id != "T" && id != "F" && id != "G") continue;
+            ++twins;
+            right += catalog.tiles()[static_cast<std::size_t>(t.type)].id == id;
+        }
+    }
+    INFO(right << " of " << twins << " pennant-twin tiles read as the right twin");
+    REQUIRE(twins >= 20);
+    CHECK(right >= 0.85 * twins);
+}
+
+TEST_CASE("evening out the light removes a glare spot", "[vision][board-reader][light]") {
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    options.glare_chance = 0;
+    auto r = vision::render_table(random_board(40, 5), options, 5);
+    REQUIRE(r);
+    auto view = vision::find_lattice(r->image);
+    REQUIRE(view);
+    auto cells = vision::occupied_cells(view.value());
+    REQUIRE(vision::refine_lattice(r->image, view.value(), cells, {}));
+    const cv::Mat clean = view->top.clone();
+    // Glare: white added around the board's centre.
+    cv::Point2d centre(0, 0);
+    for (const auto& c : cells) centre += view->cell_centre(c.col, c.row);
+    centre *= 1.0 / static_cast<double>(cells.size());
+    cv::Mat glared = clean.clone();
+    const double radius = 2.5 * view->pitch_px;
+    for (int y = 0; y < glared.rows; ++y) {
+        for (int x = 0; x < glared.cols; ++x) {
+            const double g = 0.5 * std::exp(-0.5 * (std::pow(x - centre.x, 2) + std::pow(y - centre.y, 2)) / (radius * radius));
+            auto& p = glared.at<cv::Vec3b>(y, x);
+            for (int ch = 0; ch < 3; ++ch) p[ch] = cv::saturate_cast<std::uint8_t>(p[ch] * (1 - g) + 255 * g);
+        }
+    }
+    // Evened out, the glared view must come close to the evened-out clean view.
+    vision::LatticeView lit = view.value(), plain = view.value();
+    lit.top = glared.clone();
+    vision::even_out_light(lit, cells);
+    vision::even_out_light(plain, cells);
+    const cv::Mat reference = plain.top;
+    const cv::Rect spot(static_cast<int>(centre.x - radius), static_cast<int>(centre.y - radius), static_cast<int>(2 * radius), static_cast<int>(2 * radius));
+    const cv::Rect in = spot & cv::Rect(0, 0, clean.cols, clean.rows);
+    const double before = cv::norm(glared(in), clean(in), cv::NORM_L1) / static_cast<double>(in.area());
+    const double after = cv::norm(lit.top(in), reference(in), cv::NORM_L1) / static_cast<double>(in.area());
+    INFO("mean colour error in the glare spot: " << before << " -> " << after);
+    // Measured 193 -> 170: the wide window under-reads the glare's peak (a known weakness).
+    CHECK(after < 0.92 * before);
+}
+
+TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accuracy]") {
+    const auto& catalog = *base();
+    int tiles_n = 0, errors = 0;
+    for (int seed = 21; seed <= 23; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+        const auto tiles = random_board(65, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto reading = vision::read_board(r->image, catalog);
+        REQUIRE(reading);
+        REQUIRE(reading->found);
+        const auto& view = reading->view;
+        // The board's quarter turn in the top view, from the first tile's NW -> NE edge.
+        const cv::Point2d nw = apply(view.image_to_top, r->truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, r->truth.tiles[0].corners_px[1]);
+        const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
+        std::map<std::pair<int, int>, const vision::DecodedTile*> read;
+        for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
+        for (const auto& t : r->truth.tiles) {
+            ++tiles_n;
+            const cv::Point2d c = apply(view.image_to_top, t.centre_px);
+            const auto it = read.find({static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))});
+            if (it == read.end()) {
+                ++errors;
+                continue;
+            }
+            const auto& type = *catalog.find(t.tile);
+            const int period = static_cast<int>(type.distinct_rotations.size());
+            const int want = (t.rot_deg / 90 + g) % 4;
+            errors += catalog.tiles()[static_cast<std::size_t>(it->second->type)].id != t.tile || ((it->second->rot - want) % period + period) % period != 0;
+        }
+        errors += static_cast<int>(reading->tiles.size()) - static_cast<int>(r->truth.tiles.size()) > 0 ? static_cast<int>(reading->tiles.size() - r->truth.tiles.size()) : 0;
+        UNSCOPED_INFO("seed " << seed << ": " << errors << " errors so far, " << reading->tiles.size() << " read, style " << r->truth.style << ", " << r->truth.surface);
+    }
+    INFO(errors << " errors in " << tiles_n << " tiles");
+    // Measured: 16 of 195 (8 %), nearly all pennant twins in the contrast style.
+    CHECK(errors <= 0.10 * tiles_n);
 }

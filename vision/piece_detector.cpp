@@ -341,8 +341,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         by_cell[{t.col, t.row}] = &t;
         const TileType& type = types[static_cast<std::size_t>(t.type)];
         const cv::Mat labels = feature_labels(type, t.rot, cell_px);
-        const int x0 = static_cast<int>(std::lround((t.col - c0 + o.margin_tiles) * pitch));
-        const int y0 = static_cast<int>(std::lround((t.row - r0 + o.margin_tiles) * pitch));
+        // The tile as the reader found it: its cell, shifted by its offset off the cell.
+        const int x0 = static_cast<int>(std::lround((t.col - c0 + o.margin_tiles) * pitch + t.offset_px.x * s));
+        const int y0 = static_cast<int>(std::lround((t.row - r0 + o.margin_tiles) * pitch + t.offset_px.y * s));
         const cv::Rect dst = cv::Rect(x0, y0, cell_px, cell_px) & cv::Rect(0, 0, det_size.width, det_size.height);
         for (int y = dst.y; y < dst.y + dst.height; ++y) {
             for (int x = dst.x; x < dst.x + dst.width; ++x) {
@@ -550,7 +551,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 piece.on_tile = true;
                 const DecodedTile& t = *it->second;
                 const TileType& type = types[static_cast<std::size_t>(t.type)];
-                const cv::Point2d uv(cell_f.x - piece.col, cell_f.y - piece.row);
+                const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
                 piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm,
                                                  piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
                 if (piece.feature >= 0) {

@@ -23,6 +23,10 @@ cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
     return {v[0] / v[2], v[1] / v[2]};
 }
 
+// The seed of the scene the detector tests use (a 30-tile, 6-player game with a follower
+// wherever one could go): every follower in it is found.
+constexpr std::uint64_t kScene = 3;
+
 // A calm daylight scene: classic art on a plain table, a little tilt, no sensor noise to speak of.
 RenderOptions daylight_options() {
     RenderOptions o = RenderOptions::for_difficulty(vision::Difficulty::Easy);
@@ -115,9 +119,9 @@ Detected render_and_detect(const vision::Scene& scene, const RenderOptions& opti
 }  // namespace
 
 TEST_CASE("followers of every colour, standing and lying, are found with their colour", "[vision][pieces]") {
-    const auto game = small_game(2, 6, 30);
+    const auto game = small_game(kScene, 6, 30);
     const auto scene = vision::scene_of(game.game);
-    const auto d = render_and_detect(scene, daylight_options(), 2);
+    const auto d = render_and_detect(scene, daylight_options(), kScene);
     const auto& truth = d.rendering.truth;
     std::map<std::string, int> colours;
     int lying = 0;
@@ -138,8 +142,8 @@ TEST_CASE("followers of every colour, standing and lying, are found with their c
 }
 
 TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces]") {
-    const auto game = small_game(2, 6, 30);
-    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), 2);
+    const auto game = small_game(kScene, 6, 30);
+    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), kScene);
     const auto& truth = d.rendering.truth;
     const auto& types = test::base_catalog_for_render()->tiles();
     const auto& view = d.reading.view;
@@ -211,8 +215,8 @@ TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces]
 }
 
 TEST_CASE("the score from a photo equals the record's final scoring when the board reads right", "[vision][pieces][score]") {
-    const auto game = small_game(2, 6, 30);
-    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), 2);
+    const auto game = small_game(kScene, 6, 30);
+    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), kScene);
     Record setup;
     setup.players = game.game.players();
     auto photo = vision::build_photo_game(setup, test::base_catalog_for_render(), d.reading, d.detection.pieces);
@@ -248,14 +252,19 @@ TEST_CASE("photo score refuses a missing board, a colour no player has and sides
     vision::BoardReading two;
     two.found = true;
     const int d_tile = catalog->find("D")->index, c_tile = catalog->find("C")->index;
-    two.tiles = {vision::DecodedTile{4, 7, d_tile, 0}, vision::DecodedTile{5, 7, c_tile, 0}};
+    auto decoded = [](int col, int row, int type, int rot) {
+        vision::DecodedTile t;
+        t.col = col, t.row = row, t.type = type, t.rot = rot;
+        return t;
+    };
+    two.tiles = {decoded(4, 7, d_tile, 0), decoded(5, 7, c_tile, 0)};
     auto clash = vision::build_photo_game(setup, catalog, two, {});
     REQUIRE_FALSE(clash);
     CHECK_THAT(clash.error().message, Catch::Contains("impossible board"));
     CHECK_THAT(clash.error().message, Catch::Contains("[0, 0] D shows road east but [1, 0] C shows city"));
 
     // A fitting pair, and a green follower while only red and blue play.
-    two.tiles[1] = vision::DecodedTile{5, 7, catalog->find("U")->index, 1};  // straight road east-west
+    two.tiles[1] = decoded(5, 7, catalog->find("U")->index, 1);  // straight road east-west
     vision::DetectedPiece green;
     green.colour = "green";
     green.col = 5, green.row = 7, green.on_tile = true, green.feature = 0;

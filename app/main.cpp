@@ -11,6 +11,7 @@
 #ifdef MEEPLECAM_WITH_UI
 #include "ui/app_main.h"
 #endif
+#include "app/photo_commands.h"
 #include "app/tile_commands.h"
 #include "app/vision_commands.h"
 
@@ -37,6 +38,8 @@ commands:
                                               a whole match as camera frames (hands, stills) + truth
   track --images DIR | --video F (--truth-camera T | --calibration C) -o OUT.json [--journal F]
                                               the live tracker, headless: frames -> record + scores
+  score-photo IMAGE --players red,blue [--json] [--overlay OUT.png]
+                                              final score of a finished table from one photo
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
         if (command == "calibrate") return meeplecam::cli::run_calibrate(args);
         if (command == "render-footage") return meeplecam::cli::run_render_footage(args);
         if (command == "track") return meeplecam::cli::run_track(args);
+        if (command == "score-photo") return meeplecam::cli::run_score_photo(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

@@ -2,6 +2,8 @@
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
+//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR]
+// Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
 #include <chrono>
@@ -19,6 +21,7 @@
 #include "vision/board_reader.h"
 #include "vision/image_io.h"
 #include "vision/table_renderer.h"
+#include "vision_pieces.h"
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -254,6 +257,9 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 1000;
     std::string presets = "easy,medium,hard", real = "../shared/realdata/dev";
     bool do_real = true;
+    bool do_tiles = true, do_pieces = true;
+    int pieces_n = -1;
+    std::string overlays = "build/vision_overlays";
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -264,8 +270,13 @@ int main(int argc, char** argv) {
         else if (a == "--no-real") do_real = false;
         else if (a == "--dump") g_dump = next();
         else if (a == "--game") g_game = next();
+        else if (a == "--no-tiles") do_tiles = false;
+        else if (a == "--no-pieces") do_pieces = false;
+        else if (a == "--pieces-n") pieces_n = std::max(1, std::atoi(next().c_str()));
+        else if (a == "--overlays") overlays = next();
         else {
-            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n");
+            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
+                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR]\n");
             return 2;
         }
     }
@@ -285,7 +296,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(seed), g_game.c_str());
     std::printf("%-7s %6s %6s %10s %9s %7s %8s %8s %9s %9s %9s %8s\n", "preset", "boards", "tiles", "tile_err", "type_err", "missed", "invented",
                 "nofound", "perfect", "<=1err", "rect_mm", "med_ms");
-    std::stringstream list(presets);
+    std::stringstream list(do_tiles ? presets : std::string());
     std::string name;
     while (std::getline(list, name, ',')) {
         auto d = vision::parse_difficulty(name);
@@ -299,9 +310,20 @@ int main(int argc, char** argv) {
     }
     std::printf("tile_err: wrong type or rotation (modulo the tile's symmetry) or missed, per true tile; rect_mm: median over boards of the\n"
                 "RMS distance (mm) between true tile centres and their top-view positions after a rigid alignment (includes the off-grid jitter).\n");
-    if (do_real && g_game == "carcassonne") {
+    if (do_real && do_tiles && g_game == "carcassonne") {
         if (std::filesystem::exists(real)) real_photos(catalog, real);
         else std::printf("\nreal photos: %s not found, skipped\n", real.c_str());
+    }
+    // Pieces: followers and the exact final score on finished games, then the real overlays.
+    if (do_pieces && g_game == "carcassonne") {
+        std::printf("\n");
+        std::stringstream piece_list(presets);
+        while (std::getline(piece_list, name, ',')) {
+            auto d = vision::parse_difficulty(name);
+            if (!d) return 2;
+            bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump);
+        }
+        if (do_real) bench::pieces_real(catalog, real, overlays);
     }
     return 0;
 }

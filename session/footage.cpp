@@ -193,6 +193,9 @@ Result<FootageCamera> render_footage(const Record& record, const FootageOptions&
     ro.gap_mm = {fo.gap_mm, fo.gap_mm};
     ro.scene_seed = fo.seed;
     ro.layout_cells = layout;
+    // Players put a follower in the middle of its feature; the tracker maps a follower to the
+    // feature under its middle and does not yet reason about a follower near a border.
+    ro.piece_room = 1.0;
     const auto& shots = script.shots();
     FootageCamera camera;
     for (std::size_t k = 0; k < shots.size(); ++k) {

@@ -368,13 +368,18 @@ Result<cv::Scalar> piece_colour(const std::string& name) {
     return it->second;
 }
 
-// Draws a meeple standing at `base` (world, on a tile top) turned by `yaw`, lit from `light` (a unit ray).
-void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, double height, const cv::Scalar& colour,
-                 const cv::Vec3d& light) {
+// Draws a meeple at `base` (world, on a tile top) turned by `yaw`, lit from `light` (a unit ray):
+// standing on its feet, or lying on its back with `base` under the middle of its body. Its
+// silhouette is also drawn into `silhouette` (CV_8UC1, image size) when that is not empty.
+void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, double height, bool lying,
+                 const cv::Scalar& colour, const cv::Vec3d& light, cv::Mat& silhouette) {
     const cv::Vec3d across(std::cos(yaw), std::sin(yaw), 0), depth(-std::sin(yaw), std::cos(yaw), 0), up(0, 0, -1);
     const double half_thick = 0.22 * height;
+    // The outline's x runs along `ox`, its y along `oy`; the slab's thickness along `oz`.
+    const cv::Vec3d ox = across, oy = lying ? depth : up, oz = lying ? up : depth;
+    const cv::Vec3d origin = lying ? base - depth * (0.5 * height) + up * half_thick : base;
     const auto& outline = meeple_outline();
-    auto world = [&](const cv::Point2d& p, double d) { return base + across * (p.x * height) + up * (p.y * height) + depth * d; };
+    auto world = [&](const cv::Point2d& p, double d) { return origin + ox * (p.x * height) + oy * (p.y * height) + oz * d; };
     struct Face {
         std::vector<cv::Vec3d> corners;
         cv::Vec3d normal;
@@ -385,16 +390,16 @@ void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, 
         front.corners.push_back(world(p, half_thick));
         back.corners.push_back(world(p, -half_thick));
     }
-    front.normal = depth;
-    back.normal = -depth;
+    front.normal = oz;
+    back.normal = -oz;
     faces.push_back(back);
     faces.push_back(front);
     for (std::size_t i = 0; i < outline.size(); ++i) {
         const cv::Point2d a = outline[i], b = outline[(i + 1) % outline.size()];
         const cv::Point2d edge = b - a;
-        // Outward normal of a counter-clockwise outline edge (x across, y up).
+        // Outward normal of a counter-clockwise outline edge (x along ox, y along oy).
         const cv::Point2d out(edge.y, -edge.x);
-        cv::Vec3d n = across * out.x + up * out.y;
+        cv::Vec3d n = ox * out.x + oy * out.y;
         n *= 1.0 / std::max(1e-9, cv::norm(n));
         faces.push_back({{world(a, half_thick), world(b, half_thick), world(b, -half_thick), world(a, -half_thick)}, n});
     }
@@ -413,6 +418,7 @@ void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, 
         for (const auto& c : faces[f].corners) pts.push_back(cam.project(c));
         const std::vector<std::vector<cv::Point>> poly = {fixed_point(pts, 3)};
         cv::fillPoly(image, poly, colour * lit, cv::LINE_AA, 3);
+        if (!silhouette.empty()) cv::fillPoly(silhouette, poly, cv::Scalar(255), cv::LINE_8, 3);
     }
 }
 
@@ -487,7 +493,7 @@ Status RenderOptions::check() const {
     if (surfaces.empty()) return invalid("render options", "surfaces must name at least one table surface");
     if (preset.empty()) return invalid("render options", "preset must name where the options came from");
     if (!layout_cells.empty() && !scene_seed) return invalid("render options", "layout_cells needs scene_seed");
-    const std::array<Status, 29> checks = {
+    const std::array<Status, 30> checks = {
         value_in(exposure_gain, 0.2, 5, "exposure_gain"),
         value_in(colour_shift_k, -5000, 5000, "colour_shift_k"),
         value_in(hand_reach, 0, 1, "hand_reach"),
@@ -497,6 +503,7 @@ Status RenderOptions::check() const {
         value_in(jitter_mm, 0, 10, "jitter_mm"),
         value_in(jitter_deg, 0, 15, "jitter_deg"),
         value_in(meeple_mm, 1, 100, "meeple_mm"),
+        value_in(piece_room, 0.1, 1, "piece_room"),
         span_in(tilt_deg, 0, 60, "tilt_deg"),
         span_in(roll_deg, -360, 360, "roll_deg"),
         span_in(fov_deg, 20, 120, "fov_deg"),
@@ -580,6 +587,8 @@ nlohmann::json RenderOptions::to_json() const {
     j["jitter_mm"] = jitter_mm;
     j["jitter_deg"] = jitter_deg;
     j["meeple_mm"] = meeple_mm;
+    j["farmers_lie"] = farmers_lie;
+    j["piece_room"] = piece_room;
     j["tilt_deg"] = vision::to_json(tilt_deg);
     j["roll_deg"] = vision::to_json(roll_deg);
     j["fov_deg"] = vision::to_json(fov_deg);
@@ -654,7 +663,10 @@ nlohmann::json RenderTruth::to_json() const {
                                {"feature", p.feature},
                                {"base_mm", vision::to_json(p.base_mm)},
                                {"base_px", vision::to_json(p.base_px)},
-                               {"head_px", vision::to_json(p.head_px)}});
+                               {"head_px", vision::to_json(p.head_px)},
+                               {"kind", p.kind},
+                               {"lying", p.lying},
+                               {"visible", p.visible}});
     }
     j["glare"] = glare ? nlohmann::json{{"centre_px", vision::to_json(glare_px)}, {"radius_px", glare_radius_px}} : nlohmann::json();
     if (hand) {
@@ -950,7 +962,10 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         truth.tiles = std::move(ordered);
     }
 
-    // Pieces: each stands where its feature is widest, casts a soft shadow, then is drawn far to near.
+    // Pieces: each stands (or lies) where its feature is widest, casts a soft shadow, then is
+    // drawn far to near, so nearer pieces hide parts of farther ones.
+    std::vector<cv::Mat> silhouettes;  // per piece, in the image (for the truth's visible share)
+    std::vector<cv::Rect> piece_boxes;
     if (!scene.pieces.empty()) {
         RandomSource pr(hand_engine);
         const cv::Vec3d ray = [&] {
@@ -961,29 +976,51 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         std::vector<std::pair<double, std::size_t>> piece_order;
         std::vector<cv::Vec3d> bases;
         std::vector<double> yaws;
+        std::vector<bool> lying;
         cv::Mat shade(size, CV_8UC1, cv::Scalar(0));
         for (std::size_t k = 0; k < scene.pieces.size(); ++k) {
             const auto& piece = scene.pieces[k];
             const std::size_t i = tile_at.at({piece.at.x, piece.at.y});
+            const auto& def = tiles[i].type->features[static_cast<std::size_t>(piece.feature)];
+            const bool lies = piece.pose == PiecePose::Lying ||
+                              (piece.pose == PiecePose::Auto && o.farmers_lie && def.kind == FeatureKind::Field);
             const auto masks = feature_masks(*tiles[i].type, tiles[i].rot, kMaskPx, style);
             cv::Mat padded, room;
             cv::copyMakeBorder(masks[static_cast<std::size_t>(piece.feature)], padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
             cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+            // A random spot with room for the piece: at least piece_room of the feature's widest.
             cv::Point widest;
-            cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
+            double most = 0;
+            cv::minMaxLoc(room, nullptr, &most, nullptr, &widest);
+            std::vector<cv::Point> spots;
+            for (int y = 0; y < room.rows; ++y) {
+                for (int x = 0; x < room.cols; ++x) {
+                    if (room.at<float>(y, x) >= o.piece_room * most) spots.emplace_back(x, y);
+                }
+            }
+            // A fixed scene (footage) keeps each piece on its spot from frame to frame.
+            const int drawn = pr.integer(0, static_cast<int>(spots.size()) - 1);
+            const std::size_t pick = fixed && !spots.empty()
+                                         ? static_cast<std::size_t>(std::min<double>(static_cast<double>(spots.size()) - 1,
+                                                                                     cell_uniform(piece.at, 40 + piece.feature, 0, static_cast<double>(spots.size()))))
+                                         : static_cast<std::size_t>(drawn);
+            if (o.piece_room < 1.0 && !spots.empty()) widest = spots[pick];
             const cv::Point2d local(((widest.x - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm, ((widest.y - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm);
             const double c = std::cos(poses[i].turn), sn = std::sin(poses[i].turn);
             const cv::Point2d at = poses[i].centre + cv::Point2d(c * local.x - sn * local.y, sn * local.x + c * local.y) + piece.shift_mm;
             bases.emplace_back(at.x, at.y, -h);
             const double yaw = pr.uniform(0, 2 * kPi);
             yaws.push_back(fixed ? cell_uniform(piece.at, 2 + piece.feature, 0, 2 * kPi) : yaw);
+            lying.push_back(lies);
             piece_order.emplace_back(cam.depth(bases.back()), k);
-            // Shadow: an ellipse on the tile top, pushed away from the light.
-            const cv::Point2d centre = at + light_dir * (0.3 * o.meeple_mm * light_elevation * 0.5);
+            // Shadow: an ellipse on the tile top, pushed away from the light (short under a lying piece).
+            const double reach = lies ? 0.1 : 0.3;
+            const cv::Point2d centre = at + light_dir * (reach * o.meeple_mm * light_elevation * 0.5);
+            const cv::Point2d half = lies ? cv::Point2d(0.5 * o.meeple_mm, 0.55 * o.meeple_mm) : cv::Point2d(0.55 * o.meeple_mm, 0.3 * o.meeple_mm);
             std::vector<cv::Point2d> ring;
             for (int a = 0; a < 16; ++a) {
                 const double t = 2 * kPi * a / 16;
-                const cv::Point2d e(0.55 * o.meeple_mm * std::cos(t), 0.3 * o.meeple_mm * std::sin(t));
+                const cv::Point2d e(half.x * std::cos(t), half.y * std::sin(t));
                 const double cy = std::cos(yaws.back()), sy = std::sin(yaws.back());
                 ring.push_back(apply(top_h, centre + cv::Point2d(cy * e.x - sy * e.y, sy * e.x + cy * e.y)));
             }
@@ -992,10 +1029,16 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             pt.colour = piece.colour;
             pt.at = piece.at;
             pt.loc = piece.loc;
-            pt.feature = std::string(feature_kind_name(tiles[i].type->features[static_cast<std::size_t>(piece.feature)].kind));
+            pt.feature = std::string(feature_kind_name(def.kind));
             pt.base_mm = at;
             pt.base_px = cam.project(bases.back());
-            pt.head_px = cam.project(bases.back() + cv::Vec3d(0, 0, -o.meeple_mm));
+            pt.lying = lies;
+            if (lies) {  // the head lies on the tile, half a height from the middle of the body
+                const cv::Vec3d forward(-std::sin(yaws.back()), std::cos(yaws.back()), 0);
+                pt.head_px = cam.project(bases.back() + forward * (0.5 * o.meeple_mm) + cv::Vec3d(0, 0, -0.44 * o.meeple_mm));
+            } else {
+                pt.head_px = cam.project(bases.back() + cv::Vec3d(0, 0, -o.meeple_mm));
+            }
             truth.pieces.push_back(pt);
         }
         cv::GaussianBlur(shade, shade, cv::Size(), std::max(1.0, 0.1 * o.meeple_mm * focal / distance));
@@ -1007,9 +1050,36 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             }
         }
         std::sort(piece_order.begin(), piece_order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        silhouettes.resize(scene.pieces.size());
+        piece_boxes.resize(scene.pieces.size());
+        const double reach_px = 2.0 * o.meeple_mm * focal / distance + 4;
         for (const auto& [d, k] : piece_order) {
             (void)d;
-            draw_meeple(image, cam, bases[k], yaws[k], o.meeple_mm, piece_colours[k], ray);
+            // Draw into a window around the piece, so each silhouette stays small.
+            const cv::Point2d c = truth.pieces[k].base_px;
+            const cv::Rect box = cv::Rect(static_cast<int>(c.x - reach_px), static_cast<int>(c.y - reach_px), static_cast<int>(2 * reach_px),
+                                          static_cast<int>(2 * reach_px)) &
+                                 cv::Rect(0, 0, o.width, o.height);
+            piece_boxes[k] = box;
+            cv::Mat full(size, CV_8UC1, cv::Scalar(0));
+            draw_meeple(image, cam, bases[k], yaws[k], o.meeple_mm, lying[k], piece_colours[k], ray, full);
+            silhouettes[k] = box.area() > 0 ? full(box).clone() : cv::Mat();
+        }
+        // What nearer pieces hide of farther ones.
+        for (std::size_t n = 0; n < piece_order.size(); ++n) {
+            const std::size_t k = piece_order[n].second;
+            if (silhouettes[k].empty()) continue;
+            cv::Mat seen = silhouettes[k].clone();
+            const double all = std::max(1, cv::countNonZero(seen));
+            for (std::size_t m = n + 1; m < piece_order.size(); ++m) {
+                const std::size_t j = piece_order[m].second;
+                const cv::Rect overlap = piece_boxes[k] & piece_boxes[j];
+                if (overlap.area() == 0 || silhouettes[j].empty()) continue;
+                cv::Mat mine = seen(overlap - piece_boxes[k].tl()), theirs = silhouettes[j](overlap - piece_boxes[j].tl());
+                mine.setTo(0, theirs);
+            }
+            truth.pieces[k].visible = cv::countNonZero(seen) / all;
+            silhouettes[k] = seen;
         }
     }
 
@@ -1068,6 +1138,12 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             truth.hand_outline.insert(truth.hand_outline.end(), simple.begin(), simple.end());
         }
         truth.hand = true;
+        for (std::size_t k = 0; k < truth.pieces.size(); ++k) {
+            if (silhouettes[k].empty()) continue;
+            const double seen = cv::countNonZero(silhouettes[k]);
+            cv::Mat hidden = silhouettes[k] & drawn.mask(piece_boxes[k]);
+            if (seen > 0) truth.pieces[k].visible *= 1.0 - cv::countNonZero(hidden) / seen;
+        }
         for (auto& t : truth.tiles) {
             cv::Mat face(size, CV_8UC1, cv::Scalar(0));
             std::vector<cv::Point2d> q(t.corners_px.begin(), t.corners_px.end());

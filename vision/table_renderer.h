@@ -32,13 +32,17 @@ struct SceneTile {
     int rot = 0;
 };
 
-// A follower (meeple) standing on a feature of a placed tile.
+// How a follower sits on its feature: upright, or lying flat (a farmer, as the rules have it).
+enum class PiecePose : std::uint8_t { Auto, Standing, Lying };
+
+// A follower (meeple) on a feature of a placed tile.
 struct ScenePiece {
     Cell at;             // the tile it stands on
     int feature = 0;     // index into that tile type's features
     std::string colour;  // player colour: red, blue, green, yellow, black, grey
     Port loc = 0;        // the board port named in the record (recorded in the truth)
     cv::Point2d shift_mm{0, 0};  // pushed this far off its spot (a knocked follower), table mm
+    PiecePose pose = PiecePose::Auto;  // Auto: lying on a field when RenderOptions::farmers_lie, else standing
 };
 
 // What to render: tiles and the pieces on them.
@@ -79,6 +83,9 @@ struct RenderOptions {
     double jitter_mm = 2.0;          // largest offset of a tile from its grid position (per axis)
     double jitter_deg = 3.0;         // largest turn of a tile off the grid
     double meeple_mm = 16.0;         // height (and width) of a follower
+    bool farmers_lie = true;         // followers on fields lie flat (the rules' farmers); others stand
+    double piece_room = 0.7;         // a piece stands at a random spot of its feature with at least this share of the
+                                     // feature's widest room (1: always the widest spot, where pennants are printed)
 
     // Camera.
     Span tilt_deg{0, 25};            // angle between the optical axis and the table normal
@@ -150,6 +157,9 @@ struct PieceTruth {
     cv::Point2d base_mm;     // where it stands on the tile top (table mm)
     cv::Point2d base_px;     // that point in the image
     cv::Point2d head_px;     // the top of its head in the image
+    std::string kind = "follower";  // what the piece is
+    bool lying = false;      // lying flat (base_* is then the middle of its body)
+    double visible = 1.0;    // share of its silhouette not hidden by nearer pieces or the hand
 };
 
 // The ground truth of one render.

@@ -161,3 +161,23 @@ expect_run(0 "tiles (lattice" recognize ${WORK_DIR}/board70.png --calibration ${
 expect_run(2 "unknown subcommand 'bogus'" calibrate bogus)
 expect_run(2 "cannot open" calibrate show ${WORK_DIR}/missing.json)
 expect_run(2 "no sheet of white paper found" calibrate colours ${WORK_DIR}/board70.png --players red,blue -o ${WORK_DIR}/cal.json)
+
+# score-photo: the final score of a finished table from one photo; clear errors for a photo
+# without a board, a follower of a colour nobody plays, bad --players and a bad calibration.
+expect_run(0 "usage: meeplecam score-photo" score-photo --help)
+expect_run(0 "score-photo IMAGE" --help)
+expect_run(0 "Final scoring (as if the game ended now)" score-photo ${WORK_DIR}/board70.png --players red,blue --overlay ${WORK_DIR}/score70.png)
+if(NOT EXISTS ${WORK_DIR}/score70.png)
+  message(SEND_ERROR "score-photo --overlay wrote no ${WORK_DIR}/score70.png")
+endif()
+expect_run(0 "\"events\"" score-photo ${WORK_DIR}/board70.png --players red,blue --json)
+expect_run(2 "is not among the players (red)" score-photo ${WORK_DIR}/board70.png --players red)
+expect_run(2 "no board found" score-photo ${WORK_DIR}/start.png --players red,blue)
+expect_run(2 "--players red,blue,... is required" score-photo ${WORK_DIR}/board70.png)
+expect_run(2 "unknown colour 'purple'" score-photo ${WORK_DIR}/board70.png --players red,purple)
+expect_run(2 "cannot open" score-photo ${WORK_DIR}/missing.png --players red)
+file(WRITE ${WORK_DIR}/not-calibration.json [=[{"format": "meeplecam-record"}]=])
+expect_run(2 "not a meeplecam calibration file" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/not-calibration.json)
+file(WRITE ${WORK_DIR}/calibration-bad-colour.json [=[{"format": "meeplecam-calibration", "version": 1,
+  "colours": {"white_balance_rgb": [1, 1, 1], "players": {"red": {"lab_mean": [45, 60]}}}}]=])
+expect_run(2 "colours.players.red: needs \"lab_mean\": [L, a, b]" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-bad-colour.json)

@@ -1,0 +1,252 @@
+#include "app/photo_commands.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include <opencv2/imgcodecs.hpp>
+
+#include "app/cli_args.h"
+#include "engine/atomic_file.h"
+#include "engine/record.h"
+#include "engine/score_sheet.h"
+#include "vision/board_reader.h"
+#include "vision/image_io.h"
+#include "vision/photo_score.h"
+#include "vision/piece_detector.h"
+
+namespace meeplecam::cli {
+namespace {
+
+constexpr const char* kScorePhotoHelp = R"(usage: meeplecam score-photo IMAGE --players red,blue,... [--game carcassonne] [--expansions A,B]
+                             [--edition C3] [--json] [--overlay OUT.png] [--calibration C.json]
+
+Reads a photo of a finished game: the tiles (as `recognize`), the followers on them (colour,
+standing or lying, the feature under each), builds the board with the rules engine (touching
+sides must match) and prints the final scoring as if the game ended now: every open road,
+city and monastery and every farm with followers, with its explanation, and each player's
+final-scoring points (points scored during the game are not on the photo).
+
+Cells are the reader's: the board's top-left occupied cell is [0, 0], in the photo's frame
+(a photo has no north).
+
+  --players C,C       the player colours in turn order: red, blue, green, yellow, black, grey
+  --game G            carcassonne (default)
+  --expansions A,B    expansions whose tiles may be on the table
+  --edition E         tile counts (default C3)
+  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [...], "warnings": [...]}
+  --overlay OUT.png   write the photo with the tiles read, the followers found and what scored
+  --calibration C     a calibration file (meeplecam-calibration): its white balance and
+                      per-player colour models replace the daylight defaults
+
+exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells named), a
+follower of a colour not among --players, a bad calibration file
+)";
+
+int report(const Error& e) {
+    std::cerr << "meeplecam: " << e.to_string() << "\n";
+    return static_cast<int>(e.kind);
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char ch : text) {
+        if (ch == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += ch;
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+// What score-photo takes from a calibration file: the white balance and the player colours.
+struct PhotoCalibration {
+    cv::Vec3d white_balance_rgb{1, 1, 1};
+    vision::ColourModels colours;
+};
+
+// Reads the "colours" part of a calibration file (docs/calibration.md); errors name the path and field.
+Result<PhotoCalibration> read_colour_calibration(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return invalid(path, "cannot open the calibration file");
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json doc;
+    try {
+        doc = nlohmann::json::parse(text.str());
+    } catch (const nlohmann::json::parse_error& e) {
+        return invalid(path, std::string("not JSON: ") + e.what());
+    }
+    if (!doc.is_object() || doc.value("format", "") != "meeplecam-calibration") {
+        return invalid(path, "not a meeplecam calibration file (\"format\" must be \"meeplecam-calibration\")");
+    }
+    if (!doc.contains("colours")) return invalid(path, "holds no player colours (\"colours\"): calibrate them first");
+    const auto& colours = doc["colours"];
+    PhotoCalibration out;
+    auto number = [](const nlohmann::json& j) { return j.is_number() ? j.get<double>() : std::nan(""); };
+    if (colours.contains("white_balance_rgb")) {
+        const auto& wb = colours["white_balance_rgb"];
+        if (!wb.is_array() || wb.size() != 3) return invalid(path + ": colours.white_balance_rgb", "must be three gains [r, g, b]");
+        for (std::size_t i = 0; i < 3; ++i) {
+            const double g = number(wb[i]);
+            if (!(g > 0.1 && g < 10)) return invalid(path + ": colours.white_balance_rgb", "gains must be numbers within (0.1, 10)");
+            out.white_balance_rgb[static_cast<int>(i)] = g;
+        }
+    }
+    if (!colours.contains("players") || !colours["players"].is_object() || colours["players"].empty()) {
+        return invalid(path + ": colours.players", "must map player colours to their Lab models");
+    }
+    for (const auto& [name, model] : colours["players"].items()) {
+        const std::string field = path + ": colours.players." + name;
+        if (!model.is_object() || !model.contains("lab_mean") || !model["lab_mean"].is_array() || model["lab_mean"].size() != 3) {
+            return invalid(field, "needs \"lab_mean\": [L, a, b]");
+        }
+        cv::Vec3d mean;
+        for (std::size_t i = 0; i < 3; ++i) mean[static_cast<int>(i)] = number(model["lab_mean"][i]);
+        cv::Matx33d cov = cv::Matx33d::eye() * 25.0;
+        if (model.contains("lab_covariance")) {
+            const auto& c = model["lab_covariance"];
+            if (!c.is_array() || c.size() != 3) return invalid(field + ".lab_covariance", "must be a 3x3 matrix");
+            for (std::size_t r = 0; r < 3; ++r) {
+                if (!c[r].is_array() || c[r].size() != 3) return invalid(field + ".lab_covariance", "must be a 3x3 matrix");
+                for (std::size_t k = 0; k < 3; ++k) cov(static_cast<int>(r), static_cast<int>(k)) = number(c[r][k]);
+            }
+        }
+        auto m = vision::colour_model_from_lab(name, mean, cov);
+        if (!m) {
+            Error e = m.error();
+            e.where = field;
+            return e;
+        }
+        out.colours.colours.push_back(m.value());
+    }
+    if (auto st = out.colours.check(); !st) {
+        Error e = st.error();
+        e.where = path + ": " + e.where;
+        return e;
+    }
+    return out;
+}
+
+}  // namespace
+
+int run_score_photo(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {"game", "expansions", "edition", "players", "overlay", "calibration"}, {"help", "json"});
+    if (!args) return report(args.error());
+    if (args->has("help")) {
+        std::cout << kScorePhotoHelp;
+        return 0;
+    }
+    if (args->positional.size() != 1) return report(invalid("score-photo", "expects exactly one IMAGE (see --help)"));
+    const std::string path = args->positional[0];
+    Record setup;
+    setup.game = args->value("game").value_or("carcassonne");
+    if (setup.game != "carcassonne") return report(invalid("--game", "score-photo reads carcassonne boards only, not '" + setup.game + "'"));
+    if (auto e = args->value("expansions")) setup.expansions = split_list(*e);
+    setup.edition = args->value("edition").value_or("C3");
+    const auto players = args->value("players");
+    if (!players) return report(invalid("score-photo", "--players red,blue,... is required: the player colours in turn order"));
+    const std::vector<std::string> known = {"red", "blue", "green", "yellow", "black", "grey"};
+    for (const auto& c : split_list(*players)) {
+        if (std::find(known.begin(), known.end(), c) == known.end()) {
+            return report(invalid("--players", "unknown colour '" + c + "' (red, blue, green, yellow, black, grey)"));
+        }
+        for (const auto& p : setup.players) {
+            if (p.color == c) return report(invalid("--players", "colour '" + c + "' is listed twice"));
+        }
+        setup.players.push_back(PlayerInfo{c, c});
+    }
+    if (setup.players.empty()) return report(invalid("--players", "name at least one player colour"));
+
+    vision::ColourModels colours = vision::ColourModels::daylight();
+    cv::Vec3d white_balance(1, 1, 1);
+    if (auto c = args->value("calibration")) {
+        auto calibration = read_colour_calibration(*c);
+        if (!calibration) return report(calibration.error());
+        colours = calibration->colours;
+        white_balance = calibration->white_balance_rgb;
+    }
+    auto catalog = catalog_for(setup);
+    if (!catalog) return report(catalog.error());
+    auto image = vision::load_image(path);
+    if (!image) return report(image.error());
+    cv::Mat frame = image.value();
+    if (white_balance != cv::Vec3d(1, 1, 1)) {  // the calibration's gains (R, G, B) on the BGR frame
+        frame.convertTo(frame, CV_32FC3);
+        cv::multiply(frame, cv::Scalar(white_balance[2], white_balance[1], white_balance[0]), frame);
+        frame.convertTo(frame, CV_8UC3);
+    }
+    vision::ReaderOptions reader_options;
+    reader_options.decoder.edition = setup.edition;
+    auto reading = vision::read_board(frame, *catalog.value(), reader_options);
+    if (!reading) {
+        Error e = reading.error();
+        e.where = path + ": " + e.where;
+        return report(e);
+    }
+    if (!reading->found) return report(invalid(path, reading->message.empty() ? std::string("no board found") : reading->message));
+    auto detection = vision::detect_pieces(frame, reading.value(), *catalog.value(), colours);
+    if (!detection) {
+        Error e = detection.error();
+        e.where = path + ": " + e.where;
+        return report(e);
+    }
+    auto photo = vision::build_photo_game(setup, catalog.value(), reading.value(), detection->pieces);
+    if (!photo) {
+        Error e = photo.error();
+        e.where = path + ": " + e.where;
+        return report(e);
+    }
+    const Game& game = photo->game;
+    if (auto out = args->value("overlay")) {
+        const cv::Mat overlay = vision::draw_photo_score(image.value(), reading.value(), detection.value(), photo.value());
+        std::vector<std::uint8_t> bytes;
+        if (!cv::imencode(".png", overlay, bytes)) return report(invalid(*out, "cannot encode the overlay"));
+        if (auto st = write_file_atomically(*out, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())); !st) {
+            return report(st.error());
+        }
+    }
+    const auto points = vision::final_points(game);
+    if (args->has("json")) {
+        nlohmann::json j;
+        j["scores"] = nlohmann::json::object();
+        for (const auto& p : game.players()) j["scores"][p.color] = points.at(p.color);
+        j["events"] = nlohmann::json::array();
+        for (const auto& ev : game.score_events()) {
+            if (ev.phase == ScoreEvent::Phase::Final) j["events"].push_back(score_event_json(game, ev));
+        }
+        j["tiles"] = reading->tiles.size();
+        j["followers"] = nlohmann::json::array();
+        for (const auto& d : detection->pieces) {
+            j["followers"].push_back({{"colour", d.colour},
+                                      {"at", {d.col - photo->origin.x, d.row - photo->origin.y}},
+                                      {"loc", d.feature >= 0 ? std::string(port_name(d.port)) : std::string()},
+                                      {"feature", d.feature >= 0 ? std::string(feature_kind_name(d.feature_kind)) : std::string()},
+                                      {"lying", d.lying},
+                                      {"image_px", {d.image_px.x, d.image_px.y}}});
+        }
+        j["warnings"] = photo->warnings;
+        std::cout << j.dump(2) << "\n";
+        return 0;
+    }
+    std::cout << path << ": " << reading->tiles.size() << " tiles, " << detection->pieces.size() << " followers\n\nFinal scoring (as if the game ended now)\n";
+    for (const auto& p : game.players()) std::cout << "  " << p.color << "  " << points.at(p.color) << "\n";
+    std::cout << "\n";
+    for (const auto& ev : game.score_events()) {
+        if (ev.phase != ScoreEvent::Phase::Final) continue;
+        std::string winners;
+        for (int w : ev.winners) winners += (winners.empty() ? "" : ", ") + game.players()[static_cast<std::size_t>(w)].color;
+        std::cout << "  " << ev.feature << " at " << (ev.tiles.empty() ? std::string("?") : to_string(ev.tiles.front())) << ": " << ev.explanation
+                  << " -> " << (winners.empty() ? std::string("nobody") : winners) << "\n";
+    }
+    for (const auto& w : photo->warnings) std::cout << "warning: " << w << "\n";
+    return 0;
+}
+
+}  // namespace meeplecam::cli

@@ -1,0 +1,23 @@
+// Pieces section of bench/vision: followers found on rendered finished games (precision and
+// recall per kind and colour, colour and feature accuracy, exact final score), and follower
+// overlays on the real development photos.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "engine/catalog.h"
+#include "vision/table_renderer.h"
+
+namespace meeplecam::bench {
+
+// Prints the pieces table for one preset: `n` finished games from `seed` on. With a
+// non-empty `dump_dir`, writes an overlay of every board with a mistake there.
+void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
+                      const std::string& dump_dir);
+// Draws the followers found on every board photo of `dir`/boards into `out_dir` (PNG) and
+// prints per-photo counts; skips cleanly when the folder is absent.
+void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir);
+
+}  // namespace meeplecam::bench

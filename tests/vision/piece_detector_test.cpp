@@ -1,0 +1,309 @@
+// Piece detector and photo score, against rendered scenes whose truth is known.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <catch2/catch.hpp>
+
+#include "engine/random_game.h"
+#include "render_fixtures.h"
+#include "vision/board_reader.h"
+#include "vision/photo_score.h"
+#include "vision/piece_detector.h"
+#include "vision/table_renderer.h"
+#include "vision/tile_art.h"
+
+using namespace meeplecam;
+using vision::RenderOptions;
+
+namespace {
+
+cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
+    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
+    return {v[0] / v[2], v[1] / v[2]};
+}
+
+// The seed of the scene the detector tests use (a 30-tile, 6-player game with a follower
+// wherever one could go): every follower in it is found.
+constexpr std::uint64_t kScene = 3;
+
+// A calm daylight scene: classic art on a plain table, a little tilt, no sensor noise to speak of.
+RenderOptions daylight_options() {
+    RenderOptions o = RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    o.style = "classic";
+    o.surfaces = {vision::TableSurface::Plain};
+    o.tilt_deg = {12, 12};
+    o.colour_temperature_k = {6000, 6000};
+    return o;
+}
+
+// A finished (cut short: final scoring as if it ended there) game of `players` with many followers.
+RandomGame small_game(std::uint64_t seed, int players, int tiles) {
+    RandomGameOptions options;
+    options.seed = seed;
+    options.players = players;
+    options.max_tiles = tiles;
+    options.follower_chance = 1.0;
+    auto game = play_random_game(test::base_catalog_for_render(), options);
+    REQUIRE(game);
+    return std::move(game.value());
+}
+
+struct Detected {
+    vision::Rendering rendering;
+    vision::BoardReading reading;
+    vision::PieceDetection detection;
+    std::vector<int> match;  // per true piece: the detection matched to it, -1 when missed
+    int unmatched = 0;       // detections matched to no true piece
+};
+
+// The reading's quarter turn against the board, from the first true tile's north edge.
+int reading_turn(const vision::RenderTruth& truth, const vision::LatticeView& view) {
+    const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+    return ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
+}
+
+// The reading with every tile as the truth has it (the tile reader is the lead's: these tests
+// check what the pieces add, given a right board).
+vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const vision::RenderTruth& truth) {
+    vision::BoardReading out = reading;
+    out.tiles.clear();
+    const int g = reading_turn(truth, reading.view);
+    for (const auto& t : truth.tiles) {
+        const cv::Point2d c = apply(reading.view.image_to_top, t.centre_px) * (1.0 / reading.view.pitch_px);
+        vision::DecodedTile d;
+        d.col = static_cast<int>(std::floor(c.x));
+        d.row = static_cast<int>(std::floor(c.y));
+        d.type = test::base_catalog_for_render()->find(t.tile)->index;
+        d.rot = (t.rot_deg / 90 + g) % 4;
+        d.confidence = 1;
+        out.tiles.push_back(d);
+    }
+    return out;
+}
+
+// Renders, reads (the tiles as the truth has them) and detects; matches detections to true
+// pieces within 40 % of a tile.
+Detected render_and_detect(const vision::Scene& scene, const RenderOptions& options, std::uint64_t seed) {
+    auto rendering = vision::render_table(scene, options, seed);
+    REQUIRE(rendering);
+    auto read = vision::read_board(rendering->image, *test::base_catalog_for_render());
+    REQUIRE(read);
+    REQUIRE(read->found);
+    auto reading = with_true_tiles(read.value(), rendering->truth);
+    auto detection = vision::detect_pieces(rendering->image, reading, *test::base_catalog_for_render());
+    REQUIRE(detection);
+    Detected d{std::move(rendering.value()), std::move(reading), std::move(detection.value()), {}, 0};
+    const auto& truth = d.rendering.truth;
+    const auto& found = d.detection.pieces;
+    std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
+    for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+        const cv::Point2d t = apply(d.reading.view.image_to_top, truth.pieces[i].base_px);
+        for (std::size_t j = 0; j < found.size(); ++j) {
+            const double dist = cv::norm(t - found[j].top_px);
+            if (dist < 0.4 * d.reading.view.pitch_px) pairs.emplace_back(dist, i, j);
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    d.match.assign(truth.pieces.size(), -1);
+    std::vector<bool> used(found.size(), false);
+    for (const auto& [dist, i, j] : pairs) {
+        if (d.match[i] >= 0 || used[j]) continue;
+        d.match[i] = static_cast<int>(j);
+        used[j] = true;
+    }
+    d.unmatched = static_cast<int>(std::count(used.begin(), used.end(), false));
+    return d;
+}
+
+}  // namespace
+
+TEST_CASE("followers of every colour, standing and lying, are found with their colour", "[vision][pieces]") {
+    const auto game = small_game(kScene, 6, 30);
+    const auto scene = vision::scene_of(game.game);
+    const auto d = render_and_detect(scene, daylight_options(), kScene);
+    const auto& truth = d.rendering.truth;
+    std::map<std::string, int> colours;
+    int lying = 0;
+    for (const auto& p : truth.pieces) ++colours[p.colour], lying += p.lying;
+    // The scene holds what the test is about: all six colours, both poses.
+    CHECK(colours.size() == 6);
+    CHECK(lying >= 2);
+    CHECK(lying < static_cast<int>(truth.pieces.size()));
+    for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+        const auto& p = truth.pieces[i];
+        INFO("true " << p.colour << (p.lying ? " lying" : " standing") << " on " << p.feature << " at " << to_string(p.at));
+        REQUIRE(d.match[i] >= 0);
+        const auto& found = d.detection.pieces[static_cast<std::size_t>(d.match[i])];
+        CHECK(found.colour == p.colour);
+        CHECK(found.kind == "follower");
+    }
+    CHECK(d.unmatched == 0);
+}
+
+TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces]") {
+    const auto game = small_game(kScene, 6, 30);
+    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), kScene);
+    const auto& truth = d.rendering.truth;
+    const auto& types = test::base_catalog_for_render()->tiles();
+    const auto& view = d.reading.view;
+    const int g = reading_turn(truth, view);
+    int checked = 0;
+    for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+        if (d.match[i] < 0) continue;
+        const auto& p = truth.pieces[i];
+        const auto& found = d.detection.pieces[static_cast<std::size_t>(d.match[i])];
+        const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == p.at; });
+        REQUIRE(tile != truth.tiles.end());
+        const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+        INFO("true " << p.colour << " on " << p.feature << " at " << to_string(p.at));
+        CHECK(found.col == static_cast<int>(std::floor(c.x)));
+        CHECK(found.row == static_cast<int>(std::floor(c.y)));
+        const auto decoded = std::find_if(d.reading.tiles.begin(), d.reading.tiles.end(),
+                                          [&](const auto& t) { return t.col == found.col && t.row == found.row; });
+        REQUIRE(decoded != d.reading.tiles.end());
+        const TileType& type = types[static_cast<std::size_t>(decoded->type)];
+        CHECK(type.id == tile->tile);
+        CHECK(found.feature == type.feature_at(rotate_port(p.loc, g), decoded->rot));
+        CHECK(std::string(feature_kind_name(found.feature_kind)) == p.feature);
+        ++checked;
+    }
+    CHECK(checked == static_cast<int>(truth.pieces.size()));
+}
+
+TEST_CASE("a point on a tile falls in the feature owning the port there", "[vision][pieces]") {
+    const auto& types = test::base_catalog_for_render()->tiles();
+    for (const auto& type : types) {
+        for (int rot = 0; rot < 4; ++rot) {
+            for (int q = 0; q < kPorts; ++q) {
+                const Port port = static_cast<Port>(q);
+                const int want = type.feature_at(port, rot);
+                if (want < 0) continue;
+                INFO(type.id << " rot " << rot << " port " << port_name(port));
+                // port_point is in the turned tile's frame when given the board port.
+                CHECK(vision::feature_at_point(type, rot, vision::port_point(port, 0.04), 0.05) == want);
+            }
+        }
+    }
+    // Off every feature and farther than the search: none.
+    const TileType* junction = test::base_catalog_for_render()->find("X");
+    REQUIRE(junction != nullptr);
+    CHECK(vision::feature_at_point(*junction, 0, {0.5, 0.5}, 0.0) == -1);  // the village at the crossing
+}
+
+TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces]") {
+    const auto game = small_game(33, 4, 30);
+    RenderOptions o = daylight_options();
+    o.hand_chance = 1.0;
+    int hidden = 0, found_hidden = 0;
+    for (std::uint64_t seed = 1; seed <= 6 && hidden < 2; ++seed) {
+        const auto d = render_and_detect(vision::scene_of(game.game), o, seed);
+        REQUIRE(d.rendering.truth.hand);
+        for (std::size_t i = 0; i < d.rendering.truth.pieces.size(); ++i) {
+            const auto& p = d.rendering.truth.pieces[i];
+            CHECK(p.visible >= 0.0);
+            CHECK(p.visible <= 1.0);
+            if (p.visible > 0.999 || p.visible < 0.5) continue;  // untouched, or mostly under the hand
+            ++hidden;
+            INFO("seed " << seed << ": " << p.colour << " at " << to_string(p.at) << ", " << p.visible << " visible");
+            CHECK(d.match[i] >= 0);
+            found_hidden += d.match[i] >= 0;
+        }
+    }
+    CHECK(hidden >= 1);  // the scenes hide some follower in part
+    CHECK(found_hidden == hidden);
+}
+
+TEST_CASE("the score from a photo equals the record's final scoring when the board reads right", "[vision][pieces][score]") {
+    const auto game = small_game(kScene, 6, 30);
+    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), kScene);
+    Record setup;
+    setup.players = game.game.players();
+    auto photo = vision::build_photo_game(setup, test::base_catalog_for_render(), d.reading, d.detection.pieces);
+    REQUIRE(photo);
+    CHECK(photo->warnings.empty());
+    const auto want = vision::final_points(game.game);
+    const auto got = vision::final_points(photo->game);
+    CHECK(got == want);
+    int events = 0;
+    for (const auto& ev : photo->game.score_events()) {
+        if (ev.phase != ScoreEvent::Phase::Final) continue;
+        ++events;
+        CHECK_FALSE(ev.explanation.empty());
+    }
+    CHECK(events > 0);
+    // The overlay is the photo with marks on it.
+    const cv::Mat overlay = vision::draw_photo_score(d.rendering.image, d.reading, d.detection, photo.value());
+    CHECK(overlay.size() == d.rendering.image.size());
+    CHECK(cv::norm(overlay, d.rendering.image, cv::NORM_L1) > 0);
+}
+
+TEST_CASE("photo score refuses a missing board, a colour no player has and sides that do not match", "[vision][pieces][bad-input]") {
+    const auto catalog = test::base_catalog_for_render();
+    Record setup;
+    setup.players = {{"red", "red"}, {"blue", "blue"}};
+    vision::BoardReading none;
+    none.message = "no board found: too few straight edges";
+    auto no_board = vision::build_photo_game(setup, catalog, none, {});
+    REQUIRE_FALSE(no_board);
+    CHECK_THAT(no_board.error().message, Catch::Contains("no board found"));
+
+    // Two tiles side by side: D (city north, road east-west) and a city-only tile east of it.
+    vision::BoardReading two;
+    two.found = true;
+    const int d_tile = catalog->find("D")->index, c_tile = catalog->find("C")->index;
+    auto decoded = [](int col, int row, int type, int rot) {
+        vision::DecodedTile t;
+        t.col = col, t.row = row, t.type = type, t.rot = rot;
+        return t;
+    };
+    two.tiles = {decoded(4, 7, d_tile, 0), decoded(5, 7, c_tile, 0)};
+    auto clash = vision::build_photo_game(setup, catalog, two, {});
+    REQUIRE_FALSE(clash);
+    CHECK_THAT(clash.error().message, Catch::Contains("impossible board"));
+    CHECK_THAT(clash.error().message, Catch::Contains("[0, 0] D shows road east but [1, 0] C shows city"));
+
+    // A fitting pair, and a green follower while only red and blue play.
+    two.tiles[1] = decoded(5, 7, catalog->find("U")->index, 1);  // straight road east-west
+    vision::DetectedPiece green;
+    green.colour = "green";
+    green.col = 5, green.row = 7, green.on_tile = true, green.feature = 0;
+    auto stranger = vision::build_photo_game(setup, catalog, two, {green});
+    REQUIRE_FALSE(stranger);
+    CHECK(stranger.error().where == "--players");
+    CHECK_THAT(stranger.error().message, Catch::Contains("green"));
+    CHECK_THAT(stranger.error().message, Catch::Contains("not among the players (red, blue)"));
+
+    // The same follower in red plays: it stands on the road through both tiles.
+    green.colour = "red";
+    green.port = 4;  // E
+    auto ok = vision::build_photo_game(setup, catalog, two, {green});
+    REQUIRE(ok);
+    CHECK(vision::final_points(ok->game).at("red") == 2);
+}
+
+TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][pieces][bad-input]") {
+    vision::PieceDetectorOptions o;
+    CHECK(o.check());
+    o.px_per_mm = 0;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.min_area_mm2 = 1000;
+    CHECK_FALSE(o.check());
+    auto models = vision::ColourModels::daylight();
+    CHECK(models.check());
+    CHECK(models.colours.size() == 6);
+    models.colours.push_back(models.colours.front());
+    CHECK_FALSE(models.check());
+    CHECK_FALSE(vision::colour_model_from_lab("red", {50, 60, 40}, cv::Matx33d(-1, 0, 0, 0, 1, 0, 0, 0, 1)));
+    auto red = vision::colour_model_from_lab("red", {45, 60, 40}, cv::Matx33d::eye() * 9.0);
+    REQUIRE(red);
+    CHECK_FALSE(red->achromatic);
+    auto grey = vision::colour_model_from_lab("grey", {58, 1, -1}, cv::Matx33d::eye() * 4.0);
+    REQUIRE(grey);
+    CHECK(grey->achromatic);
+    // A reading without a board is refused.
+    vision::BoardReading none;
+    CHECK_FALSE(vision::detect_pieces(cv::Mat(64, 64, CV_8UC3, cv::Scalar(0, 0, 0)), none, *test::base_catalog_for_render()));
+}
+

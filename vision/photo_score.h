@@ -1,0 +1,51 @@
+// Photo score: the game a photo of a finished table shows, built so the rules engine can
+// check and score it (meeplecam score-photo, bench/vision).
+//
+// The board as read (tiles, rotations) is placed on the engine's board tile by tile in
+// breadth-first order from a start tile (the catalog's start tile type when one was read),
+// so every placement is legal when touching sides match (the board checks each); then the
+// followers found are put on the features under them, and the game is finished: final
+// scoring as if the game ended now. Who drew which tile is not on a photo, so tiles go on
+// the board directly, not as turns; more copies of a type than the edition has is a
+// warning (a misread tile), not an error. Cells are the reader's lattice cells renumbered from the board's
+// top-left occupied cell (as `meeplecam recognize` prints them); the board's orientation is
+// the reading's (a photo has no north), which scoring does not depend on.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/catalog.h"
+#include "engine/game.h"
+#include "engine/record.h"
+#include "vision/board_reader.h"
+#include "vision/piece_detector.h"
+
+namespace meeplecam::vision {
+
+struct PhotoGame {
+    Game game;                          // finished: its Final score events are the photo's score
+    Cell origin;                        // reading cell (col, row) of board cell [0, 0]
+    std::vector<std::string> warnings;  // e.g. a follower on a completed feature (left out)
+    std::vector<int> follower_of_piece;  // per detected piece: its follower index on the board, -1 when not placed
+};
+
+// Builds and finishes the game. `setup` gives the game, expansions, edition and players (its
+// events are ignored); `catalog` must be the one the board was read with. Errors (Invalid):
+// no board, a piece of a colour no player has (names it and its cell), touching sides that
+// do not match (names every such pair of cells), tiles not joined to the rest. Warnings: a
+// follower on no feature or on a completed road, city or monastery (left out: on a real
+// table its owner took it back), more copies of a tile than the edition has.
+Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Catalog> catalog, const BoardReading& reading,
+                                   const std::vector<DetectedPiece>& pieces);
+
+// Returns a copy of `image` showing what was read (tile outlines and types), the followers
+// found, and what scored: each final score's tiles outlined in its winner's colour, with
+// its points.
+cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, const PieceDetection& detection, const PhotoGame& photo);
+
+// Returns each player's final-scoring points (Final score events only), by colour.
+std::map<std::string, int> final_points(const Game& game);
+
+}  // namespace meeplecam::vision

@@ -1,0 +1,145 @@
+// Piece detector (vision stage 5): the wooden followers on a board the reader has read.
+//
+// 1. Top view: the frame is warped onto the plane of the tile tops (the reading's
+//    homography) at a finer scale, over the decoded cells and a margin around them.
+// 2. Colour: every pixel is gated by each player's colour model (Lab: hue and chroma for
+//    the colourful players, lightness at low chroma for black and grey), then compared with
+//    the colours the decoded tiles are expected to show there (each terrain's common colours,
+//    learned from the frame by k-means; the table's around the board and in the gaps): a
+//    pixel nearer a terrain colour than the piece colour is background, so grass, city and
+//    road do not pass as followers (small art such as roofs is left to the size filters).
+// 3. Blobs: pixels of one colour are joined; a blob must have a follower's size (in mm on
+//    the plane), be solid and not a thin strip, and its base must lie on a decoded tile
+//    (a follower on the table beside the board is no follower in play).
+// 4. Pose and base: seen from above a lying follower is as wide as it is tall (its narrowest
+//    width is about its height) and less solid (arms and legs) than a standing one, whose
+//    shoulders are a third as deep. A standing follower is smeared away from the camera's
+//    foot point in the top view (its height is not on the plane); the foot point and the
+//    camera's height come from the homography (focal length from the plane's
+//    orthogonality). The base is the blob's end nearest the foot point (standing) or its
+//    middle (lying).
+// 5. Feature: the base falls in a cell; the decoded tile type and rotation give each
+//    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
+//    nearest field within a few mm, a standing one on the nearest road, city or monastery
+//    (the rules: farmers lie), else on whatever lies under its base.
+//
+// Everything is in the reading's frame (cells and ports as the top view has them: the
+// board's true orientation is only known up to a quarter turn).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "engine/catalog.h"
+#include "engine/error.h"
+#include "vision/board_reader.h"
+
+namespace meeplecam::vision {
+
+// One player's colour as the camera sees it, in CIE Lab (L 0..100, a and b signed).
+// Colourful pieces are told apart by hue (the angle of (a, b)) and chroma; black and grey by
+// lightness at low chroma. Shading changes L and chroma but keeps the hue.
+struct ColourModel {
+    std::string name;               // player colour: red, blue, green, yellow, black, grey
+    cv::Vec3d lab{50, 0, 0};        // mean of the lit faces
+    double hue_tolerance_deg = 22;  // colourful: largest hue distance from the mean
+    double min_chroma = 18;         // colourful: least chroma (sqrt(a^2 + b^2)); achromatic: unused
+    double max_chroma = 14;         // achromatic (black, grey): most chroma
+    double min_l = 0, max_l = 100;  // lightness range of the piece's faces (lit to shaded)
+    bool achromatic = false;        // black or grey: told by lightness, not hue
+};
+
+// The colours to look for; the app passes the per-table calibration here.
+struct ColourModels {
+    std::vector<ColourModel> colours;
+    // Returns the models of the six base-game colours under daylight (white balance roughly right).
+    static ColourModels daylight();
+    // Returns the model of `name`, or nullptr.
+    const ColourModel* find(const std::string& name) const;
+    // Checks names (non-empty, distinct) and ranges; the error names the colour and field.
+    Status check() const;
+};
+
+// Builds a model from a calibrated Lab mean and covariance (of the lit follower's pixels):
+// achromatic below a chroma of 12, else hue and chroma limits from the spread; the
+// lightness range is widened for shaded faces. Errors: non-finite or negative variances.
+Result<ColourModel> colour_model_from_lab(const std::string& name, const cv::Vec3d& mean, const cv::Matx33d& covariance);
+
+struct PieceDetectorOptions {
+    double px_per_mm = 3.0;          // scale of the detection top view
+    double tile_mm = 45.0;           // tile side (the reading's pitch is tile + gap)
+    double meeple_mm = 16.0;         // a follower's height (and width)
+    double margin_tiles = 0.35;      // the top view reaches this far (in tiles) beyond the decoded cells
+    double min_area_mm2 = 75;        // smallest blob that may be a follower (about half its outline seen from above: roofs are smaller)
+    double max_area_mm2 = 900;       // larger blobs are not followers (nor any group of them)
+    double min_solidity = 0.55;      // blob area over its convex hull's area
+    double min_width_mm = 4.5;       // narrowest a blob may be (its smallest enclosing rectangle's short side): no strips
+    double min_interior_share = 0.5; // share of a blob inside the cells' interiors (not on the gaps between tiles)
+    double open_mm = 1.2;            // radius of the opening that removes thin lines (outlines, road borders)
+    double piece_bias = 1.5;         // a pixel is background when a common colour of a terrain nearby is closer than
+    double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
+    double common_share = 0.15;      // a terrain colour is common (explains pixels) above this share of the terrain
+    double terrain_piece_share = 0.3;  // a terrain this much of whose pixels look like one piece colour learns that colour too
+    double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
+    double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
+    double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
+    double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
+    double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
+    Status check() const;
+};
+
+// A follower found in the frame.
+struct DetectedPiece {
+    std::string kind = "follower";
+    std::string colour;
+    bool lying = false;
+    cv::Point2d image_px;       // its base in the frame (a lying follower: the middle of its body)
+    cv::Point2d top_px;         // that point in the reading's top view (LatticeView pixels)
+    cv::Point2d table_mm;       // that point on the tile plane, mm from the top view's origin
+    int col = 0, row = 0;       // the cell it stands on (reading frame); valid when on_tile
+    bool on_tile = false;       // its base lies on a decoded tile
+    int feature = -1;           // index into that tile type's features; -1 when none
+    FeatureKind feature_kind = FeatureKind::Field;
+    Port port = 0;              // a board port (reading frame) of that feature; kCentre for a monastery
+    double area_mm2 = 0;        // blob area on the plane
+    double length_mm = 0;       // blob extent along the ray from the camera's foot point (standing pieces smear along it)
+    double width_mm = 0;        // blob extent across that ray
+    double solidity = 0;        // blob area over its convex hull's
+    double rect_short_mm = 0, rect_long_mm = 0;  // sides of the blob's smallest enclosing rectangle
+    double smear_mm = 0;        // how far a standing follower's head would smear here (from the camera's height and distance)
+    double confidence = 0;      // 0..1: how clearly the blob's pixels are of its colour
+    std::vector<cv::Point> outline_px;  // the blob's outline in the frame (overlays)
+};
+
+struct PieceDetection {
+    std::vector<DetectedPiece> pieces;
+    cv::Point2d foot_top_px;    // the camera's foot point in the top view (standing pieces point away from it)
+    double focal_px = 0;        // the focal length the foot point was computed with
+    double ms = 0;
+};
+
+// Finds the followers on a board `reading` (found == true) read from `image`. Errors: an empty
+// image, a reading without a board, options or colour models failing check().
+Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& reading, const Catalog& catalog,
+                                     const ColourModels& colours = ColourModels::daylight(),
+                                     const PieceDetectorOptions& options = {});
+
+// Returns a copy of `image` with each follower's outline, base and colour name drawn on it.
+cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection);
+
+// Which features a follower may stand on, by its pose: the rules have farmers lie on fields,
+// and knights, thieves and monks stand.
+enum class FeaturePreference : std::uint8_t { Any, Field, NotField };
+
+// Returns the feature of `type` at rotation `rot` under the tile-fraction point `uv` (0..1,
+// x east, y south, reading frame); the nearest within `search` (tile fraction) when the point
+// is on no feature; -1 when none is that near. With a preference, the nearest preferred
+// feature within `search` wins over what lies under the point (a road is narrower than the
+// base's uncertainty); the point's own feature when no preferred one is that near.
+int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search,
+                     FeaturePreference prefer = FeaturePreference::Any);
+
+}  // namespace meeplecam::vision

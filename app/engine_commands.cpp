@@ -223,6 +223,7 @@ game) and writes it as a finished match record. For demos, tests and benchmarks.
   --followers P   chance 0..1 of placing a follower when one may be placed (default 0.6)
   --expansions L  comma-separated rule modules to play with, e.g. ferries
   --game G        carcassonne (default), city or amazonas (The City / Amazonas: provisional catalogs)
+  --max-tiles N   stop after N tiles (the start tile counts), e.g. for short scripted footage
   -o, --output F  where to write the record (written atomically)
 )";
 
@@ -238,7 +239,7 @@ Result<long long> parse_integer(const std::string& text, const std::string& what
 }  // namespace
 
 int run_random_game(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"seed", "players", "followers", "output", "expansions", "game"}, {"help"});
+    auto args = parse_args(argv, {"seed", "players", "followers", "output", "expansions", "game", "max-tiles"}, {"help"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kRandomHelp;
@@ -280,6 +281,12 @@ int run_random_game(const std::vector<std::string>& argv) {
             return report(invalid("--game", "must be carcassonne, city or amazonas"));
         }
         opt.game = *g;
+    }
+    if (auto s = args->value("max-tiles")) {
+        auto v = parse_integer(*s, "--max-tiles");
+        if (!v) return report(v.error());
+        if (v.value() < 1 || v.value() > 100000) return report(invalid("--max-tiles", "must be 1..100000"));
+        opt.max_tiles = static_cast<int>(v.value());
     }
     auto game = play_random_game(nullptr, opt);
     if (!game) return report(game.error());

@@ -6,6 +6,7 @@
 
 #include "app/catalog_commands.h"
 #include "app/engine_commands.h"
+#include "app/session_commands.h"
 #ifdef MEEPLECAM_WITH_UI
 #include "ui/app_main.h"
 #endif
@@ -30,6 +31,10 @@ commands:
                                               one tile photo -> type, rotation, confidence
   learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile
   recognize IMAGE... [--json]                 read the board (tiles, types, rotations) in photos
+  render-footage RECORD.json -o DIR [--seed N] [--preset P]
+                                              a whole match as camera frames (hands, stills) + truth
+  track --images DIR | --video F (--truth-camera T | --calibration C) -o OUT.json [--journal F]
+                                              the live tracker, headless: frames -> record + scores
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -62,6 +67,8 @@ int main(int argc, char** argv) {
         if (command == "classify-tile") return meeplecam::cli::run_classify_tile(args);
         if (command == "learn-tiles") return meeplecam::cli::run_learn_tiles(args);
         if (command == "recognize") return meeplecam::cli::run_recognize(args);
+        if (command == "render-footage") return meeplecam::cli::run_render_footage(args);
+        if (command == "track") return meeplecam::cli::run_track(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

@@ -56,7 +56,8 @@ double overlap_area(const std::array<cv::Point2d, 4>& a, const std::array<cv::Po
 
 // Places tiles on a grid of pitch tile+gap with random offsets and turns, then calms the
 // jitter of neighbours that would overlap (real tiles push each other away), and centres the board.
-std::vector<TilePose> lay_out(const std::vector<SceneTile>& tiles, const RenderOptions& o, double gap, RandomSource& r) {
+std::vector<TilePose> lay_out(const std::vector<SceneTile>& tiles, const RenderOptions& o, double gap, RandomSource& r,
+                              cv::Point2d* origin = nullptr) {
     const double pitch = o.tile_mm + gap;
     std::vector<TilePose> poses;
     std::vector<cv::Point2d> offsets;
@@ -101,6 +102,7 @@ std::vector<TilePose> lay_out(const std::vector<SceneTile>& tiles, const RenderO
     }
     const cv::Point2d middle = (lo + hi) * 0.5;
     for (auto& p : poses) p.centre -= middle;
+    if (origin != nullptr) *origin = -middle;
     return poses;
 }
 
@@ -484,7 +486,11 @@ Status RenderOptions::check() const {
     }
     if (surfaces.empty()) return invalid("render options", "surfaces must name at least one table surface");
     if (preset.empty()) return invalid("render options", "preset must name where the options came from");
-    const std::array<Status, 26> checks = {
+    if (!layout_cells.empty() && !scene_seed) return invalid("render options", "layout_cells needs scene_seed");
+    const std::array<Status, 29> checks = {
+        value_in(exposure_gain, 0.2, 5, "exposure_gain"),
+        value_in(colour_shift_k, -5000, 5000, "colour_shift_k"),
+        value_in(hand_reach, 0, 1, "hand_reach"),
         value_in(tile_mm, 10, 200, "tile_mm"),
         value_in(tile_thickness_mm, 0, 10, "tile_thickness_mm"),
         span_in(gap_mm, 0, 10, "gap_mm"),
@@ -591,6 +597,15 @@ nlohmann::json RenderOptions::to_json() const {
     j["blur_sigma"] = vision::to_json(blur_sigma);
     j["jpeg_quality"] = vision::to_json(jpeg_quality);
     j["hand_chance"] = hand_chance;
+    if (scene_seed) {
+        j["scene_seed"] = *scene_seed;
+        j["layout_cells"] = nlohmann::json::array();
+        for (const auto& c : layout_cells) j["layout_cells"].push_back({c.x, c.y});
+    }
+    j["exposure_gain"] = exposure_gain;
+    j["colour_shift_k"] = colour_shift_k;
+    if (hand_cell) j["hand_cell"] = {hand_cell->x, hand_cell->y};
+    j["hand_reach"] = hand_reach;
     return j;
 }
 
@@ -616,6 +631,7 @@ nlohmann::json RenderTruth::to_json() const {
                    {"distance_mm", camera.distance_mm}};
     j["table_to_image"] = vision::to_json(table_to_image);
     j["tiles_to_image"] = vision::to_json(tiles_to_image);
+    j["board_origin_mm"] = vision::to_json(board_origin_mm);
     j["cells"] = nlohmann::json::array();
     for (const auto& t : tiles) {
         nlohmann::json c;
@@ -679,8 +695,19 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         piece_colours.push_back(colour.value());
     }
 
-    std::mt19937_64 engine(seed);
+    // A fixed scene draws everything that stays put from scene_seed; the frame seed keeps the rest.
+    const bool fixed = o.scene_seed.has_value();
+    std::mt19937_64 engine(fixed ? *o.scene_seed : seed);
     RandomSource r(engine);
+    std::mt19937_64 frame_engine(seed);
+    // Returns a value in [lo, hi) that depends only on the scene seed and a cell (fixed scenes).
+    auto cell_uniform = [&](Cell c, int salt, double lo, double hi) {
+        std::mt19937_64 e((fixed ? *o.scene_seed : seed) * 0x9E3779B97F4A7C15ULL ^
+                          (static_cast<std::uint64_t>(static_cast<std::uint32_t>(c.x)) << 32 |
+                           static_cast<std::uint32_t>(c.y)) ^
+                          (static_cast<std::uint64_t>(salt) << 56));
+        return RandomSource(e).uniform(lo, hi);
+    };
     const cv::Size size(o.width, o.height);
     Rendering out;
     RenderTruth& truth = out.truth;
@@ -707,8 +734,8 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     const cv::Point2d placement(r.uniform(-1, 1), r.uniform(-1, 1));
     const double gradient = draw(r, o.light_gradient);
     const double gradient_angle = r.uniform(0, 2 * kPi);
-    const cv::Vec3d tint = light_colour(draw(r, o.colour_temperature_k));
-    const double exposure = draw(r, o.exposure);
+    const cv::Vec3d tint = light_colour(std::clamp(draw(r, o.colour_temperature_k) + o.colour_shift_k, 1500.0, 15000.0));
+    const double exposure = draw(r, o.exposure) * o.exposure_gain;
     const double vignette = draw(r, o.vignette);
     const bool glare = r.chance(o.glare_chance);
     const double glare_strength = draw(r, o.glare_strength);
@@ -720,14 +747,38 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     const double noise = draw(r, o.noise_sigma);
     const double blur = draw(r, o.blur_sigma);
     const int jpeg = static_cast<int>(std::lround(draw(r, o.jpeg_quality)));
-    const bool hand = r.chance(o.hand_chance);
+    bool hand = r.chance(o.hand_chance);
     std::mt19937_64 art_engine(r.bits()), table_engine(r.bits()), sensor_engine(r.bits()), hand_engine(r.bits());
+    if (fixed) {
+        RandomSource fr(frame_engine);
+        hand = fr.chance(o.hand_chance);
+        sensor_engine.seed(fr.bits());
+        hand_engine.seed(fr.bits());
+    }
 
-    // Layout and camera: the board fills `fill` of the frame along its tighter axis.
-    const auto poses = lay_out(tiles, o, truth.gap_mm, r);
+    // Layout and camera: the board fills `fill` of the frame along its tighter axis. A fixed
+    // scene lays out (and frames) every cell of the match, so tiles and camera stay put.
+    std::vector<TilePose> poses;
+    std::vector<TilePose> layout;
+    std::map<std::pair<int, int>, std::size_t> layout_at;
+    if (fixed && !o.layout_cells.empty()) {
+        std::vector<SceneTile> cells;
+        for (const auto& c : o.layout_cells) {
+            if (layout_at.emplace(std::make_pair(c.x, c.y), cells.size()).second) cells.push_back({nullptr, c, 0});
+        }
+        layout = lay_out(cells, o, truth.gap_mm, r, &truth.board_origin_mm);
+        for (const auto& t : tiles) {
+            const auto it = layout_at.find({t.at.x, t.at.y});
+            if (it == layout_at.end()) return invalid("render", "tile at " + to_string(t.at) + " is not among the layout cells");
+            poses.push_back(layout[it->second]);
+        }
+    } else {
+        poses = lay_out(tiles, o, truth.gap_mm, r, &truth.board_origin_mm);
+        layout = poses;
+    }
     const double h = o.tile_thickness_mm;
     std::vector<cv::Vec3d> board_points;
-    for (const auto& p : poses) {
+    for (const auto& p : layout) {
         for (const auto& c : square_corners(p, o.tile_mm)) {
             board_points.emplace_back(c.x, c.y, 0.0);
             board_points.emplace_back(c.x, c.y, -h);
@@ -829,13 +880,17 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     // Tiles, far to near: side faces, then the top with the art.
     std::vector<double> side_px(tiles.size());
     double largest = 0;
-    for (std::size_t i = 0; i < tiles.size(); ++i) {
-        const auto c = square_corners(poses[i], o.tile_mm);
+    auto side_of = [&](const TilePose& pose) {
+        const auto c = square_corners(pose, o.tile_mm);
         double s = 0;
         for (std::size_t k = 0; k < 4; ++k) s = std::max(s, cv::norm(apply(top_h, c[k]) - apply(top_h, c[(k + 1) % 4])));
-        side_px[i] = s;
-        largest = std::max(largest, s);
+        return s;
+    };
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        side_px[i] = side_of(poses[i]);
+        largest = std::max(largest, side_px[i]);
     }
+    for (const auto& p : layout) largest = std::max(largest, side_of(p));
     const int art_px = std::clamp(static_cast<int>(std::ceil(largest * 1.25)), 32, 480);
     std::map<const TileType*, TileArt> arts;
     for (const auto& t : tiles) {
@@ -876,7 +931,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             cv::warpPerspective(art.levels[level], patch, shift * art_h, roi.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
             cv::warpPerspective(art.alpha[level], alpha, shift * art_h, roi.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
             cv::Mat dst = image(roi);
-            blend_into(dst, patch, alpha, r.uniform(0.95, 1.05));
+            blend_into(dst, patch, alpha, fixed ? cell_uniform(tiles[i].at, 1, 0.95, 1.05) : r.uniform(0.95, 1.05));
         }
         TileTruth t;
         t.tile = tiles[i].type->id;
@@ -918,9 +973,10 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
             const cv::Point2d local(((widest.x - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm, ((widest.y - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm);
             const double c = std::cos(poses[i].turn), sn = std::sin(poses[i].turn);
-            const cv::Point2d at = poses[i].centre + cv::Point2d(c * local.x - sn * local.y, sn * local.x + c * local.y);
+            const cv::Point2d at = poses[i].centre + cv::Point2d(c * local.x - sn * local.y, sn * local.x + c * local.y) + piece.shift_mm;
             bases.emplace_back(at.x, at.y, -h);
-            yaws.push_back(pr.uniform(0, 2 * kPi));
+            const double yaw = pr.uniform(0, 2 * kPi);
+            yaws.push_back(fixed ? cell_uniform(piece.at, 2 + piece.feature, 0, 2 * kPi) : yaw);
             piece_order.emplace_back(cam.depth(bases.back()), k);
             // Shadow: an ellipse on the tile top, pushed away from the light.
             const cv::Point2d centre = at + light_dir * (0.3 * o.meeple_mm * light_elevation * 0.5);
@@ -975,12 +1031,19 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             }
         }
         const std::size_t pick = rim[static_cast<std::size_t>(hr.integer(0, static_cast<int>(rim.size()) - 1))];
-        const cv::Point2d reach = truth.tiles[pick].centre_px;
+        cv::Point2d reach = truth.tiles[pick].centre_px;
+        if (o.hand_cell) {
+            const auto it = layout_at.find({o.hand_cell->x, o.hand_cell->y});
+            if (it == layout_at.end()) return invalid("render", "hand_cell " + to_string(*o.hand_cell) + " is not a layout cell");
+            reach = apply(top_h, layout[it->second].centre);
+        }
         cv::Point2d out_dir = reach - centre;
         if (cv::norm(out_dir) < 1e-6) {
             const double a = hr.uniform(0, 2 * kPi);
             out_dir = {std::cos(a), std::sin(a)};
         }
+        // A hand still coming in (or leaving) stops short of its target, towards the frame edge.
+        reach += out_dir * ((1.0 - o.hand_reach) * std::hypot(o.width, o.height) * 0.5 / cv::norm(out_dir));
         const double median_side = [&] {
             std::vector<double> s = side_px;
             std::nth_element(s.begin(), s.begin() + static_cast<std::ptrdiff_t>(s.size() / 2), s.end());
@@ -1023,7 +1086,10 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         const double half_diag = std::hypot(o.width, o.height) / 2;
         const cv::Point2d gdir(std::cos(gradient_angle), std::sin(gradient_angle));
         cv::Point2d glare_at = middle;
-        if (glare) glare_at = truth.tiles[static_cast<std::size_t>(r.integer(0, static_cast<int>(tiles.size()) - 1))].centre_px;
+        if (glare) {
+            const int k = r.integer(0, static_cast<int>((fixed ? layout.size() : tiles.size())) - 1);
+            glare_at = fixed ? apply(top_h, layout[static_cast<std::size_t>(k)].centre) : truth.tiles[static_cast<std::size_t>(k)].centre_px;
+        }
         const double ga = std::cos(glare_angle), gb = std::sin(glare_angle);
         for (int y = 0; y < small.height; ++y) {
             for (int x = 0; x < small.width; ++x) {

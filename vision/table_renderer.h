@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,7 @@ struct ScenePiece {
     int feature = 0;     // index into that tile type's features
     std::string colour;  // player colour: red, blue, green, yellow, black, grey
     Port loc = 0;        // the board port named in the record (recorded in the truth)
+    cv::Point2d shift_mm{0, 0};  // pushed this far off its spot (a knocked follower), table mm
 };
 
 // What to render: tiles and the pieces on them.
@@ -103,6 +105,16 @@ struct RenderOptions {
     // Occluder.
     double hand_chance = 0.15;       // probability of a hand reaching over the board
 
+    // Footage of one match (a fixed camera over many frames). When scene_seed is set, the
+    // style, table, camera, light, glare and tile layout come from it (and layout_cells), and
+    // the per-frame seed drives only the hand, the piece poses' noise and the sensor.
+    std::optional<std::uint64_t> scene_seed;  // seed of everything that stays put across frames
+    std::vector<Cell> layout_cells;   // cells laid out and framed (every cell of the match); needs scene_seed
+    double exposure_gain = 1.0;       // multiplies the drawn exposure (slow light drift)
+    double colour_shift_k = 0.0;      // added to the drawn colour temperature (slow light drift)
+    std::optional<Cell> hand_cell;    // the hand reaches for this cell (a layout cell) instead of a rim tile
+    double hand_reach = 1.0;          // how far the hand has come in: 1 at the target, 0 just outside the frame
+
     // Checks every field; the error names the field and the allowed range.
     Status check() const;
     // Returns the options of a difficulty preset.
@@ -156,6 +168,7 @@ struct RenderTruth {
     double glare_radius_px = 0;
     bool hand = false;
     std::vector<cv::Point> hand_outline;  // outline of the hand (and arm) in the image, when present
+    cv::Point2d board_origin_mm;          // nominal centre of cell (0, 0) on the table (before jitter)
     RenderOptions options;                // the options used
 
     nlohmann::json to_json() const;

@@ -1,0 +1,312 @@
+#include "app/session_commands.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "app/cli_args.h"
+#include "engine/atomic_file.h"
+#include "engine/catalog.h"
+#include "engine/journal.h"
+#include "engine/record.h"
+#include "engine/score_sheet.h"
+#include "session/footage.h"
+#include "session/frame_source.h"
+#include "session/tracker.h"
+
+namespace meeplecam::cli {
+namespace {
+
+constexpr const char* kFootageHelp = R"(usage: meeplecam render-footage RECORD.json -o DIR [--seed N] [--preset easy|medium|hard] [--size WxH]
+
+Renders a whole match as the frames a fixed camera would see: for every move a hand
+reaching in and leaving, then still frames; the light drifts slowly over the match; once a
+follower is knocked aside and put back. Writes DIR/frame_00000.jpg ... and DIR/truth.json
+(the record, the camera homographies, and per frame what it shows and which events the
+players enter by hand because a camera cannot see them: discards, auctions, castles,
+ferries, bridges).
+
+  -o, --output DIR    folder to write (created)
+  --seed N            scene and noise seed (default 1)
+  --preset P          render preset the scene is drawn from (default easy)
+  --size WxH          frame size (default 1280x720)
+  --png               write PNG frames instead of JPEG
+
+exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal move
+)";
+
+constexpr const char* kTrackHelp = R"(usage: meeplecam track (--images DIR | --video FILE) (--truth-camera DIR/truth.json | --calibration C.json)
+                       [--game G] [--expansions A,B] [--players red,blue] [--edition E]
+                       -o RECORD.json [--journal F] [--enter-from-truth] [--unfinished] [--verbose]
+
+Runs the session tracker over camera frames, headless: waits for still frames without
+hands, reads each new tile (and the follower on it) against the last confirmed table, has
+the rules engine check it and records it. Prints the recorded match and the score sheet.
+
+  --images DIR        frames in file-name order (.jpg, .jpeg, .png)
+  --video FILE        a video file
+  --truth-camera F    take the camera (and, unless --game is given, the set-up: game,
+                      expansions, players, start tile) from a render-footage truth.json
+  --calibration F     a JSON file {"table_to_image": 3x3 (mm -> px), "start_cell_mm": [x, y]}:
+                      the table plane and where the start tile's centre lies on it
+  --game, --expansions, --players, --edition   the set-up when not taken from the truth
+  -o, --output F      the record to write (atomically)
+  --journal F         append every confirmed event to this journal as it happens (fsynced)
+  --enter-from-truth  enter the events a camera cannot see (discards, auctions, castles,
+                      ferries, bridges) from the footage truth, at the frames it names;
+                      stands in for the players typing them
+  --unfinished        do not run final scoring at the end of the frames
+  --verbose           print every analysed frame
+
+exit codes: 0 ok; 2 unreadable or invalid input
+)";
+
+int report(const Error& e) {
+    std::cerr << "meeplecam: " << e.to_string() << "\n";
+    return static_cast<int>(e.kind);
+}
+
+Result<long long> integer_arg(const std::string& text, const std::string& what) {
+    long long v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return invalid(what, "expected an integer, got '" + text + "'");
+    return v;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::string rest = text;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        if (comma != 0) out.push_back(rest.substr(0, comma));
+        rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
+    return out;
+}
+
+Result<cv::Matx33d> read_calibration(const std::string& path) {
+    auto text = read_whole_file(path);
+    if (!text) return text.error();
+    const auto j = nlohmann::json::parse(text.value(), nullptr, false);
+    if (j.is_discarded() || !j.is_object()) return invalid(path, "not a JSON object");
+    const auto& m = j.value("table_to_image", nlohmann::json());
+    if (!m.is_array() || m.size() != 3) return invalid(path, "table_to_image must be 3 rows of 3 numbers");
+    cv::Matx33d h;
+    for (int r = 0; r < 3; ++r) {
+        const auto& row = m[static_cast<std::size_t>(r)];
+        if (!row.is_array() || row.size() != 3) return invalid(path, "table_to_image must be 3 rows of 3 numbers");
+        for (int c = 0; c < 3; ++c) {
+            if (!row[static_cast<std::size_t>(c)].is_number()) return invalid(path, "table_to_image must hold numbers");
+            h(r, c) = row[static_cast<std::size_t>(c)].get<double>();
+        }
+    }
+    if (std::abs(cv::determinant(h)) < 1e-12) return invalid(path, "table_to_image is singular");
+    cv::Point2d start(0, 0);
+    if (j.contains("start_cell_mm")) {
+        const auto& s = j["start_cell_mm"];
+        if (!s.is_array() || s.size() != 2 || !s[0].is_number() || !s[1].is_number()) {
+            return invalid(path, "start_cell_mm must be [x, y] in millimetres");
+        }
+        start = {s[0].get<double>(), s[1].get<double>()};
+    }
+    const cv::Matx33d shift(1, 0, -start.x, 0, 1, -start.y, 0, 0, 1);
+    return cv::Matx33d(shift * h.inv());
+}
+
+}  // namespace
+
+int run_render_footage(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv, {"output", "seed", "preset", "size"}, {"help", "png"});
+    if (!args) return report(args.error());
+    if (args->has("help")) {
+        std::cout << kFootageHelp;
+        return 0;
+    }
+    if (args->positional.size() != 1) return report(invalid("render-footage", "give exactly one RECORD.json (see --help)"));
+    const auto output = args->value("output");
+    if (!output) return report(invalid("render-footage", "-o DIR is required (see --help)"));
+    session::FootageOptions fo;
+    if (auto s = args->value("seed")) {
+        auto v = integer_arg(*s, "--seed");
+        if (!v) return report(v.error());
+        fo.seed = static_cast<std::uint64_t>(v.value());
+    }
+    if (auto p = args->value("preset")) fo.preset = *p;
+    if (auto s = args->value("size")) {
+        const auto x = s->find('x');
+        auto w = integer_arg(s->substr(0, x), "--size");
+        auto h = integer_arg(x == std::string::npos ? "" : s->substr(x + 1), "--size");
+        if (!w || !h) return report(invalid("--size", "expected WxH, e.g. 1280x720, not '" + *s + "'"));
+        fo.width = static_cast<int>(w.value());
+        fo.height = static_cast<int>(h.value());
+    }
+    if (args->has("png")) fo.image_ext = ".png";
+    auto record = read_record(args->positional[0]);
+    if (!record) return report(record.error());
+    auto frames = session::write_footage(record.value(), fo, *output);
+    if (!frames) return report(frames.error());
+    std::cout << "wrote " << *output << ": " << frames.value() << " frames of " << record->events.size() << " events, truth in "
+              << *output << "/truth.json\n";
+    return 0;
+}
+
+int run_track(const std::vector<std::string>& argv) {
+    auto args = parse_args(argv,
+                           {"images", "video", "truth-camera", "calibration", "game", "expansions", "players", "edition", "output",
+                            "journal"},
+                           {"help", "enter-from-truth", "unfinished", "verbose"});
+    if (!args) return report(args.error());
+    if (args->has("help")) {
+        std::cout << kTrackHelp;
+        return 0;
+    }
+    const auto output = args->value("output");
+    if (!output) return report(invalid("track", "-o RECORD.json is required (see --help)"));
+    if (args->value("images").has_value() == args->value("video").has_value()) {
+        return report(invalid("track", "give exactly one of --images DIR and --video FILE"));
+    }
+    if (args->value("truth-camera").has_value() == args->value("calibration").has_value()) {
+        return report(invalid("track", "give exactly one of --truth-camera F and --calibration F"));
+    }
+    // Camera and set-up.
+    session::TrackerOptions topt;
+    cv::Matx33d image_to_table;
+    std::optional<session::FootageTruth> truth;
+    Record setup;
+    if (auto t = args->value("truth-camera")) {
+        auto read = session::read_footage_truth(*t);
+        if (!read) return report(read.error());
+        truth = std::move(read).value();
+        image_to_table = truth->camera.image_to_table_mm;
+        topt.tile_mm = truth->camera.tile_mm;
+        topt.gap_mm = truth->camera.gap_mm;
+        setup = truth->record;
+        setup.events.resize(1);
+        setup.finished = false;
+    } else {
+        auto h = read_calibration(*args->value("calibration"));
+        if (!h) return report(h.error());
+        image_to_table = h.value();
+    }
+    if (args->value("game") || !truth) {
+        setup = Record{};
+        setup.game = args->value("game").value_or("carcassonne");
+        if (auto e = args->value("expansions")) setup.expansions = split_list(*e);
+        if (auto e = args->value("edition")) setup.edition = *e;
+        for (const auto& c : split_list(args->value("players").value_or("red,blue"))) setup.players.push_back({c, c});
+        auto cat = catalog_for(setup);
+        if (!cat) return report(cat.error());
+        Event start;
+        start.type = "tile";
+        start.tile = cat.value()->start_tile();
+        setup.events.push_back(start);
+    }
+    if (args->has("enter-from-truth") && !truth) return report(invalid("--enter-from-truth", "needs --truth-camera"));
+    auto tracker = session::Tracker::create(setup, topt, image_to_table);
+    if (!tracker) return report(tracker.error());
+    std::optional<JournalWriter> journal;
+    if (auto j = args->value("journal")) {
+        auto w = JournalWriter::create(*j, tracker->record());
+        if (!w) return report(w.error());
+        journal.emplace(std::move(w).value());
+    }
+    auto source = args->value("images") ? session::open_image_folder(*args->value("images")) : session::open_video_file(*args->value("video"));
+    if (!source) return report(source.error());
+
+    std::size_t journaled = tracker->record().events.size();
+    auto sync_journal = [&]() -> Status {
+        if (!journal) return Ok{};
+        const auto& events = tracker->record().events;
+        for (; journaled < events.size(); ++journaled) {
+            if (auto st = journal->append(events[journaled]); !st) return st;
+        }
+        return Ok{};
+    };
+    int frames = 0, analysed = 0, ambiguous = 0, illegal = 0, occluded = 0;
+    std::vector<double> analysis_ms, frame_ms;
+    cv::Mat frame;
+    while (true) {
+        auto more = source.value()->next(frame);
+        if (!more) return report(more.error());
+        if (!more.value()) break;
+        if (args->has("enter-from-truth") && frames < static_cast<int>(truth->frames.size())) {
+            for (const int i : truth->frames[static_cast<std::size_t>(frames)].enter_before) {
+                if (auto st = tracker->record_event(truth->record.events[static_cast<std::size_t>(i)]); !st) {
+                    std::cerr << "meeplecam: frame " << frames << ": entering event " << i << " failed: " << st.error().to_string() << "\n";
+                }
+            }
+        }
+        const auto up = tracker->on_frame(frame);
+        ++frames;
+        frame_ms.push_back(up.ms_total);
+        if (up.analysed) {
+            ++analysed;
+            analysis_ms.push_back(up.ms_analysis);
+        }
+        if (up.state == session::FrameState::Occluded && up.analysed) ++occluded;
+        if (args->has("verbose") && up.analysed) {
+            std::cout << source.value()->last_name() << ": " << (up.state == session::FrameState::Occluded ? "occluded" : "stable");
+            for (const auto& e : up.committed) std::cout << " | " << e.to_json().dump();
+            for (const auto& n : up.notes) std::cout << " | " << n;
+            std::cout << "\n";
+        }
+        if (up.illegal) {
+            ++illegal;
+            std::cout << source.value()->last_name() << ": illegal move: tile " << up.illegal->move.tile << " at "
+                      << to_string(up.illegal->move.at) << " rot " << up.illegal->move.rot * 90 << ": " << up.illegal->rule << "\n";
+        }
+        if (!up.ambiguity.empty() && up.analysed) {
+            ++ambiguous;
+            // Headless, nobody answers: take the classifier's first choice and say so.
+            std::cout << source.value()->last_name() << ": ambiguous (" << up.ambiguity.size() << " candidates, best "
+                      << up.ambiguity[0].tile << " " << up.ambiguity[0].rot * 90 << " at " << to_string(up.ambiguity[0].at)
+                      << "); headless: taking the best\n";
+            if (auto st = tracker->choose(0); !st) return report(st.error());
+        }
+        for (const auto& f : up.removed_by_mistake) {
+            std::cout << source.value()->last_name() << ": the " << f.colour << " follower at " << to_string(f.at) << " " << f.loc
+                      << " is gone without a scoring\n";
+        }
+        if (auto st = sync_journal(); !st) return report(st.error());
+    }
+    if (args->has("enter-from-truth")) {
+        for (std::size_t k = static_cast<std::size_t>(frames); k < truth->frames.size(); ++k) {
+            for (const int i : truth->frames[k].enter_before) (void)tracker->record_event(truth->record.events[static_cast<std::size_t>(i)]);
+        }
+    }
+    if (!args->has("unfinished")) {
+        if (auto st = tracker->finish(); !st) return report(st.error());
+    }
+    if (auto st = sync_journal(); !st) return report(st.error());
+    if (auto st = write_record(tracker->record(), *output); !st) return report(st.error());
+
+    const Record& rec = tracker->record();
+    std::cout << "recorded match (" << rec.events.size() << " events):\n";
+    for (std::size_t i = 0; i < rec.events.size(); ++i) std::cout << "  " << i << ": " << rec.events[i].to_json().dump() << "\n";
+    std::cout << format_score_sheet(tracker->game());
+    auto median = [](std::vector<double> v) {
+        if (v.empty()) return 0.0;
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return v[v.size() / 2];
+    };
+    const double max_analysis = analysis_ms.empty() ? 0.0 : *std::max_element(analysis_ms.begin(), analysis_ms.end());
+    std::cout << "frames " << frames << ", settled frames read " << analysed << " (occluded " << occluded << "), ambiguous "
+              << ambiguous << ", illegal " << illegal << "\n"
+              << "ms per frame: median " << median(frame_ms) << "; reading a settled frame: median " << median(analysis_ms) << ", max "
+              << max_analysis << "\n";
+    if (truth) {
+        const auto& want = truth->record.events;
+        std::size_t same = 0;
+        for (std::size_t i = 0; i < std::min(want.size(), rec.events.size()); ++i) {
+            if (want[i].to_json() == rec.events[i].to_json()) ++same;
+        }
+        std::cout << "against the footage truth: " << same << " of " << want.size() << " events equal, recorded "
+                  << rec.events.size() << "\n";
+    }
+    return 0;
+}
+
+}  // namespace meeplecam::cli

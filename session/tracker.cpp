@@ -1,0 +1,896 @@
+#include "session/tracker.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <map>
+#include <optional>
+
+#include <opencv2/imgproc.hpp>
+
+#include "engine/ports.h"
+#include "session/table_view.h"
+#include "vision/tile_art.h"
+#include "vision/tile_classifier.h"
+
+namespace meeplecam::session {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+Status in_range(double v, double lo, double hi, const char* name) {
+    if (v >= lo && v <= hi && std::isfinite(v)) return Ok{};
+    return invalid("tracker options", std::string(name) + " must be within [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                          "], not " + std::to_string(v));
+}
+
+// Returns the float Lab image (L 0..100) of an 8-bit BGR image.
+cv::Mat to_lab(const cv::Mat& bgr) {
+    cv::Mat f, lab;
+    bgr.convertTo(f, CV_32FC3, 1.0 / 255.0);
+    cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
+    return lab;
+}
+
+// Returns the per-pixel Lab distance of two float Lab images.
+cv::Mat lab_distance(const cv::Mat& a, const cv::Mat& b) {
+    cv::Mat d = a - b, sq, dist;
+    cv::multiply(d, d, sq);
+    std::vector<cv::Mat> ch;
+    cv::split(sq, ch);
+    cv::sqrt(ch[0] + ch[1] + ch[2], dist);
+    return dist;
+}
+
+// Returns the median of each channel of an 8-bit 3-channel image, from a sparse sample.
+cv::Vec3d channel_medians(const cv::Mat& bgr) {
+    std::array<std::array<int, 256>, 3> hist{};
+    int n = 0;
+    for (int y = 0; y < bgr.rows; y += 3) {
+        const auto* row = bgr.ptr<cv::Vec3b>(y);
+        for (int x = 0; x < bgr.cols; x += 3) {
+            for (int c = 0; c < 3; ++c) ++hist[static_cast<std::size_t>(c)][row[x][c]];
+            ++n;
+        }
+    }
+    cv::Vec3d out;
+    for (int c = 0; c < 3; ++c) {
+        int acc = 0;
+        for (int v = 0; v < 256; ++v) {
+            acc += hist[static_cast<std::size_t>(c)][static_cast<std::size_t>(v)];
+            if (2 * acc >= n) {
+                out[c] = std::max(1, v);
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+// A follower the tracker believes is on the table, with what it looked like when it came.
+struct Follower {
+    int id = -1;              // index into Board::followers()
+    std::string colour;       // player colour
+    Cell at;
+    std::string loc;
+    bool has_model = false;   // whether the presence test below can run
+    cv::Vec3f lab;            // mean Lab of its most distinctive pixels
+    int with_count = 0;       // pixels of its tile near `lab` while it stood there
+    int bare_count = 0;       // ...and on the bare tile
+};
+
+// The widest point of each feature of a placed tile, in millimetres from the tile centre.
+std::vector<cv::Point2d> feature_anchors(const TileType& type, int rot, double tile_mm) {
+    constexpr int kPx = 64;
+    std::vector<cv::Point2d> out;
+    for (const auto& mask : vision::feature_masks(type, rot, kPx)) {
+        cv::Mat padded, room;
+        cv::copyMakeBorder(mask, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+        cv::Point widest;
+        cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
+        out.emplace_back(((widest.x - 1 + 0.5) / kPx - 0.5) * tile_mm, ((widest.y - 1 + 0.5) / kPx - 0.5) * tile_mm);
+    }
+    return out;
+}
+
+// The largest blob of a mask: its pixels (a mask) and centroid; empty when none.
+struct Blob {
+    cv::Mat mask;
+    cv::Point2d centroid;
+    int area = 0;
+};
+
+Blob largest_blob(const cv::Mat& mask, int open_px) {
+    cv::Mat m = mask.clone();
+    if (open_px > 1) {
+        const cv::Mat k = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(open_px, open_px));
+        cv::morphologyEx(m, m, cv::MORPH_OPEN, k);
+    }
+    cv::Mat labels, stats, centroids;
+    const int n = cv::connectedComponentsWithStats(m, labels, stats, centroids, 8, CV_32S);
+    Blob best;
+    for (int i = 1; i < n; ++i) {
+        const int area = stats.at<int>(i, cv::CC_STAT_AREA);
+        if (area > best.area) {
+            best.area = area;
+            best.centroid = {centroids.at<double>(i, 0), centroids.at<double>(i, 1)};
+            best.mask = labels == i;
+        }
+    }
+    return best;
+}
+
+}  // namespace
+
+Status TrackerOptions::check() const {
+    const std::array<Status, 16> checks = {
+        in_range(tile_mm, 10, 200, "tile_mm"),
+        in_range(gap_mm, 0, 20, "gap_mm"),
+        in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
+        in_range(motion_width_px, 32, 4096, "motion_width_px"),
+        in_range(motion_threshold, 1, 255, "motion_threshold"),
+        in_range(motion_share, 0, 1, "motion_share"),
+        in_range(stable_frames, 1, 1000, "stable_frames"),
+        in_range(change_threshold, 1, 200, "change_threshold"),
+        in_range(tile_change_share, 0.05, 1, "tile_change_share"),
+        in_range(piece_change_share, 0.001, 1, "piece_change_share"),
+        in_range(occlusion_share, 0.001, 1, "occlusion_share"),
+        in_range(occlusion_cells, 1, 1000, "occlusion_cells"),
+        in_range(commit_margin, 0, 1000, "commit_margin"),
+        in_range(illegal_margin, 0, 1000, "illegal_margin"),
+        in_range(max_candidates, 2, 64, "max_candidates"),
+        in_range(piece_min_area, 0.001, 0.5, "piece_min_area"),
+    };
+    for (const auto& st : checks) {
+        if (!st) return st;
+    }
+    return in_range(piece_colour_threshold, 1, 200, "piece_colour_threshold");
+}
+
+// ---------------------------------------------------------------------------------------
+
+struct Tracker::State {
+    TrackerOptions opt;
+    cv::Matx33d image_to_table;
+    Record record;
+    std::optional<Game> game;
+    std::optional<vision::TileClassifier> classifier;
+    std::vector<std::string> corrections;
+
+    // Motion.
+    cv::Mat previous_small;
+    int still_frames = 0;
+    bool read_this_stillness = false;
+    FrameState last_state = FrameState::Moving;
+
+    // The last confirmed look of the table, in the view of `view`.
+    TableView view;
+    cv::Mat confirmed;  // BGR, view.size()
+    std::vector<Cell> expect_change;  // cells an entered event changed (a bridge): refresh without reading
+
+    // Followers on the table and those a scoring sent back.
+    std::vector<Follower> followers;
+    std::vector<Follower> must_return;
+
+    // An open question to the players.
+    std::vector<CandidateMove> pending;
+    cv::Mat pending_frame;  // the frame the question was asked on
+    cv::Mat pending_view;   // ...warped and levelled
+
+    // Snapshots to undo a turn: the record length and the confirmed look before its tile.
+    struct Snapshot {
+        std::size_t events = 0;
+        TableView view;
+        cv::Mat confirmed;
+    };
+    std::deque<Snapshot> history;
+
+    double pitch() const { return opt.tile_mm + opt.gap_mm; }
+    Game& g() { return *game; }
+
+    Status rebuild_game();
+    void sync_followers_from_game();
+    void note_released(std::vector<Follower>& before, TrackerUpdate& up);
+    TableView view_for_board() const;
+    void regrow_view(const cv::Mat& frame);
+    cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
+    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal) const;
+    Status commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up);
+    void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
+    bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
+                                  TrackerUpdate& up);
+    bool follower_present(const Follower& f, const cv::Mat& lab_now) const;
+    void analyse(const cv::Mat& frame, TrackerUpdate& up);
+};
+
+TableView Tracker::State::view_for_board() const {
+    return TableView(window_around(game->board(), 2), pitch(), opt.view_px_per_mm);
+}
+
+// Moves the confirmed look into the view the board needs now; new cells are read from `frame`.
+void Tracker::State::regrow_view(const cv::Mat& frame) {
+    const TableView next = view_for_board();
+    if (!confirmed.empty() && next.window() == view.window()) return;
+    cv::Mat grown = next.warp(frame, image_to_table);
+    if (!confirmed.empty()) {
+        const cv::Point off = next.offset_of(view);
+        const cv::Rect src_rect = cv::Rect(off, confirmed.size()) & cv::Rect(cv::Point(0, 0), grown.size());
+        if (src_rect.area() > 0) confirmed(src_rect - off).copyTo(grown(src_rect));
+    }
+    view = next;
+    confirmed = grown;
+}
+
+cv::Mat Tracker::State::cell_crop(const cv::Mat& view_img, Cell c, double share) const {
+    return view_img(view.cell_core(c, share)).clone();
+}
+
+Status Tracker::State::rebuild_game() {
+    ReplayOptions ro;
+    ro.apply_finish = record.finished;
+    ro.close_last_turn = record.finished;
+    auto replayed = replay(record, ro);
+    if (!replayed) return replayed.error();
+    game.emplace(std::move(replayed).value());
+    return Ok{};
+}
+
+// Lists the followers the game has on the board, keeping what the tracker learned of each.
+void Tracker::State::sync_followers_from_game() {
+    std::vector<Follower> next;
+    const Board& b = game->board();
+    for (std::size_t i = 0; i < b.followers().size(); ++i) {
+        const auto& bf = b.followers()[i];
+        if (!bf.on_board) continue;
+        Follower f;
+        f.id = static_cast<int>(i);
+        f.colour = game->players()[static_cast<std::size_t>(bf.player)].color;
+        f.at = bf.at;
+        f.loc = std::string(port_name(bf.loc));
+        for (const auto& old : followers) {
+            if (old.at == f.at && old.colour == f.colour && old.has_model) {
+                f.has_model = true;
+                f.lab = old.lab;
+                f.with_count = old.with_count;
+                f.bare_count = old.bare_count;
+            }
+        }
+        next.push_back(f);
+    }
+    followers = std::move(next);
+}
+
+// Moves the followers the game just returned (scored) to the must-return list.
+void Tracker::State::note_released(std::vector<Follower>& before, TrackerUpdate& up) {
+    const Board& b = game->board();
+    std::vector<Follower> kept;
+    for (auto& f : before) {
+        const bool gone = f.id >= static_cast<int>(b.followers().size()) || !b.followers()[static_cast<std::size_t>(f.id)].on_board;
+        if (gone) {
+            must_return.push_back(f);
+            up.notes.push_back("the " + f.colour + " follower at " + to_string(f.at) + " " + f.loc + " scored and must go back");
+        } else {
+            kept.push_back(f);
+        }
+    }
+    before = std::move(kept);
+}
+
+// Ranks the legal placements at `at` by how well the tile seen there fits them; sets
+// `illegal` when an illegal (type, rotation) fits clearly better than every legal one.
+std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_view, Cell at,
+                                                           std::optional<IllegalMove>* illegal) const {
+    // The cell is known in table coordinates: crop the tile square itself (neighbours touch it,
+    // so the classifier's own square finder would take them in), at the classifier's size.
+    const cv::Mat crop = cell_crop(frame_view, at, opt.tile_mm / pitch());
+    std::vector<CandidateMove> out;
+    cv::Mat canonical;
+    const int side = classifier->options().canonical_px;
+    cv::resize(crop, canonical, cv::Size(side, side), 0, 0, cv::INTER_AREA);
+    std::optional<cv::Mat> tile = canonical;
+    const auto hyps = classifier->score_canonical(canonical);
+    const Catalog& cat = game->catalog();
+    // A tile a rule module deals to the next player (an auctioned tile) is the only one possible.
+    std::optional<std::string> assigned;
+    for (const auto& m : game->modules()) {
+        if (auto id = m->assigned_tile(*game)) assigned = *id;
+    }
+    std::map<std::string, std::vector<int>> legal;  // type id -> legal rotations at `at`
+    for (const auto& type : cat.tiles()) {
+        if (assigned && type.id != *assigned) continue;
+        if (game->supply_left(type) <= 0) continue;
+        for (const auto& p : game->legal_placements(type)) {
+            if (p.at == at) legal[type.id].push_back(p.rot);
+        }
+    }
+    const CandidateMove* best_illegal = nullptr;
+    CandidateMove illegal_move;
+    for (const auto& h : hyps) {
+        const TileType* type = cat.find(h.tile);
+        if (type == nullptr) continue;
+        const auto it = legal.find(h.tile);
+        bool ok = false;
+        int rot = h.rot;
+        if (it != legal.end()) {
+            for (int r : it->second) {
+                if (vision::same_rotation(*type, r, h.rot)) {
+                    ok = true;
+                    rot = r;
+                }
+            }
+        }
+        if (ok) {
+            out.push_back({h.tile, at, rot, h.cost, 0});
+        } else if (best_illegal == nullptr) {
+            illegal_move = {h.tile, at, h.rot, h.cost, 0};
+            best_illegal = &illegal_move;
+        }
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+    if (best_illegal != nullptr && illegal != nullptr &&
+        (out.empty() || best_illegal->cost + opt.illegal_margin < out.front().cost)) {
+        const TileType* type = cat.find(best_illegal->tile);
+        std::string rule;
+        const Placement p{at, best_illegal->rot};
+        const auto check = game->board().check_placement(*type, p);
+        if (!check.ok) {
+            rule = check.reason;
+        } else if (game->supply_left(*type) <= 0) {
+            rule = "no copy of tile " + type->id + " is left to draw";
+        } else if (assigned) {
+            rule = "the next player must place the tile " + *assigned + " (a rule module assigned it)";
+        } else {
+            rule = "a rule module refuses tile " + type->id + " there";
+        }
+        *illegal = IllegalMove{*best_illegal, rule};
+    }
+    if (static_cast<int>(out.size()) > opt.max_candidates) out.resize(static_cast<std::size_t>(opt.max_candidates));
+    // Confidence: a softmax over the listed candidates.
+    double sum = 0;
+    const double t = classifier->options().temperature;
+    for (auto& c : out) sum += std::exp(-(c.cost - out.front().cost) / t);
+    for (auto& c : out) c.confidence = std::exp(-(c.cost - out.front().cost) / t) / sum;
+    return out;
+}
+
+// Applies a tile event for `move`, then looks for a follower on the new tile in `frame_view`
+// (the settled frame in the current view). The caller refreshes the confirmed look.
+Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up) {
+    Snapshot snap{record.events.size(), view, confirmed.clone()};
+    Event e;
+    e.type = "tile";
+    e.player = game->players()[static_cast<std::size_t>(game->next_player())].color;
+    e.tile = move.tile;
+    e.at = move.at;
+    e.rot = move.rot;
+    const int index = static_cast<int>(record.events.size());
+    std::vector<Follower> before = followers;
+    if (auto st = game->apply(e, index); !st) return st;
+    record.events.push_back(e);
+    up.committed.push_back(e);
+    history.push_back(std::move(snap));
+    if (history.size() > 16) history.pop_front();
+    note_released(before, up);
+    followers = before;
+    sync_followers_from_game();
+    detect_follower_on_new_tile(frame_view, move.at, up);
+    return Ok{};
+}
+
+// Turns a follower blob on a placed tile into a meeple event for the open turn.
+bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now,
+                                              const cv::Mat& lab_bare, TrackerUpdate& up) {
+    const int tile_index = game->turn_tile();
+    if (tile_index < 0) return false;
+    const auto& placed = game->board().tiles()[static_cast<std::size_t>(tile_index)];
+    const auto options = game->current_follower_options();
+    if (options.empty()) {
+        up.notes.push_back("a piece appeared on " + to_string(placed.at) + " but no follower may go there");
+        return false;
+    }
+    // The blob centre in millimetres from the tile centre.
+    const double ppm = view.px_per_mm();
+    const cv::Point2d centre_px(cell.width / 2.0, cell.height / 2.0);  // the blob is in the cell's own pixels
+    const cv::Point2d local = (blob.centroid - centre_px) * (1.0 / ppm);
+    const auto anchors = feature_anchors(*placed.type, placed.rot, opt.tile_mm);
+    const FollowerOption* best = nullptr;
+    double best_d = 1e18;
+    for (const auto& o : options) {
+        const int f = placed.type->feature_at(o.loc, placed.rot);
+        if (f < 0 || f >= static_cast<int>(anchors.size())) continue;
+        const double d = cv::norm(anchors[static_cast<std::size_t>(f)] - local);
+        if (d < best_d) {
+            best_d = d;
+            best = &o;
+        }
+    }
+    if (best == nullptr) return false;
+    Event m;
+    m.type = "meeple";
+    m.player = game->players()[static_cast<std::size_t>(game->turn_player())].color;
+    m.at = placed.at;
+    m.loc = std::string(port_name(best->loc));
+    const int index = static_cast<int>(record.events.size());
+    if (auto st = game->apply(m, index); !st) {
+        up.notes.push_back("a follower seen on " + to_string(placed.at) + " was refused: " + st.error().to_string());
+        return false;
+    }
+    record.events.push_back(m);
+    up.committed.push_back(m);
+    // Its colour model: the blob pixels that differ most from the bare tile.
+    std::vector<std::pair<float, cv::Vec3f>> px;
+    for (int y = 0; y < blob.mask.rows; ++y) {
+        const auto* mk = blob.mask.ptr<std::uint8_t>(y);
+        for (int x = 0; x < blob.mask.cols; ++x) {
+            if (!mk[x]) continue;
+            const cv::Vec3f now = lab_now.at<cv::Vec3f>(cell.y + y, cell.x + x);
+            const cv::Vec3f bare = lab_bare.at<cv::Vec3f>(cell.y + y, cell.x + x);
+            px.emplace_back(static_cast<float>(cv::norm(now - bare)), now);
+        }
+    }
+    std::sort(px.begin(), px.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    Follower f;
+    f.colour = m.player;
+    f.at = m.at;
+    f.loc = m.loc;
+    f.id = static_cast<int>(game->board().followers().size()) - 1;
+    if (!px.empty()) {
+        cv::Vec3f sum(0, 0, 0);
+        const std::size_t n = std::max<std::size_t>(1, px.size() / 2);
+        for (std::size_t i = 0; i < n; ++i) sum += px[i].second;
+        f.lab = sum * (1.0f / static_cast<float>(n));
+        const cv::Rect whole = view.cell_rect(m.at);
+        auto count_near = [&](const cv::Mat& lab) {
+            int c = 0;
+            for (int y = whole.y; y < whole.y + whole.height; ++y) {
+                for (int x = whole.x; x < whole.x + whole.width; ++x) {
+                    if (cv::norm(lab.at<cv::Vec3f>(y, x) - f.lab) < opt.piece_colour_threshold * 0.5) ++c;
+                }
+            }
+            return c;
+        };
+        f.with_count = count_near(lab_now);
+        f.bare_count = count_near(lab_bare);
+        f.has_model = f.with_count - f.bare_count >= blob.area / 4;
+    }
+    followers.push_back(f);
+    return true;
+}
+
+// Looks for a follower standing on a tile that was placed in this same frame: pixels far from
+// their own terrain's colour (the classifier's terrain map of the committed placement).
+void Tracker::State::detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up) {
+    const int tile_index = game->turn_tile();
+    if (!opt.read_follower_with_tile || tile_index < 0 || game->current_follower_options().empty()) return;
+    const auto& placed = game->board().tiles()[static_cast<std::size_t>(tile_index)];
+    const cv::Rect cell = view.cell_core(at, opt.tile_mm / pitch() * 0.96);
+    const cv::Mat lab = to_lab(view_img);
+    const cv::Mat lab_cell = lab(cell);
+    const cv::Mat labels = vision::feature_labels(*placed.type, placed.rot, std::max(16, cell.width));
+    cv::Mat labels_cell;
+    cv::resize(labels, labels_cell, cell.size(), 0, 0, cv::INTER_NEAREST);
+    // Each feature's median colour (per channel) stands for the bare terrain.
+    std::map<int, std::array<std::vector<float>, 3>> samples;
+    for (int y = 0; y < cell.height; ++y) {
+        for (int x = 0; x < cell.width; ++x) {
+            const int f = labels_cell.at<int>(y, x);
+            const cv::Vec3f v = lab_cell.at<cv::Vec3f>(y, x);
+            for (int c = 0; c < 3; ++c) samples[f][static_cast<std::size_t>(c)].push_back(v[c]);
+        }
+    }
+    std::map<int, cv::Vec3f> median;
+    for (auto& [f, ch] : samples) {
+        cv::Vec3f m;
+        for (int c = 0; c < 3; ++c) {
+            auto& v = ch[static_cast<std::size_t>(c)];
+            std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+            m[c] = v[v.size() / 2];
+        }
+        median[f] = m;
+    }
+    cv::Mat odd(cell.size(), CV_8UC1, cv::Scalar(0));
+    cv::Mat bare(lab.size(), CV_32FC3, cv::Scalar(0, 0, 0));
+    for (int y = 0; y < cell.height; ++y) {
+        for (int x = 0; x < cell.width; ++x) {
+            const cv::Vec3f m = median[labels_cell.at<int>(y, x)];
+            bare.at<cv::Vec3f>(cell.y + y, cell.x + x) = m;
+            if (cv::norm(lab_cell.at<cv::Vec3f>(y, x) - m) > opt.piece_colour_threshold) odd.at<std::uint8_t>(y, x) = 255;
+        }
+    }
+    const int open_px = std::max(3, static_cast<int>(std::lround(0.12 * cell.width)));
+    const Blob blob = largest_blob(odd, open_px);
+    if (blob.area < opt.piece_min_area * cell.area()) return;
+    place_follower_from_blob(blob, cell, lab, bare, up);
+}
+
+// Whether a follower still stands on its tile: its colour still covers its share of the tile.
+bool Tracker::State::follower_present(const Follower& f, const cv::Mat& lab_now) const {
+    if (!f.has_model || !view.window().contains(f.at)) return true;
+    const cv::Rect cell = view.cell_rect(f.at);
+    int c = 0;
+    for (int y = cell.y; y < cell.y + cell.height; ++y) {
+        for (int x = cell.x; x < cell.x + cell.width; ++x) {
+            if (cv::norm(lab_now.at<cv::Vec3f>(y, x) - f.lab) < opt.piece_colour_threshold * 0.5) ++c;
+        }
+    }
+    return 2 * c > f.with_count + f.bare_count;
+}
+
+// Reads a settled frame against the confirmed look and records what changed.
+void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
+    regrow_view(frame);
+    up.analysed = true;
+    cv::Mat now = view.warp(frame, image_to_table);
+    // Light drifts: match the frame's channel levels to the confirmed look's before comparing.
+    const cv::Vec3d gain_now = channel_medians(now), gain_then = channel_medians(confirmed);
+    cv::Mat now_levelled;
+    now.convertTo(now_levelled, CV_32FC3);
+    now_levelled = now_levelled.mul(cv::Scalar(gain_then[0] / gain_now[0], gain_then[1] / gain_now[1], gain_then[2] / gain_now[2]));
+    now_levelled.convertTo(now, CV_8UC3);
+    cv::Mat now_blur, then_blur;
+    cv::GaussianBlur(now, now_blur, cv::Size(), 1.0);
+    cv::GaussianBlur(confirmed, then_blur, cv::Size(), 1.0);
+    const cv::Mat lab_now = to_lab(now_blur), lab_then = to_lab(then_blur);
+    const cv::Mat changed = lab_distance(lab_now, lab_then) > opt.change_threshold;
+
+    const Board& board = game->board();
+    std::map<std::pair<int, int>, bool> is_border;
+    for (const auto& b : board.border()) is_border[{b.at.x, b.at.y}] = true;
+    const CellWindow w = view.window();
+    std::map<std::pair<int, int>, double> share;        // over the tile's core (tiles) or the whole cell (empty cells)
+    std::map<std::pair<int, int>, double> piece_share;  // over the whole cell: a follower leans out of its tile's core
+    int busy_cells = 0;
+    double outer_changed = 0;
+    int outer_cells = 0;
+    const double core = opt.tile_mm / pitch() * 0.8;
+    for (int y = w.y0; y <= w.y1; ++y) {
+        for (int x = w.x0; x <= w.x1; ++x) {
+            const Cell c{x, y};
+            const cv::Rect r = view.cell_core(c, board.tile_at(c) >= 0 ? core : 1.0);
+            const double s = r.area() > 0 ? cv::countNonZero(changed(r)) / static_cast<double>(r.area()) : 0.0;
+            share[{x, y}] = s;
+            const cv::Rect whole = view.cell_rect(c);
+            piece_share[{x, y}] = whole.area() > 0 ? cv::countNonZero(changed(whole)) / static_cast<double>(whole.area()) : 0.0;
+            if (s > opt.piece_change_share) ++busy_cells;
+            if (board.tile_at(c) < 0 && !is_border.count({x, y})) {
+                outer_changed += s;
+                ++outer_cells;
+            }
+        }
+    }
+    if ((outer_cells > 0 && outer_changed / outer_cells > opt.occlusion_share) ||
+        busy_cells > opt.occlusion_cells + static_cast<int>(expect_change.size()) + static_cast<int>(must_return.size())) {
+        up.state = FrameState::Occluded;
+        up.notes.push_back("something large moved over the table (a hand?); waiting");
+        return;
+    }
+    up.state = FrameState::Stable;
+    pending.clear();
+    std::vector<Cell> refreshed;  // cells whose change is explained: their look becomes the confirmed one
+
+    // Cells changed by an entered event (a bridge): take their new look as it is.
+    for (const auto& c : expect_change) refreshed.push_back(c);
+    expect_change.clear();
+
+    // A new tile: an open cell that mostly changed.
+    std::vector<std::pair<double, Cell>> new_cells;
+    for (const auto& b : board.border()) {
+        const auto it = share.find({b.at.x, b.at.y});
+        if (it != share.end() && it->second > opt.tile_change_share) new_cells.emplace_back(it->second, b.at);
+    }
+    std::sort(new_cells.begin(), new_cells.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (new_cells.size() > 1) {
+        up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
+    }
+    bool tile_committed = false;
+    if (!new_cells.empty()) {
+        const Cell at = new_cells.front().second;
+        std::optional<IllegalMove> illegal;
+        auto candidates = rank_candidates(now, at, &illegal);
+        if (illegal) {
+            up.illegal = illegal;
+        } else if (candidates.empty()) {
+            up.notes.push_back("cell " + to_string(at) + " changed but shows no tile that can be read");
+        } else if (candidates.size() > 1 && candidates[1].cost - candidates[0].cost < opt.commit_margin) {
+            pending = candidates;
+            pending_frame = frame.clone();
+            pending_view = now.clone();
+            up.ambiguity = candidates;
+        } else if (auto st = commit_tile(candidates.front(), now, up); !st) {
+            up.illegal = IllegalMove{candidates.front(), st.error().message};
+        } else {
+            tile_committed = true;
+            refreshed.push_back(at);
+        }
+    }
+
+    // A follower placed on the open turn's tile after the tile itself.
+    const int turn_tile = game->turn_tile();
+    if (!tile_committed && turn_tile >= 0 && !game->follower_placed() && !game->current_follower_options().empty()) {
+        const Cell at = game->board().tiles()[static_cast<std::size_t>(turn_tile)].at;
+        if (view.window().contains(at) && piece_share[{at.x, at.y}] > opt.piece_change_share) {
+            const cv::Rect cell = view.cell_rect(at);
+            const int open_px = std::max(3, static_cast<int>(std::lround(0.08 * cell.width)));
+            const Blob blob = largest_blob(changed(cell), open_px);
+            if (blob.area >= opt.piece_min_area * cell.area()) {
+                if (place_follower_from_blob(blob, cell, lab_now, lab_then, up)) refreshed.push_back(at);
+            }
+        }
+    }
+
+    // Followers: those a scoring sent back leave; any other that vanished is reported.
+    auto gone = [&](const Follower& f) {
+        if (!view.window().contains(f.at) || piece_share[{f.at.x, f.at.y}] <= opt.piece_change_share) return false;
+        return !follower_present(f, lab_now);
+    };
+    std::vector<Follower> vanished;
+    for (const auto& f : followers) {
+        if (gone(f)) vanished.push_back(f);
+    }
+    if (!vanished.empty() && game->turn_player() >= 0) {
+        // Players take followers off once a scoring is done: the open turn is over.
+        std::vector<Follower> before = followers;
+        if (auto st = game->close_turn(); st) {
+            note_released(before, up);
+            followers = before;
+        }
+    }
+    std::vector<Follower> still_owed;
+    for (const auto& f : must_return) {
+        if (gone(f) || (view.window().contains(f.at) && !follower_present(f, lab_now))) {
+            refreshed.push_back(f.at);
+            up.notes.push_back("the " + f.colour + " follower at " + to_string(f.at) + " went back");
+        } else {
+            still_owed.push_back(f);
+        }
+    }
+    must_return = std::move(still_owed);
+    for (const auto& f : followers) {
+        if (gone(f)) {
+            up.removed_by_mistake.push_back({f.colour, f.at, f.loc, false});
+        }
+    }
+
+    // Refresh the confirmed look: unchanged cells (slow light drift) and explained changes.
+    const cv::Mat fresh = now;  // levelled to the confirmed look
+    for (int y = w.y0; y <= w.y1; ++y) {
+        for (int x = w.x0; x <= w.x1; ++x) {
+            const Cell c{x, y};
+            const bool explained = std::find(refreshed.begin(), refreshed.end(), c) != refreshed.end();
+            const bool quiet = piece_share[{x, y}] <= opt.piece_change_share * 0.5;
+            if (explained || quiet) {
+                const cv::Rect r = view.cell_rect(c);
+                fresh(r).copyTo(confirmed(r));
+            }
+        }
+    }
+    if (tile_committed) regrow_view(frame);
+}
+
+// ---------------------------------------------------------------------------------------
+
+Result<Tracker> Tracker::create(Record setup, const TrackerOptions& options, const cv::Matx33d& image_to_table_mm) {
+    if (auto st = options.check(); !st) return st.error();
+    if (std::abs(cv::determinant(image_to_table_mm)) < 1e-12) return invalid("tracker", "the image -> table homography is singular");
+    if (setup.events.empty() || setup.events.front().type != "tile") {
+        return invalid("tracker", "the set-up record must hold the start tile event");
+    }
+    auto s = std::make_unique<State>();
+    s->opt = options;
+    s->image_to_table = image_to_table_mm;
+    s->record = std::move(setup);
+    if (auto st = s->rebuild_game(); !st) return st.error();
+    auto classifier = vision::TileClassifier::create(s->game->catalog());
+    if (!classifier) return classifier.error();
+    s->classifier.emplace(std::move(classifier).value());
+    s->sync_followers_from_game();
+    return Tracker(std::move(s));
+}
+
+Tracker::Tracker(std::unique_ptr<State> state) : s_(std::move(state)) {}
+Tracker::Tracker(Tracker&&) noexcept = default;
+Tracker& Tracker::operator=(Tracker&&) noexcept = default;
+Tracker::~Tracker() = default;
+
+TrackerUpdate Tracker::on_frame(const cv::Mat& bgr) {
+    MEEPLECAM_CHECK(!bgr.empty() && bgr.type() == CV_8UC3, "on_frame needs an 8-bit BGR frame");
+    const auto t0 = Clock::now();
+    TrackerUpdate up;
+    State& s = *s_;
+    // Motion: a small grey copy against the previous frame's.
+    cv::Mat grey, small;
+    cv::cvtColor(bgr, grey, cv::COLOR_BGR2GRAY);
+    const double scale = std::min(1.0, s.opt.motion_width_px / static_cast<double>(bgr.cols));
+    cv::resize(grey, small, cv::Size(), scale, scale, cv::INTER_AREA);
+    cv::GaussianBlur(small, small, cv::Size(5, 5), 0);
+    bool moving = false;
+    if (!s.previous_small.empty() && s.previous_small.size() == small.size()) {
+        cv::Mat diff;
+        cv::absdiff(small, s.previous_small, diff);
+        moving = cv::countNonZero(diff > s.opt.motion_threshold) > s.opt.motion_share * static_cast<double>(diff.total());
+    }
+    s.previous_small = small;
+    up.ms_motion = ms_since(t0);
+    if (moving) {
+        s.still_frames = 0;
+        s.read_this_stillness = false;
+    } else {
+        ++s.still_frames;
+    }
+    if (moving || s.still_frames < s.opt.stable_frames) {
+        up.state = FrameState::Moving;
+    } else if (s.read_this_stillness) {
+        up.state = s.last_state;
+    } else {
+        // The first settled frame: set up the confirmed look on the very first one, else read it.
+        const auto t1 = Clock::now();
+        s.read_this_stillness = true;
+        if (s.confirmed.empty()) {
+            s.regrow_view(bgr);
+            up.state = FrameState::Stable;
+            up.analysed = true;
+        } else {
+            s.analyse(bgr, up);
+        }
+        s.last_state = up.state;
+        up.ms_analysis = ms_since(t1);
+    }
+    for (const auto& f : s.must_return) up.must_return.push_back({f.colour, f.at, f.loc, true});
+    if (up.ambiguity.empty() && !s.pending.empty()) up.ambiguity = s.pending;
+    up.ms_total = ms_since(t0);
+    return up;
+}
+
+Status Tracker::choose(int candidate) {
+    State& s = *s_;
+    if (s.pending.empty()) return invalid("tracker", "no question is open");
+    if (candidate < 0 || candidate >= static_cast<int>(s.pending.size())) {
+        return invalid("tracker", "candidate " + std::to_string(candidate) + " is not among the " + std::to_string(s.pending.size()) +
+                                      " offered");
+    }
+    const CandidateMove move = s.pending[static_cast<std::size_t>(candidate)];
+    TrackerUpdate up;
+    if (auto st = s.commit_tile(move, s.pending_view, up); !st) return st;
+    const cv::Rect r = s.view.cell_rect(move.at);
+    s.pending_view(r).copyTo(s.confirmed(r));
+    s.regrow_view(s.pending_frame);
+    s.pending.clear();
+    s.pending_view.release();
+    s.pending_frame.release();
+    return Ok{};
+}
+
+Status Tracker::record_event(const Event& event) {
+    State& s = *s_;
+    std::vector<Follower> before = s.followers;
+    const int index = static_cast<int>(s.record.events.size());
+    if (auto st = s.game->apply(event, index); !st) return st;
+    s.record.events.push_back(event);
+    TrackerUpdate up;
+    s.note_released(before, up);
+    s.followers = before;
+    s.sync_followers_from_game();
+    if (event.type != "tile" && event.type != "meeple" && event.raw.contains("at")) s.expect_change.push_back(event.at);
+    return Ok{};
+}
+
+Status Tracker::undo_last_move() {
+    State& s = *s_;
+    std::size_t last = 0;
+    for (std::size_t i = 1; i < s.record.events.size(); ++i) {
+        if (s.record.events[i].type == "tile" || s.record.events[i].type == "discard") last = i;
+    }
+    if (last == 0) return invalid("tracker", "no move to take back (only the start tile is on the table)");
+    const std::vector<Event> kept_events = s.record.events;
+    s.record.events.resize(last);
+    s.record.finished = false;
+    if (auto st = s.rebuild_game(); !st) {
+        s.record.events = kept_events;
+        (void)s.rebuild_game();
+        return st;
+    }
+    while (!s.history.empty() && s.history.back().events > last) s.history.pop_back();
+    if (!s.history.empty() && s.history.back().events == last) {
+        s.view = s.history.back().view;
+        s.confirmed = s.history.back().confirmed;
+        s.history.pop_back();
+    }
+    s.must_return.clear();
+    s.pending.clear();
+    s.sync_followers_from_game();
+    s.corrections.push_back("undo: events " + std::to_string(last) + ".." + std::to_string(kept_events.size() - 1) + " taken back");
+    return Ok{};
+}
+
+namespace {
+// Replays `edited` in place of the tracker's record; keeps the old one when it does not replay.
+Status apply_edit(Record& record, std::optional<Game>& game, Record edited) {
+    ReplayOptions ro;
+    ro.apply_finish = edited.finished;
+    ro.close_last_turn = edited.finished;
+    auto replayed = replay(edited, ro);
+    if (!replayed) return replayed.error();
+    record = std::move(edited);
+    game.emplace(std::move(replayed).value());
+    return Ok{};
+}
+}  // namespace
+
+Status Tracker::correct_tile(Cell at, const std::string& tile, int rot) {
+    State& s = *s_;
+    Record edited = s.record;
+    int index = -1;
+    for (std::size_t i = 0; i < edited.events.size(); ++i) {
+        auto& e = edited.events[i];
+        if (e.type == "tile" && e.at == at) {
+            index = static_cast<int>(i);
+            const std::string before = e.tile + " " + std::to_string(e.rot * 90);
+            e.tile = tile;
+            e.rot = ((rot % 4) + 4) % 4;
+            e.raw = nullptr;
+            if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
+            s.corrections.push_back("event " + std::to_string(index) + ": tile at " + to_string(at) + " " + before + " -> " + tile + " " +
+                                    std::to_string(((rot % 4) + 4) % 4 * 90));
+            s.sync_followers_from_game();
+            return Ok{};
+        }
+    }
+    return invalid("tracker", "no tile was recorded at " + to_string(at));
+}
+
+Status Tracker::correct_piece(Cell at, const std::string& colour, const std::string& loc) {
+    State& s = *s_;
+    Record edited = s.record;
+    for (std::size_t i = 0; i < edited.events.size(); ++i) {
+        if (edited.events[i].type == "meeple" && edited.events[i].at == at) {
+            const std::string before = edited.events[i].player + " " + edited.events[i].loc;
+            if (colour.empty()) {
+                edited.events.erase(edited.events.begin() + static_cast<std::ptrdiff_t>(i));
+            } else {
+                edited.events[i].player = colour;
+                edited.events[i].loc = loc;
+                edited.events[i].raw = nullptr;
+            }
+            if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
+            s.corrections.push_back("event " + std::to_string(i) + ": follower at " + to_string(at) + " " + before + " -> " +
+                                    (colour.empty() ? std::string("removed") : colour + " " + loc));
+            s.sync_followers_from_game();
+            return Ok{};
+        }
+    }
+    if (colour.empty()) return invalid("tracker", "no follower was recorded at " + to_string(at));
+    // No follower there yet: insert one right after the tile at that cell.
+    for (std::size_t i = 0; i < edited.events.size(); ++i) {
+        if (edited.events[i].type == "tile" && edited.events[i].at == at) {
+            Event m;
+            m.type = "meeple";
+            m.player = colour;
+            m.at = at;
+            m.loc = loc;
+            edited.events.insert(edited.events.begin() + static_cast<std::ptrdiff_t>(i + 1), m);
+            if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
+            s.corrections.push_back("event " + std::to_string(i + 1) + ": follower added at " + to_string(at) + " " + colour + " " + loc);
+            s.sync_followers_from_game();
+            return Ok{};
+        }
+    }
+    return invalid("tracker", "no tile was recorded at " + to_string(at));
+}
+
+Status Tracker::finish() {
+    State& s = *s_;
+    if (auto st = s.game->finish(); !st) return st;
+    s.record.finished = true;
+    return Ok{};
+}
+
+const Game& Tracker::game() const { return *s_->game; }
+const Record& Tracker::record() const { return s_->record; }
+const TrackerOptions& Tracker::options() const { return s_->opt; }
+const std::vector<std::string>& Tracker::corrections() const { return s_->corrections; }
+
+}  // namespace meeplecam::session

@@ -1,0 +1,151 @@
+// Session tracker: watches a live table frame by frame and turns each settled change into
+// record events — the new tile (type, rotation, cell), the follower placed on it — checked
+// by the rules engine before it is committed.
+//
+// Frames: the tracker works in TABLE coordinates (millimetres, x east, y south) whose origin
+// is the centre of the start tile's cell; cell (x, y) is centred at (x, y) * pitch. The
+// caller gives the image -> table homography: in the app it comes from the calibration file
+// (ArUco markers, calibration/), in tests from the renderer's truth
+// (RenderTruth::table_to_image, shifted so the start tile sits at the origin).
+//
+// Threading: a Tracker is not thread-safe; one worker thread owns it and feeds it frames.
+// See docs/session.md for how it decides and what it cannot see yet.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "engine/error.h"
+#include "engine/game.h"
+#include "engine/record.h"
+
+namespace meeplecam::session {
+
+struct TrackerOptions {
+    // Geometry of the table.
+    double tile_mm = 45.0;              // side of a tile
+    double gap_mm = 1.0;                // nominal gap between neighbouring tiles (pitch = tile + gap)
+    double view_px_per_mm = 2.0;        // resolution of the warped table view the cells are read from
+
+    // Stable frames.
+    int motion_width_px = 320;          // frames are shrunk to this width to look for motion
+    double motion_threshold = 8.0;      // a pixel moved when its grey level changed this much (8-bit) since the last frame...
+    double motion_share = 0.002;        // ...and a frame is moving when more than this share of its pixels moved
+    int stable_frames = 3;              // consecutive still frames before the table is read
+
+    // Changes against the last confirmed state (in the table view).
+    double change_threshold = 28.0;     // a view pixel changed when its Lab distance to the confirmed view exceeds this
+    double tile_change_share = 0.45;    // an empty cell holds a new tile when this share of it changed
+    double piece_change_share = 0.03;   // a placed tile's look changed (a follower came or went) above this share
+    double occlusion_share = 0.02;      // the frame is occluded (a hand) when this share of the view outside
+                                        // the board and its open cells changed...
+    int occlusion_cells = 3;            // ...or when more than this many cells changed at once
+
+    // Deciding the tile.
+    double commit_margin = 1.0;         // classifier cost between the best and the second legal placement
+                                        // needed to commit without asking (cost units, see vision/tile_classifier.h)
+    double illegal_margin = 2.0;        // an illegal (type, rotation) must beat the best legal one by this
+                                        // to report the move as illegal rather than ask
+    int max_candidates = 5;             // candidates listed in an ambiguity
+
+    // Followers.
+    bool read_follower_with_tile = false;  // also look for a follower put down in the same move as its tile
+                                           // (off by default: tile art with red roofs and blue pennants fools it)
+    double piece_min_area = 0.02;       // a follower blob covers at least this share of the tile
+    double piece_colour_threshold = 30.0;  // Lab distance above the tile's own terrain colour for a follower pixel
+
+    // Checks every field; the error names it and the allowed range.
+    Status check() const;
+};
+
+enum class FrameState { Moving, Occluded, Stable };
+
+// One way the new tile may lie, ranked by the classifier.
+struct CandidateMove {
+    std::string tile;        // tile type id
+    Cell at;
+    int rot = 0;             // quarter turns clockwise
+    double cost = 0;         // classifier cost, lower is better
+    double confidence = 0;   // share among the listed candidates, 0..1
+};
+
+// A move seen on the table that the rules refuse; never recorded.
+struct IllegalMove {
+    CandidateMove move;      // what the tracker believes was placed
+    std::string rule;        // why the engine refuses it (the engine's message)
+};
+
+// A follower on the board, as the tracker tracks it.
+struct TrackedFollower {
+    std::string colour;      // player colour
+    Cell at;
+    std::string loc;         // port name ("N", "NL", ..., "C")
+    bool on_table = true;    // whether the tracker still sees it on the table
+};
+
+struct TrackerUpdate {
+    FrameState state = FrameState::Moving;
+    bool analysed = false;                        // a settled frame was read this call
+    std::vector<Event> committed;                 // events recorded during this frame (in order)
+    std::optional<IllegalMove> illegal;           // the move on the table breaks a rule (not recorded)
+    std::vector<CandidateMove> ambiguity;         // non-empty: the players must choose() one
+    std::vector<TrackedFollower> must_return;     // followers a scoring returned that are still to come off
+    std::vector<TrackedFollower> removed_by_mistake;  // followers gone from the table without a scoring
+    std::vector<std::string> notes;               // what the tracker saw but did not record, for the log
+    double ms_motion = 0;                         // time spent on motion detection
+    double ms_analysis = 0;                       // time spent reading the table (0 unless analysed)
+    double ms_total = 0;
+};
+
+class Tracker {
+public:
+    // Sets up a tracker for a match: `setup` holds the game, expansions, edition, players,
+    // options and at least the start tile event (further events are replayed, so a match may
+    // resume). Errors (Invalid): a record that does not replay, options failing check(), a
+    // singular homography.
+    static Result<Tracker> create(Record setup, const TrackerOptions& options, const cv::Matx33d& image_to_table_mm);
+
+    Tracker(Tracker&&) noexcept;
+    Tracker& operator=(Tracker&&) noexcept;
+    Tracker(const Tracker&) = delete;
+    ~Tracker();
+
+    // Reads one camera frame (8-bit BGR). Moving and occluded frames only update the motion
+    // state; the first settled frame after a change is compared with the last confirmed state.
+    TrackerUpdate on_frame(const cv::Mat& bgr);
+
+    // Answers an open ambiguity with its candidate `candidate` (index into the last
+    // update's `ambiguity`); commits that tile. Invalid when no ambiguity is open or the index is out of range.
+    Status choose(int candidate);
+    // Records an event the camera cannot see (an auction, a castle, a ferry, a bridge...),
+    // entered by the players; Illegal when the engine refuses it.
+    Status record_event(const Event& event);
+    // Takes back the last turn (its tile and whatever followed it); the tracker then expects
+    // the tile to leave the table.
+    Status undo_last_move();
+    // Replaces the tile at `at` by `tile` turned `rot` quarter turns (the record is replayed
+    // with the correction; followers on the tile keep their port when the new tile allows it).
+    Status correct_tile(Cell at, const std::string& tile, int rot);
+    // Moves or re-colours the follower standing at `at` to port `loc` of player `colour`;
+    // an empty colour removes it.
+    Status correct_piece(Cell at, const std::string& colour, const std::string& loc);
+    // Ends the match: final scoring (the record is marked finished).
+    Status finish();
+
+    const Game& game() const;
+    const Record& record() const;
+    const TrackerOptions& options() const;
+    // Corrections made so far, as sentences ("event 12: tile at [1, 0] B 90 -> D 0").
+    const std::vector<std::string>& corrections() const;
+
+private:
+    struct State;
+    explicit Tracker(std::unique_ptr<State> state);
+    std::unique_ptr<State> s_;
+};
+
+}  // namespace meeplecam::session

@@ -1,6 +1,7 @@
 #include "ui/app_main.h"
 
 #include <QApplication>
+#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -16,6 +17,7 @@
 #include "engine/journal.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
+#include "session/footage.h"
 #include "ui/final_score.h"
 #include "ui/live_window.h"
 #include "ui/new_game_dialog.h"
@@ -41,6 +43,8 @@ journal is offered for resuming.
   --journal FILE      the journal of the live match (default: the app data folder)
   --resume ask|yes|no resume the match left in the journal (default ask)
   --setup FILE        a record whose set-up (and events) start the new match
+  --truth-camera F    the table's place in the image (and the set-up) from a render-footage
+                      truth.json: the tracker then reads the moves from the frames
   --drawn-tile ID     the drawn tile at start (its legal placements are shown)
 
 Review mode:
@@ -51,8 +55,10 @@ Both:
   --screen S          what to render: live, final, new-game, review (default: the mode's window)
   --frames N          with --screenshot: wait until N frames were shown first (default 3)
 
-With no display (no DISPLAY or WAYLAND_DISPLAY, and QT_QPA_PLATFORM unset) the record is
-replayed headless and the moves and score sheet are printed.
+With no display (no DISPLAY or WAYLAND_DISPLAY, and QT_QPA_PLATFORM unset) the same pipeline
+runs headless (capture thread, match worker with the tracker, journal) until the frames end;
+an ambiguous move takes the tracker's first candidate; the recorded match and the score sheet
+are printed. With --record and no display, the record is replayed and its score sheet printed.
 )";
 
 bool has_display() {
@@ -66,6 +72,7 @@ struct AppArgs {
     std::string journal;
     std::string resume = "ask";
     std::string setup;
+    std::string truth_camera;
     std::string drawn_tile;
     std::string screenshot;
     std::string screen;
@@ -115,6 +122,9 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
             if (a.resume != "ask" && a.resume != "yes" && a.resume != "no") return invalid("app: --resume", "expected ask, yes or no");
         } else if (k == "--setup") {
             a.setup = value();
+        } else if (k == "--truth-camera") {
+            a.truth_camera = value();
+
         } else if (k == "--drawn-tile") {
             a.drawn_tile = value();
         } else if (k == "--screenshot") {
@@ -201,6 +211,115 @@ Result<Record> initial_setup(const AppArgs& a) {
     return make_setup("carcassonne", {}, "C3", {{"Ana", "red"}, {"Ben", "blue"}});
 }
 
+struct LiveInputs {
+    Record setup;
+    std::optional<TableCalibration> table;
+};
+
+// The set-up and, with --truth-camera, the table's place in the image (the footage's camera).
+Result<LiveInputs> live_inputs(const AppArgs& a) {
+    LiveInputs in;
+    if (!a.truth_camera.empty()) {
+        auto truth = session::read_footage_truth(a.truth_camera);
+        if (!truth) return truth.error();
+        in.table = TableCalibration{truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm};
+        in.setup = truth->record;
+        in.setup.events.resize(1);
+        in.setup.finished = false;
+        if (a.setup.empty()) return in;
+    }
+    auto setup = initial_setup(a);
+    if (!setup) return setup.error();
+    in.setup = std::move(setup.value());
+    return in;
+}
+
+QString default_journal(const AppArgs& a) {
+    if (!a.journal.empty()) return QString::fromStdString(a.journal);
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    return dir + "/live.journal";
+}
+
+// The live pipeline without a window: capture thread -> match worker (tracker, journal) until
+// the frames end; prints the recorded match and its score sheet.
+int run_headless(const AppArgs& a, const std::string& program) {
+    if (!a.source) {
+        std::cerr << "meeplecam: app: no display and no frames: give --images DIR, --video FILE or --camera N, or --record FILE\n";
+        return 2;
+    }
+    int qt_argc = 1;
+    std::string name = program;
+    char* qt_argv[] = {name.data(), nullptr};
+    QCoreApplication app(qt_argc, qt_argv);
+    QCoreApplication::setOrganizationName("meeplecam");
+    QCoreApplication::setApplicationName("meeplecam");
+    register_meta_types();
+    auto in = live_inputs(a);
+    if (!in) {
+        std::cerr << "meeplecam: " << in.error().to_string() << "\n";
+        return 2;
+    }
+    const QString journal = default_journal(a);
+    MatchThread match;
+    MatchWorker* w = match.worker();
+    FrameSourceOptions source = *a.source;
+    source.loop = false;
+    CaptureThread capture(source);
+    Record recorded = in->setup;
+    bool ended = false;
+    int frames = 0, analysed = 0, ambiguous = 0;
+    std::vector<double> latency;
+    QObject::connect(capture.source(), &FrameSource::frame_ready, w, &MatchWorker::analyse_frame, Qt::QueuedConnection);
+    QObject::connect(capture.source(), &FrameSource::state_changed, &app, [&](FrameSource::State s, const QString& message) {
+        std::cout << message.toStdString() << "\n";
+        if (s == FrameSource::State::Ended) QMetaObject::invokeMethod(w, "finish", Qt::QueuedConnection);
+    });
+    QObject::connect(w, &MatchWorker::frame_analysed, &app, [&](const FrameReport& r) {
+        ++frames;
+        analysed += r.analysed;
+        latency.push_back(static_cast<double>(steady_now_ns() - r.captured_ns) / 1e6);
+        if (!r.illegal.isEmpty()) std::cout << "frame " << r.index << ": illegal move: " << r.illegal.toStdString() << "\n";
+        if (!r.ambiguity.empty() && r.analysed) {
+            ++ambiguous;
+            std::cout << "frame " << r.index << ": ambiguous (" << r.ambiguity.size() << " candidates); headless: taking the first\n";
+            QMetaObject::invokeMethod(w, "choose", Qt::QueuedConnection, Q_ARG(int, 0));
+        }
+    });
+    QObject::connect(w, &MatchWorker::match_changed, &app, [&](const Record& r, const QString& what) {
+        recorded = r;
+        std::cout << what.toStdString() << "\n";
+        if (r.finished) {
+            ended = true;
+            app.quit();
+        }
+    });
+    QObject::connect(w, &MatchWorker::refused, &app, [&](const QString& why) { std::cerr << "meeplecam: " << why.toStdString() << "\n"; });
+    QObject::connect(w, &MatchWorker::match_opened, &app, [&](const Record& r, const QString&, const QStringList&) {
+        recorded = r;
+        capture.start();
+    });
+    if (in->table) QMetaObject::invokeMethod(w, "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, *in->table));
+    QMetaObject::invokeMethod(w, "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, in->setup), Q_ARG(QString, journal));
+    std::cout << "No display: running the live pipeline headless on " << source.describe().toStdString()
+              << (in->table ? "" : " (no table calibration: nothing can be read from the frames)") << "\n";
+    app.exec();
+    capture.stop();
+    match.stop();
+    if (!ended) std::cerr << "meeplecam: the match did not finish\n";
+    std::cout << "\nrecorded match (" << recorded.events.size() << " events, journal " << journal.toStdString() << "):\n";
+    for (std::size_t i = 0; i < recorded.events.size(); ++i) std::cout << "  " << i << ": " << recorded.events[i].to_json().dump() << "\n";
+    auto game = replay(recorded);
+    if (!game) {
+        std::cerr << "meeplecam: " << game.error().to_string() << "\n";
+        return 1;
+    }
+    std::sort(latency.begin(), latency.end());
+    std::cout << format_score_sheet(game.value()) << "frames analysed " << frames << " (settled reads " << analysed << ", ambiguous "
+              << ambiguous << "); capture -> tracker done median " << (latency.empty() ? 0 : latency[latency.size() / 2]) << " ms\n";
+    return ended ? 0 : 1;
+}
+
 int run_live(const AppArgs& a, const std::string& program) {
     if (!a.screenshot.empty() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     int qt_argc = 1;
@@ -210,19 +329,15 @@ int run_live(const AppArgs& a, const std::string& program) {
     QApplication::setOrganizationName("meeplecam");
     QApplication::setApplicationName("meeplecam");
 
-    QString journal = QString::fromStdString(a.journal);
-    if (journal.isEmpty()) {
-        const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
-        QDir().mkpath(dir);
-        journal = dir + "/live.journal";
-    }
-    auto setup = initial_setup(a);
-    if (!setup) {
-        std::cerr << "meeplecam: " << setup.error().to_string() << "\n";
+    const QString journal = default_journal(a);
+    auto in = live_inputs(a);
+    if (!in) {
+        std::cerr << "meeplecam: " << in.error().to_string() << "\n";
         return 2;
     }
 
     LiveWindow window;
+    if (in->table) window.set_table_calibration(*in->table);
     // Resume the match in the journal when there is one worth resuming.
     bool resume = false;
     if (a.resume != "no" && QFileInfo::exists(journal)) {
@@ -245,7 +360,7 @@ int run_live(const AppArgs& a, const std::string& program) {
     if (resume) {
         window.resume_match(journal);
     } else {
-        window.new_match(setup.value(), journal);
+        window.new_match(in->setup, journal);
     }
     if (!a.no_camera) {
         if (a.source) {
@@ -269,6 +384,16 @@ int run_live(const AppArgs& a, const std::string& program) {
         if (a.screen == "final") {
             window.show_final_score();
             return save_shot(*window.final_score_dialog(), a.screenshot);
+        }
+        if (a.screen == "camera-lost" && a.source) {
+            // The camera goes away under the running app: its source is reopened on a path that is not there.
+            FrameSourceOptions gone = *a.source;
+            gone.path += "/unplugged";
+            gone.kind = FrameSourceOptions::Kind::Images;
+            window.start_source(gone);
+            wait_until([&] { return !window.live_view().banner().isEmpty(); }, 10000);
+            QApplication::processEvents();
+            return save_shot(window, a.screenshot);
         }
         if (a.screen == "new-game") {
             NewGameDialog dialog;
@@ -300,12 +425,7 @@ int run_app(const std::string& program, const std::vector<std::string>& argv) {
         if (args->record.empty()) args->record = MEEPLECAM_SAMPLE_RECORD;
         return run_review(args.value(), program);
     }
-    if (!has_display() && args->screenshot.empty()) {
-        // No display: the live pipeline needs the tracker; until then, the sample match headless.
-        AppArgs review = args.value();
-        review.record = MEEPLECAM_SAMPLE_RECORD;
-        return run_review(review, program);
-    }
+    if (!has_display() && args->screenshot.empty()) return run_headless(args.value(), program);
     return run_live(args.value(), program);
 }
 

@@ -17,6 +17,7 @@ namespace meeplecam::ui {
 struct PictureFollower {
     QPointF where;  // position inside the tile, 0..1 (x east, y south)
     QColor color;
+    bool returning = false;  // sent home by a scoring but still on the table: to be taken off
 };
 
 struct PictureTile {

@@ -72,6 +72,12 @@ void BoardView::paintEvent(QPaintEvent* /*event*/) {
         const QRectF r = cell_rect(t.x, t.y);
         for (const PictureFollower& f : t.followers) {
             const QPointF c(r.left() + f.where.x() * cell, r.top() + f.where.y() * cell);
+            if (f.returning) {  // a ring: take it off the table
+                p.setPen(QPen(f.color, std::max(2.0, cell * 0.05)));
+                p.setBrush(Qt::NoBrush);
+                p.drawEllipse(c, cell * 0.16, cell * 0.16);
+                continue;
+            }
             p.setPen(QPen(Qt::white, std::max(1.0, cell * 0.03)));
             p.setBrush(f.color);
             p.drawEllipse(c, cell * 0.11, cell * 0.11);

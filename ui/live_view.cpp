@@ -108,9 +108,9 @@ void LiveView::paintEvent(QPaintEvent* /*event*/) {
                 const QPointF at = project(h, fx, fy);
                 const QPointF edge = project(h, fx + 0.1 * pitch, fy);
                 const double r = std::hypot(edge.x() - at.x(), edge.y() - at.y());
-                p.setPen(QPen(Qt::white, line));
-                p.setBrush(fol.color);
-                p.drawEllipse(at, r, r);
+                p.setPen(QPen(fol.returning ? fol.color : QColor(Qt::white), fol.returning ? 3 * line : line));
+                p.setBrush(fol.returning ? QBrush(Qt::NoBrush) : QBrush(fol.color));
+                p.drawEllipse(at, fol.returning ? 1.5 * r : r, fol.returning ? 1.5 * r : r);
             }
         }
         p.restore();

@@ -250,9 +250,10 @@ void LiveWindow::stop_source() {
     capture_.reset();
 }
 
-void LiveWindow::set_table_geometry(std::optional<TableGeometry> geometry) {
-    geometry_ = geometry;
-    live_->set_geometry(geometry);
+void LiveWindow::set_table_calibration(const TableCalibration& table) {
+    geometry_ = TableGeometry{table.image_to_table_mm.inv(), table.tile_mm + table.gap_mm};
+    live_->set_geometry(geometry_);
+    QMetaObject::invokeMethod(match_.worker(), "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, table));
 }
 
 void LiveWindow::new_match(const Record& setup, const QString& journal) {
@@ -287,24 +288,38 @@ void LiveWindow::on_source_state(FrameSource::State state, const QString& messag
 
 void LiveWindow::on_frame_analysed(const FrameReport& report) {
     push_bounded(analysis_latency_ms_, static_cast<double>(steady_now_ns() - report.captured_ns) / 1e6);
-    if (!report.illegal.isEmpty()) show_panel(tr("Illegal move on the table"), report.illegal, true);
-    if (!report.ambiguity.empty()) {
-        show_panel(tr("Which move was it?"), tr("The camera cannot tell these apart; please choose:"), false);
-        for (std::size_t i = 0; i < report.ambiguity.size(); ++i) {
-            const MoveChoice& c = report.ambiguity[i];
-            auto* b = new QPushButton(tr("%1 at [%2, %3] %4° (%5%)")
-                                          .arg(QString::fromStdString(c.tile))
-                                          .arg(c.at.x)
-                                          .arg(c.at.y)
-                                          .arg(c.rot * 90)
-                                          .arg(std::lround(c.confidence * 100)));
-            const int index = static_cast<int>(i);
-            connect(b, &QPushButton::clicked, this,
-                    [this, index] { QMetaObject::invokeMethod(match_.worker(), "choose", Qt::QueuedConnection, Q_ARG(int, index)); });
-            panel_buttons_->addWidget(b);
+    // The panel is rebuilt only when the question changes (the tracker repeats it every frame).
+    QString question;
+    if (!report.illegal.isEmpty()) question = "illegal:" + report.illegal;
+    for (const MoveChoice& c : report.ambiguity) question += QString("|%1 %2 %3 %4").arg(QString::fromStdString(c.tile)).arg(c.at.x).arg(c.at.y).arg(c.rot);
+    if (question != shown_question_ && report.analysed) {
+        shown_question_ = question;
+        if (!report.illegal.isEmpty()) {
+            show_panel(tr("Illegal move on the table"), tr("%1\nNot recorded: put the tile where it fits.").arg(report.illegal), true);
+        } else if (!report.ambiguity.empty()) {
+            show_panel(tr("Which move was it?"), tr("The camera cannot tell these apart; please choose:"), false);
+            for (std::size_t i = 0; i < report.ambiguity.size(); ++i) {
+                const MoveChoice& c = report.ambiguity[i];
+                auto* b = new QPushButton(tr("%1 at [%2, %3] %4° (%5%)")
+                                              .arg(QString::fromStdString(c.tile))
+                                              .arg(c.at.x)
+                                              .arg(c.at.y)
+                                              .arg(c.rot * 90)
+                                              .arg(std::lround(c.confidence * 100)));
+                const int index = static_cast<int>(i);
+                connect(b, &QPushButton::clicked, this,
+                        [this, index] { QMetaObject::invokeMethod(match_.worker(), "choose", Qt::QueuedConnection, Q_ARG(int, index)); });
+                panel_buttons_->addWidget(b);
+            }
         }
     }
-    if (!report.table_state.isEmpty()) statusBar()->showMessage(report.table_state, 2000);
+    if (report.analysed) {
+        const bool changed = report.must_return.size() != must_return_.size();
+        must_return_ = report.must_return;
+        if (changed) refresh();
+    }
+    for (const QString& note : report.notes) statusBar()->showMessage(note, 4000);
+    if (!report.table_state.isEmpty() && report.notes.isEmpty()) statusBar()->showMessage(report.table_state, 2000);
     update_status();
 }
 
@@ -366,6 +381,14 @@ void LiveWindow::refresh() {
     BoardPicture pic = board_picture(*scored_, art_);
     if (!drawn_tile_.isEmpty() && !record_.finished) {
         if (const TileType* t = open_->catalog().find(drawn_tile_.toStdString())) add_placement_markers(pic, *open_, *t);
+    }
+    for (const FollowerMark& f : must_return_) {
+        // A follower a scoring sent home is still on the table: a ring in its colour, to take off.
+        auto it = std::find_if(pic.tiles.begin(), pic.tiles.end(), [&](const PictureTile& t) { return t.x == f.at.x && t.y == f.at.y; });
+        if (it == pic.tiles.end()) continue;
+        const auto port = parse_port(f.loc);
+        const cv::Point2d p = vision::port_point(port ? *port : kCentre, /*inset=*/0.18);
+        it->followers.push_back({QPointF(p.x, p.y), player_color(f.colour), /*returning=*/true});
     }
     live_->set_overlay(pic);
     board_->set_picture(std::move(pic));

@@ -58,8 +58,9 @@ public:
     void start_source(const FrameSourceOptions& source);
     // Stops capture and joins its thread.
     void stop_source();
-    // Where the live view's overlay goes (table calibration); none: no overlay on the frame.
-    void set_table_geometry(std::optional<TableGeometry> geometry);
+    // Where the table lies in the camera image: the overlay is drawn there and the tracker
+    // starts reading moves from the frames.
+    void set_table_calibration(const TableCalibration& table);
     // Starts a new match journaled at `journal`, or resumes the one in `journal` (asynchronous:
     // match_ready() follows).
     void new_match(const Record& setup, const QString& journal);
@@ -136,6 +137,8 @@ private:
     TileArtCache art_;
     std::optional<TableGeometry> geometry_;
     std::int64_t latest_frame_ = -1;
+    QString shown_question_;                // the ambiguity or illegal move the panel shows now
+    std::vector<FollowerMark> must_return_; // followers a scoring returned, still on the table
 
     LiveView* live_ = nullptr;
     BoardView* board_ = nullptr;

@@ -10,6 +10,7 @@ void register_meta_types() {
     static const bool done = [] {
         qRegisterMetaType<Frame>();
         qRegisterMetaType<FrameReport>();
+        qRegisterMetaType<TableCalibration>();
         qRegisterMetaType<Record>();
         qRegisterMetaType<Event>();
         qRegisterMetaType<Cell>();
@@ -34,6 +35,25 @@ void MatchWorker::report_status(const Status& st, const QString& what) {
     }
 }
 
+void MatchWorker::restart_tracker() {
+    tracker_.reset();
+    if (!match_ || !table_) return;
+    session::TrackerOptions options;
+    options.tile_mm = table_->tile_mm;
+    options.gap_mm = table_->gap_mm;
+    auto t = session::Tracker::create(match_->record(), options, table_->image_to_table_mm);
+    if (!t) {
+        emit refused(tr("the tracker cannot start: %1").arg(QString::fromStdString(t.error().to_string())));
+        return;
+    }
+    tracker_.emplace(std::move(t.value()));
+}
+
+void MatchWorker::set_table(TableCalibration table) {
+    table_ = table;
+    restart_tracker();
+}
+
 void MatchWorker::start_match(Record setup, QString journal) {
     auto m = LiveMatch::create(std::move(setup), journal.toStdString());
     if (!m) {
@@ -41,6 +61,7 @@ void MatchWorker::start_match(Record setup, QString journal) {
         return;
     }
     match_.emplace(std::move(m.value()));
+    restart_tracker();
     emit match_opened(match_->record(), journal, {});
 }
 
@@ -51,6 +72,7 @@ void MatchWorker::resume_match(QString journal) {
         return;
     }
     match_.emplace(std::move(m.value()));
+    restart_tracker();
     QStringList lost;
     for (const auto& p : match_->problems()) lost << QString::fromStdString(p);
     emit match_opened(match_->record(), journal, lost);
@@ -65,13 +87,53 @@ void MatchWorker::analyse_frame(Frame frame) {
     FrameReport report;
     report.index = frame.index;
     report.captured_ns = frame.captured_ns;
+    if (tracker_ && match_ && !match_->record().finished && frame.image.type() == CV_8UC3) {
+        const session::TrackerUpdate up = tracker_->on_frame(frame.image);
+        report.analysed = up.analysed;
+        report.table_state = up.state == session::FrameState::Moving     ? tr("table: moving")
+                             : up.state == session::FrameState::Occluded ? tr("table: hand over the board")
+                                                                         : tr("table: still");
+        for (const auto& c : up.ambiguity) report.ambiguity.push_back({c.tile, c.at, c.rot, c.confidence});
+        if (up.illegal) {
+            report.illegal = tr("tile %1 at [%2, %3] %4°: %5")
+                                 .arg(QString::fromStdString(up.illegal->move.tile))
+                                 .arg(up.illegal->move.at.x)
+                                 .arg(up.illegal->move.at.y)
+                                 .arg(up.illegal->move.rot * 90)
+                                 .arg(QString::fromStdString(up.illegal->rule));
+        }
+        for (const auto& f : up.must_return) report.must_return.push_back({f.colour, f.at, f.loc});
+        for (const auto& f : up.removed_by_mistake) {
+            report.notes << tr("the %1 follower at [%2, %3] is gone without a scoring").arg(QString::fromStdString(f.colour)).arg(f.at.x).arg(f.at.y);
+        }
+        for (const auto& n : up.notes) report.notes << QString::fromStdString(n);
+        report.committed = static_cast<int>(up.committed.size());
+        if (!up.committed.empty()) {
+            if (auto st = match_->replace(tracker_->record()); !st) {
+                emit refused(QString::fromStdString(st.error().to_string()));
+            } else {
+                QStringList what;
+                for (const Event& e : up.committed) what << QString::fromStdString(e.to_json().dump());
+                publish(tr("seen on the table: %1").arg(what.join(", ")));
+            }
+        }
+    }
     report.analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     report.skipped = skipped_;
     emit frame_analysed(report);
 }
 
-void MatchWorker::play(Event event) {
+void MatchWorker::change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
+                         const QString& what) {
     if (!match_) return emit refused(tr("no match is open"));
+    if (tracker_) {
+        if (auto st = on_tracker(*tracker_); !st) return emit refused(QString::fromStdString(st.error().to_string()));
+        return report_status(match_->replace(tracker_->record()), what);
+    }
+    report_status(on_match(*match_), what);
+}
+
+void MatchWorker::play(Event event) {
     const QString what = event.type == "tile"
                              ? tr("%1 placed %2 at [%3, %4], %5°")
                                    .arg(QString::fromStdString(event.player), QString::fromStdString(event.tile))
@@ -83,35 +145,34 @@ void MatchWorker::play(Event event) {
                                    .arg(event.at.x)
                                    .arg(event.at.y)
                                    .arg(QString::fromStdString(event.loc));
-    report_status(match_->play(event), what);
+    change([&](session::Tracker& t) { return t.record_event(event); }, [&](LiveMatch& m) { return m.play(event); }, what);
 }
 
 void MatchWorker::undo_last_move() {
-    if (!match_) return emit refused(tr("no match is open"));
-    report_status(match_->undo_last_move(), tr("last move undone"));
+    change([](session::Tracker& t) { return t.undo_last_move(); }, [](LiveMatch& m) { return m.undo_last_move(); }, tr("last move undone"));
 }
 
 void MatchWorker::correct_tile(Cell at, QString tile, int rot) {
-    if (!match_) return emit refused(tr("no match is open"));
-    report_status(match_->correct_tile(at, tile.toStdString(), rot),
-                  tr("tile at [%1, %2] corrected to %3 %4°").arg(at.x).arg(at.y).arg(tile).arg(rot * 90));
+    const std::string id = tile.toStdString();
+    change([&](session::Tracker& t) { return t.correct_tile(at, id, rot); }, [&](LiveMatch& m) { return m.correct_tile(at, id, rot); },
+           tr("tile at [%1, %2] corrected to %3 %4°").arg(at.x).arg(at.y).arg(tile).arg(rot * 90));
 }
 
 void MatchWorker::correct_piece(Cell at, QString colour, QString loc) {
-    if (!match_) return emit refused(tr("no match is open"));
-    report_status(match_->correct_piece(at, colour.toStdString(), loc.toStdString()),
-                  colour.isEmpty() ? tr("follower at [%1, %2] removed").arg(at.x).arg(at.y)
-                                   : tr("follower at [%1, %2] corrected to %3 on %4").arg(at.x).arg(at.y).arg(colour, loc));
+    const std::string c = colour.toStdString(), l = loc.toStdString();
+    change([&](session::Tracker& t) { return t.correct_piece(at, c, l); }, [&](LiveMatch& m) { return m.correct_piece(at, c, l); },
+           colour.isEmpty() ? tr("follower at [%1, %2] removed").arg(at.x).arg(at.y)
+                            : tr("follower at [%1, %2] corrected to %3 on %4").arg(at.x).arg(at.y).arg(colour, loc));
 }
 
 void MatchWorker::choose(int candidate) {
-    (void)candidate;
-    emit refused(tr("no ambiguity is open"));
+    if (!tracker_) return emit refused(tr("no ambiguity is open (no tracker runs)"));
+    change([&](session::Tracker& t) { return t.choose(candidate); }, [](LiveMatch&) -> Status { return Ok{}; },
+           tr("the players chose candidate %1").arg(candidate + 1));
 }
 
 void MatchWorker::finish() {
-    if (!match_) return emit refused(tr("no match is open"));
-    report_status(match_->finish(), tr("game finished: final scoring"));
+    change([](session::Tracker& t) { return t.finish(); }, [](LiveMatch& m) { return m.finish(); }, tr("game finished: final scoring"));
 }
 
 void MatchWorker::export_record(QString path) {

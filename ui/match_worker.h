@@ -8,11 +8,15 @@
 #include <QStringList>
 
 #include <atomic>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <optional>
 
+#include <opencv2/core.hpp>
+
 #include "engine/record.h"
+#include "session/tracker.h"
 #include "ui/frame_source.h"
 #include "ui/live_match.h"
 
@@ -35,12 +39,20 @@ struct FollowerMark {
     std::string loc;
 };
 
+// Where the table lies in the camera image: what the tracker needs to read moves.
+struct TableCalibration {
+    cv::Matx33d image_to_table_mm = cv::Matx33d::eye();  // camera px -> table mm, start tile's centre at 0
+    double tile_mm = 45.0;                                // tile side
+    double gap_mm = 1.0;                                  // gap between tiles
+};
+
 // What the worker did with one frame (sent to the window for the status bar and overlays).
 struct FrameReport {
     std::int64_t index = -1;        // the frame's index
     std::int64_t captured_ns = 0;   // when it was captured
     double analysis_ms = 0;         // time spent analysing it on the worker
     std::int64_t skipped = 0;       // older frames dropped so far because a newer one was waiting
+    int committed = 0;              // events the tracker recorded on this frame
     QString table_state;            // "moving", "hand over the board", "still"; empty: no tracker
     bool analysed = false;          // the tracker read the table on this frame
     std::vector<MoveChoice> ambiguity;       // non-empty: the players must choose
@@ -64,6 +76,8 @@ public slots:
     void start_match(meeplecam::Record setup, QString journal);
     // Resumes the match of an existing journal; problems (what was lost) are reported.
     void resume_match(QString journal);
+    // Gives the tracker the table's place in the image; the tracker runs from then on.
+    void set_table(meeplecam::ui::TableCalibration table);
     // Analyses a frame (the newest one only; see note_newer_frame).
     void analyse_frame(meeplecam::ui::Frame frame);
     void play(meeplecam::Event event);
@@ -89,8 +103,16 @@ signals:
 private:
     void publish(const QString& what);
     void report_status(const Status& st, const QString& what);
+    // (Re)creates the tracker from the match's record when both a match and a table exist.
+    void restart_tracker();
+    // Runs a change on the tracker (when there is one) and journals its record, or directly on
+    // the match; reports the outcome.
+    void change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
+                const QString& what);
 
     std::optional<LiveMatch> match_;
+    std::optional<TableCalibration> table_;
+    std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
     std::int64_t skipped_ = 0;
 };
@@ -116,6 +138,7 @@ void register_meta_types();
 }  // namespace meeplecam::ui
 
 Q_DECLARE_METATYPE(meeplecam::ui::FrameReport)
+Q_DECLARE_METATYPE(meeplecam::ui::TableCalibration)
 Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)

@@ -17,6 +17,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "engine/journal.h"
+#include "session/footage.h"
 #include "tests/ui/qt_app.h"
 #include "ui/board_view.h"
 #include "ui/final_score.h"
@@ -333,5 +334,39 @@ TEST_CASE("the camera disappears mid-game: the match is kept, the view says so, 
     CHECK(w.source_status().contains("back"));
     CHECK(same_events(w.record(), prefix(full, 7)));
     CHECK(w.fps() > 0);
+    w.stop_source();
+}
+
+TEST_CASE("the tracker reads the moves from the camera frames into the live window and the journal", "[ui][live][tracker]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("live_tracker");
+    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/ui/data/footage-3-events.json");
+    auto script = parse_record(nlohmann::json::parse(in), "footage-3-events.json");
+    REQUIRE(script);
+    session::FootageOptions fo;
+    fo.width = 960;
+    fo.height = 540;
+    auto frames = session::write_footage(script.value(), fo, (dir + "/footage").toStdString());
+    REQUIRE(frames);
+    auto truth = session::read_footage_truth((dir + "/footage/truth.json").toStdString());
+    REQUIRE(truth);
+
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
+    open_match(w, prefix(script.value(), 1), dir + "/m.journal");
+    ui::FrameSourceOptions source;
+    source.path = (dir + "/footage").toStdString();
+    source.fps = 5;  // slow enough that no still frame is skipped on a busy machine
+    w.start_source(source);
+    QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
+    CHECK(same_events(w.record(), script.value()));
+    CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script.value()));
+    // The overlay is on the frame: the tile labels of the live view name the tiles seen.
+    const auto& tiles = w.board_view().picture().tiles;
+    REQUIRE(tiles.size() == 2);
+    CHECK(tiles[1].label == "V 270");
+    CHECK(w.median_analysis_latency_ms() > 0);
     w.stop_source();
 }

@@ -59,13 +59,25 @@ void LiveView::paintEvent(QPaintEvent* /*event*/) {
         p.drawText(rect(), Qt::AlignCenter, banner_.isEmpty() ? tr("No camera frame yet") : banner_);
         return;
     }
-    // Fit the frame, keeping its aspect; the overlay is drawn in image pixels through the same transform.
-    const double s = std::min(width() / double(image_.width()), height() / double(image_.height()));
-    const double ox = (width() - s * image_.width()) / 2, oy = (height() - s * image_.height()) / 2;
-    p.drawImage(QRectF(ox, oy, s * image_.width(), s * image_.height()), image_);
+    // The part of the frame shown: the board and two cells around it when the table is
+    // calibrated (the overlay stays readable), else the whole frame; fit keeping the aspect.
+    QRectF source(0, 0, image_.width(), image_.height());
+    if (geometry_ && !overlay_.tiles.empty()) {
+        QPolygonF corners;
+        const double pm = geometry_->pitch_mm;
+        for (double x : {overlay_.min_x - 2.5, overlay_.max_x + 2.5}) {
+            for (double y : {overlay_.min_y - 2.5, overlay_.max_y + 2.5}) corners << project(geometry_->table_to_image, x * pm, y * pm);
+        }
+        source = corners.boundingRect().intersected(source);
+        if (source.width() < 16 || source.height() < 16) source = QRectF(0, 0, image_.width(), image_.height());
+    }
+    const double s = std::min(width() / source.width(), height() / source.height());
+    const double ox = (width() - s * source.width()) / 2, oy = (height() - s * source.height()) / 2;
+    p.drawImage(QRectF(ox, oy, s * source.width(), s * source.height()), image_, source);
     if (geometry_) {
         p.save();
-        p.translate(ox, oy);
+        p.setClipRect(QRectF(ox, oy, s * source.width(), s * source.height()));
+        p.translate(ox - s * source.left(), oy - s * source.top());
         p.scale(s, s);
         const cv::Matx33d& h = geometry_->table_to_image;
         const double pitch = geometry_->pitch_mm;
@@ -94,15 +106,19 @@ void LiveView::paintEvent(QPaintEvent* /*event*/) {
         p.setBrush(QColor(60, 220, 60, 90));
         for (const PictureMarker& m : overlay_.markers) p.drawPolygon(cell_polygon(m.x, m.y, 0.04));
         QFont f = font();
-        f.setPixelSize(std::max(8, static_cast<int>(14 / s)));
-        p.setFont(f);
         for (const PictureTile& t : overlay_.tiles) {
             const QPointF c = project(h, t.x * pitch, t.y * pitch);
-            p.setPen(Qt::black);
-            p.setBrush(QColor(255, 255, 255, 190));
-            const QRectF box(c.x() - 3.2 * f.pixelSize(), c.y() - 0.8 * f.pixelSize(), 6.4 * f.pixelSize(), 1.6 * f.pixelSize());
-            p.drawRoundedRect(box, 3 / s, 3 / s);
-            p.drawText(box, Qt::AlignCenter, t.label);
+            const QPointF east = project(h, (t.x + 1) * pitch, t.y * pitch);
+            const double pitch_px = std::hypot(east.x() - c.x(), east.y() - c.y());
+            if (pitch_px * s >= 36) {  // a label only where the tile is big enough on screen to carry one
+                f.setPixelSize(std::max(4, static_cast<int>(pitch_px * 0.2)));
+                p.setFont(f);
+                p.setPen(Qt::black);
+                p.setBrush(QColor(255, 255, 255, 170));
+                const QRectF box(c.x() - 0.36 * pitch_px, c.y() - 0.14 * pitch_px, 0.72 * pitch_px, 0.28 * pitch_px);
+                p.drawRoundedRect(box, 0.04 * pitch_px, 0.04 * pitch_px);
+                p.drawText(box, Qt::AlignCenter, t.label);
+            }
             for (const PictureFollower& fol : t.followers) {
                 const double fx = (t.x - 0.5 + fol.where.x()) * pitch, fy = (t.y - 0.5 + fol.where.y()) * pitch;
                 const QPointF at = project(h, fx, fy);

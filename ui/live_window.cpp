@@ -282,7 +282,7 @@ void LiveWindow::on_frame(const Frame& frame) {
 
 void LiveWindow::on_source_state(FrameSource::State state, const QString& message) {
     source_status_ = message;
-    live_->set_banner(state == FrameSource::State::Lost ? message : QString());
+    live_->set_banner(state == FrameSource::State::Lost ? tr("camera lost — reconnecting") : QString());
     update_status();
 }
 

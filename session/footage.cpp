@@ -215,7 +215,7 @@ Result<FootageCamera> render_footage(const Record& record, const FootageOptions&
             camera.gap_mm = r->truth.gap_mm;
         }
         FootageFrame frame{static_cast<int>(k), shot.phase, shot.events_shown, shot.enter_before};
-        if (auto st = sink(frame, r->image); !st) return st.error();
+        if (auto st = sink(frame, r->image, camera); !st) return st.error();
     }
     return camera;
 }
@@ -225,7 +225,7 @@ Result<int> write_footage(const Record& record, const FootageOptions& options, c
     std::filesystem::create_directories(dir, ec);
     if (ec) return invalid(dir, "cannot create the folder: " + ec.message());
     nlohmann::json frames = nlohmann::json::array();
-    auto sink = [&](const FootageFrame& f, const cv::Mat& image) -> Status {
+    auto sink = [&](const FootageFrame& f, const cv::Mat& image, const FootageCamera&) -> Status {
         char name[32];
         std::snprintf(name, sizeof name, "frame_%05d", f.index);
         const std::string file = std::string(name) + options.image_ext;

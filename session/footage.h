@@ -51,7 +51,8 @@ struct FootageCamera {
     double tile_mm = 45, gap_mm = 1;
 };
 
-using FootageSink = std::function<Status(const FootageFrame& frame, const cv::Mat& image)>;
+// Receives every frame in order, with the (fixed) camera.
+using FootageSink = std::function<Status(const FootageFrame& frame, const cv::Mat& image, const FootageCamera& camera)>;
 
 // Renders `record` (finished or not; events applied in order) frame by frame, handing each to
 // `sink`. Returns the camera. Errors: options failing check(), a record that does not replay,

@@ -300,11 +300,21 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         if (auto id = m->assigned_tile(*game)) assigned = *id;
     }
     std::map<std::string, std::vector<int>> legal;  // type id -> legal rotations at `at`
+    std::map<std::pair<std::string, int>, nlohmann::json> helped;  // (type, rot) legal only with a module's help (a bridge)
     for (const auto& type : cat.tiles()) {
         if (assigned && type.id != *assigned) continue;
         if (game->supply_left(type) <= 0) continue;
         for (const auto& p : game->legal_placements(type)) {
             if (p.at == at) legal[type.id].push_back(p.rot);
+        }
+        for (const auto& m : game->modules()) {
+            for (const auto& h : m->extra_placements(*game, type)) {
+                if (h.placement.at != at) continue;
+                auto& rots = legal[type.id];
+                if (std::find(rots.begin(), rots.end(), h.placement.rot) != rots.end()) continue;
+                rots.push_back(h.placement.rot);
+                helped.emplace(std::make_pair(type.id, h.placement.rot), h.extra);
+            }
         }
     }
     const CandidateMove* best_illegal = nullptr;
@@ -324,9 +334,10 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
             }
         }
         if (ok) {
-            out.push_back({h.tile, at, rot, h.cost, 0});
+            const auto help = helped.find({h.tile, rot});
+            out.push_back({h.tile, at, rot, h.cost, 0, help == helped.end() ? nlohmann::json() : help->second});
         } else if (best_illegal == nullptr) {
-            illegal_move = {h.tile, at, h.rot, h.cost, 0};
+            illegal_move = {h.tile, at, h.rot, h.cost, 0, nlohmann::json()};
             best_illegal = &illegal_move;
         }
     }
@@ -367,12 +378,23 @@ Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& fra
     e.tile = move.tile;
     e.at = move.at;
     e.rot = move.rot;
+    if (move.extra.is_object()) e.raw = move.extra;
     const int index = static_cast<int>(record.events.size());
     std::vector<Follower> before = followers;
     if (auto st = game->apply(e, index); !st) return st;
     record.events.push_back(e);
     up.committed.push_back(e);
     history.push_back(std::move(snap));
+    if (move.extra.is_object()) {
+        for (const auto& [key, value] : move.extra.items()) {
+            if (value.is_object() && value.contains("at")) {
+                const auto& a = value["at"];
+                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
+                    expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
+                }
+            }
+        }
+    }
     if (history.size() > 16) history.pop_front();
     note_released(before, up);
     followers = before;
@@ -572,9 +594,6 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     pending.clear();
     std::vector<Cell> refreshed;  // cells whose change is explained: their look becomes the confirmed one
 
-    // Cells changed by an entered event (a bridge): take their new look as it is.
-    for (const auto& c : expect_change) refreshed.push_back(c);
-    expect_change.clear();
 
     // A new tile: an open cell that mostly changed.
     std::vector<std::pair<double, Cell>> new_cells;
@@ -583,6 +602,16 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         if (it != share.end() && it->second > opt.tile_change_share) new_cells.emplace_back(it->second, b.at);
     }
     std::sort(new_cells.begin(), new_cells.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (new_cells.empty()) {
+        // Say when an open cell changed, but too little to be read as a tile.
+        for (const auto& b : board.border()) {
+            const double s = share[{b.at.x, b.at.y}];
+            if (s > opt.tile_change_share / 3) {
+                up.notes.push_back("open cell " + to_string(b.at) + " changed by " + std::to_string(static_cast<int>(s * 100)) +
+                                   "%, too little for a tile");
+            }
+        }
+    }
     if (new_cells.size() > 1) {
         up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
     }
@@ -610,7 +639,9 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
 
     // A follower placed on the open turn's tile after the tile itself.
     const int turn_tile = game->turn_tile();
-    if (!tile_committed && turn_tile >= 0 && !game->follower_placed() && !game->current_follower_options().empty()) {
+    if (!tile_committed && turn_tile >= 0 && !game->follower_placed() && !game->current_follower_options().empty() &&
+        std::find(expect_change.begin(), expect_change.end(), game->board().tiles()[static_cast<std::size_t>(turn_tile)].at) ==
+            expect_change.end()) {
         const Cell at = game->board().tiles()[static_cast<std::size_t>(turn_tile)].at;
         if (view.window().contains(at) && piece_share[{at.x, at.y}] > opt.piece_change_share) {
             const cv::Rect cell = view.cell_rect(at);
@@ -654,6 +685,10 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             up.removed_by_mistake.push_back({f.colour, f.at, f.loc, false});
         }
     }
+
+    // Cells changed by an entered event (a bridge): take their new look as it is.
+    for (const auto& c : expect_change) refreshed.push_back(c);
+    expect_change.clear();
 
     // Refresh the confirmed look: unchanged cells (slow light drift) and explained changes.
     const cv::Mat fresh = now;  // levelled to the confirmed look
@@ -774,7 +809,13 @@ Status Tracker::record_event(const Event& event) {
     s.note_released(before, up);
     s.followers = before;
     s.sync_followers_from_game();
-    if (event.type != "tile" && event.type != "meeple" && event.raw.contains("at")) s.expect_change.push_back(event.at);
+    // What the players change with it (a bridge on a tile) is taken as the new look of that cell.
+    if (event.type != "tile" && event.type != "meeple" && event.raw.is_object() && event.raw.contains("at")) {
+        const auto& a = event.raw["at"];
+        if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
+            s.expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
+        }
+    }
     return Ok{};
 }
 

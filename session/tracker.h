@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/core.hpp>
 
 #include "engine/error.h"
@@ -38,8 +39,8 @@ struct TrackerOptions {
     int stable_frames = 3;              // consecutive still frames before the table is read
 
     // Changes against the last confirmed state (in the table view).
-    double change_threshold = 28.0;     // a view pixel changed when its Lab distance to the confirmed view exceeds this
-    double tile_change_share = 0.45;    // an empty cell holds a new tile when this share of it changed
+    double change_threshold = 20.0;     // a view pixel changed when its Lab distance to the confirmed view exceeds this
+    double tile_change_share = 0.2;     // an empty cell holds a new tile when this share of it changed (city tiles on a wooden table change little)
     double piece_change_share = 0.03;   // a placed tile's look changed (a follower came or went) above this share
     double occlusion_share = 0.02;      // the frame is occluded (a hand) when this share of the view outside
                                         // the board and its open cells changed...
@@ -71,6 +72,7 @@ struct CandidateMove {
     int rot = 0;             // quarter turns clockwise
     double cost = 0;         // classifier cost, lower is better
     double confidence = 0;   // share among the listed candidates, 0..1
+    nlohmann::json extra;    // a rule module's fields of the placement (a bridge that makes it legal), or null
 };
 
 // A move seen on the table that the rules refuse; never recorded.

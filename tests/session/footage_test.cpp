@@ -1,0 +1,143 @@
+// The tracker on rendered footage of whole scripted games (hands coming and going, light
+// drifting, a follower knocked aside and put back): the recorded match equals the script and
+// the final scores match — one game per Carcassonne expansion mix.
+#include <catch2/catch.hpp>
+
+#include <optional>
+
+#include "engine/random_game.h"
+#include "engine/record.h"
+#include "session/footage.h"
+#include "session/tracker.h"
+
+using namespace meeplecam;
+
+namespace {
+
+struct Outcome {
+    Record script;
+    Record recorded;
+    std::vector<int> script_scores, recorded_scores;
+    int ambiguities = 0, illegal = 0, removed_by_mistake = 0, frames = 0;
+    std::vector<std::string> problems;
+};
+
+// Plays a seeded random game, renders it as footage and tracks it. Events a camera cannot
+// see are entered where the footage says the players enter them; ambiguities are answered
+// with the tracker's first candidate (as a headless run does), so a wrong guess shows.
+Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansions, int tiles) {
+    RandomGameOptions ro;
+    ro.seed = seed;
+    ro.max_tiles = tiles;
+    ro.expansions = std::move(expansions);
+    auto played = play_random_game(nullptr, ro);
+    REQUIRE(played.has_value());
+    Outcome out;
+    out.script = played->record;
+    out.script_scores = played->game.scores();
+
+    session::FootageOptions fo;
+    fo.seed = seed;
+    fo.width = 960;
+    fo.height = 540;
+    Record setup = out.script;
+    setup.events.resize(1);
+    setup.finished = false;
+    std::optional<session::Tracker> tracker;
+    auto sink = [&](const session::FootageFrame& f, const cv::Mat& image, const session::FootageCamera& camera) -> Status {
+        if (!tracker) {
+            session::TrackerOptions topt;
+            topt.tile_mm = camera.tile_mm;
+            topt.gap_mm = camera.gap_mm;
+            auto made = session::Tracker::create(setup, topt, camera.image_to_table_mm);
+            if (!made) return made.error();
+            tracker.emplace(std::move(made).value());
+        }
+        for (const int i : f.enter_before) {
+            if (auto st = tracker->record_event(out.script.events[static_cast<std::size_t>(i)]); !st) {
+                out.problems.push_back("frame " + std::to_string(f.index) + ": entering event " + std::to_string(i) + ": " +
+                                       st.error().to_string());
+            }
+        }
+        const auto up = tracker->on_frame(image);
+        ++out.frames;
+        if (up.illegal) {
+            ++out.illegal;
+            out.problems.push_back("frame " + std::to_string(f.index) + ": illegal " + up.illegal->move.tile + " at " +
+                                   to_string(up.illegal->move.at) + ": " + up.illegal->rule);
+        }
+        if (up.analysed && !up.ambiguity.empty()) {
+            ++out.ambiguities;
+            if (auto st = tracker->choose(0); !st) out.problems.push_back(st.error().to_string());
+        }
+        out.removed_by_mistake += static_cast<int>(up.removed_by_mistake.size());
+        return Ok{};
+    };
+    auto camera = session::render_footage(out.script, fo, sink);
+    REQUIRE(camera.has_value());
+    REQUIRE(tracker.has_value());
+    REQUIRE(tracker->finish().has_value());
+    out.recorded = tracker->record();
+    out.recorded_scores = tracker->game().scores();
+    return out;
+}
+
+void check_same_match(const Outcome& o) {
+    INFO("frames " << o.frames << ", ambiguities " << o.ambiguities << ", illegal " << o.illegal);
+    for (const auto& p : o.problems) UNSCOPED_INFO(p);
+    REQUIRE(o.recorded.events.size() == o.script.events.size());
+    for (std::size_t i = 0; i < o.script.events.size(); ++i) {
+        INFO("event " << i);
+        CHECK(o.recorded.events[i].to_json() == o.script.events[i].to_json());
+    }
+    CHECK(o.recorded_scores == o.script_scores);
+    CHECK(o.removed_by_mistake == 0);  // the knocked follower stayed on its tile
+    CHECK(o.illegal == 0);
+}
+
+}  // namespace
+
+TEST_CASE("footage: a scripted base game is tracked move for move", "[session][footage]") {
+    check_same_match(track_scripted_game(3, {}, 12));
+}
+
+TEST_CASE("footage: a scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
+    check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, 12));
+}
+
+TEST_CASE("footage: a scripted Ferries game is tracked move for move", "[session][footage]") {
+    check_same_match(track_scripted_game(2, {"ferries"}, 12));
+}
+
+TEST_CASE("footage: the frames show each move's hand, stills and the knocked follower", "[session][footage]") {
+    RandomGameOptions ro;
+    ro.seed = 3;
+    ro.max_tiles = 8;
+    auto played = play_random_game(nullptr, ro);
+    REQUIRE(played.has_value());
+    session::FootageOptions fo;
+    fo.width = 320;
+    fo.height = 180;
+    std::vector<session::FootageFrame> frames;
+    cv::Matx33d first_camera;
+    auto cam = session::render_footage(played->record, fo, [&](const session::FootageFrame& f, const cv::Mat& image,
+                                                                const session::FootageCamera& c) -> Status {
+        if (frames.empty()) first_camera = c.table_to_image;
+        if (image.cols != 320 || image.rows != 180) return invalid("test", "wrong frame size");
+        if (cv::norm(c.table_to_image - first_camera) > 1e-9) return invalid("test", "the camera moved");
+        frames.push_back(f);
+        return Ok{};
+    });
+    REQUIRE(cam.has_value());
+    int hands = 0, stills = 0, knocks = 0;
+    for (const auto& f : frames) {
+        hands += f.phase == "hand-in" || f.phase == "hand-out";
+        stills += f.phase == "still";
+        knocks += f.phase == "knock";
+    }
+    const int moves = static_cast<int>(played->record.events.size()) - 1;
+    CHECK(hands == moves * (fo.approach_frames + fo.leave_frames));
+    CHECK(stills >= (moves + 1) * fo.still_frames);
+    CHECK(knocks == 2 * (fo.approach_frames + fo.leave_frames));
+    CHECK(frames.back().events_shown == static_cast<int>(played->record.events.size()));
+}

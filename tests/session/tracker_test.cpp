@@ -1,0 +1,233 @@
+// Tracker unit tests on rendered frames with a fixed camera: stable-frame detection, an
+// illegal move flagged and not recorded, an ambiguity answered with choose(), a follower
+// placed after its tile, and a follower vanishing without a scoring.
+#include <catch2/catch.hpp>
+
+#include <memory>
+
+#include "engine/record.h"
+#include "session/tracker.h"
+#include "vision/table_renderer.h"
+
+using namespace meeplecam;
+
+namespace {
+
+// A fixed camera over a fixed set of cells; renders scenes of tiles of the base catalog.
+class TableCamera {
+public:
+    TableCamera(std::vector<Cell> cells, std::uint64_t seed) {
+        Record r;
+        r.players = {{"red", "red"}, {"blue", "blue"}};
+        catalog_ = catalog_for(r).value();
+        options_ = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+        options_.width = 960;
+        options_.height = 540;
+        options_.gap_mm = {1.0, 1.0};
+        options_.scene_seed = seed;
+        options_.layout_cells = std::move(cells);
+        options_.hand_chance = 0;
+        const auto first = vision::render_table(scene({{"D", {0, 0}, 0}}), options_, 1);
+        REQUIRE(first.has_value());
+        const cv::Point2d o = first->truth.board_origin_mm;
+        image_to_table_ = cv::Matx33d(1, 0, -o.x, 0, 1, -o.y, 0, 0, 1) * first->truth.table_to_image.inv();
+        gap_mm_ = first->truth.gap_mm;
+    }
+
+    struct Tile {
+        std::string id;
+        Cell at;
+        int rot;
+    };
+    struct Piece {
+        Cell at;
+        std::string loc;  // board port of the follower
+        std::string colour;
+    };
+
+    // Builds a scene from tile ids and followers (followers by board port).
+    vision::Scene scene(const std::vector<Tile>& tiles, const std::vector<Piece>& pieces = {}) const {
+        vision::Scene s;
+        for (const auto& t : tiles) s.tiles.push_back({catalog_->find(t.id), t.at, t.rot});
+        for (const auto& p : pieces) {
+            for (const auto& t : s.tiles) {
+                if (t.at == p.at) {
+                    const Port port = parse_port(p.loc).value();
+                    s.pieces.push_back({p.at, t.type->feature_at(port, t.rot), p.colour, port});
+                }
+            }
+        }
+        return s;
+    }
+    // Renders one frame of `s`; `hand_at` puts a hand over that cell.
+    cv::Mat shoot(const vision::Scene& s, std::optional<Cell> hand_at = std::nullopt) {
+        vision::RenderOptions o = options_;
+        o.hand_chance = hand_at ? 1.0 : 0.0;
+        o.hand_cell = hand_at;
+        auto r = vision::render_table(s, o, ++frame_seed_);
+        REQUIRE(r.has_value());
+        return r->image;
+    }
+    session::TrackerOptions tracker_options() const {
+        session::TrackerOptions t;
+        t.gap_mm = gap_mm_;
+        return t;
+    }
+    const cv::Matx33d& image_to_table() const { return image_to_table_; }
+
+private:
+    std::shared_ptr<const Catalog> catalog_;
+    vision::RenderOptions options_;
+    cv::Matx33d image_to_table_;
+    double gap_mm_ = 1.0;
+    std::uint64_t frame_seed_ = 100;
+};
+
+Record two_player_setup() {
+    Record r;
+    r.players = {{"red", "red"}, {"blue", "blue"}};
+    Event start;
+    start.type = "tile";
+    start.tile = "D";
+    r.events.push_back(start);
+    return r;
+}
+
+// Feeds `frame` n times; returns the updates.
+std::vector<session::TrackerUpdate> feed(session::Tracker& t, const cv::Mat& frame, int n) {
+    std::vector<session::TrackerUpdate> out;
+    for (int i = 0; i < n; ++i) out.push_back(t.on_frame(frame));
+    return out;
+}
+
+const session::TrackerUpdate* analysed(const std::vector<session::TrackerUpdate>& ups) {
+    for (const auto& u : ups) {
+        if (u.analysed) return &u;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("tracker: a frame is read once, after stable_frames still frames, and not while a hand moves", "[session]") {
+    TableCamera cam({{0, 0}, {1, 0}, {0, 1}}, 21);
+    auto tracker = session::Tracker::create(two_player_setup(), cam.tracker_options(), cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    const cv::Mat start = cam.shoot(cam.scene({{"D", {0, 0}, 0}}));
+    const int need = tracker->options().stable_frames;
+    auto ups = feed(*tracker, start, need + 2);
+    for (int i = 0; i + 1 < need; ++i) CHECK(ups[static_cast<std::size_t>(i)].state == session::FrameState::Moving);
+    CHECK(ups[static_cast<std::size_t>(need - 1)].state == session::FrameState::Stable);
+    CHECK(ups[static_cast<std::size_t>(need - 1)].analysed);
+    CHECK_FALSE(ups[static_cast<std::size_t>(need)].analysed);  // read once per stillness
+
+    // A hand reaching in: every frame differs from the last, so nothing is read.
+    const auto after = cam.scene({{"D", {0, 0}, 0}, {"V", {1, 0}, 0}});
+    for (double reach : {0.4, 0.7, 1.0}) {
+        (void)reach;
+        const auto u = tracker->on_frame(cam.shoot(after, Cell{1, 0}));
+        CHECK(u.state == session::FrameState::Moving);
+        CHECK_FALSE(u.analysed);
+    }
+    CHECK(tracker->record().events.size() == 1);
+    // The hand gone, the new tile is read once the table is still again.
+    const cv::Mat placed = cam.shoot(after);
+    ups = feed(*tracker, placed, need + 2);
+    const auto* read = analysed(ups);
+    REQUIRE(read != nullptr);
+    REQUIRE(read->committed.size() == 1);
+    CHECK(read->committed[0].tile == "V");
+    CHECK(read->committed[0].at == Cell{1, 0});
+    CHECK(read->committed[0].rot == 0);
+    CHECK(read->committed[0].player == "red");
+}
+
+TEST_CASE("tracker: a tile that breaks a rule is flagged with the engine's reason and not recorded", "[session]") {
+    TableCamera cam({{0, 0}, {1, 0}}, 22);
+    auto tracker = session::Tracker::create(two_player_setup(), cam.tracker_options(), cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}})), 4);
+    // U turned 0: a road north-south, so its west side (field) faces D's road.
+    const auto ups = feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}, {"U", {1, 0}, 0}})), 4);
+    const auto* read = analysed(ups);
+    REQUIRE(read != nullptr);
+    REQUIRE(read->illegal.has_value());
+    CHECK(read->illegal->move.tile == "U");
+    CHECK(read->illegal->move.at == Cell{1, 0});
+    CHECK(read->illegal->rule.find("road") != std::string::npos);
+    CHECK(read->committed.empty());
+    CHECK(tracker->record().events.size() == 1);
+    CHECK(tracker->game().board().size() == 1);
+}
+
+TEST_CASE("tracker: an ambiguity lists the legal candidates and choose() records the players' answer", "[session]") {
+    TableCamera cam({{0, 0}, {1, 0}}, 23);
+    session::TrackerOptions opt = cam.tracker_options();
+    opt.commit_margin = 1000;  // never sure enough: always ask
+    auto tracker = session::Tracker::create(two_player_setup(), opt, cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    CHECK_FALSE(tracker->choose(0).has_value());  // nothing asked yet
+    feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}})), 4);
+    const auto ups = feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}, {"V", {1, 0}, 0}})), 4);
+    const auto* read = analysed(ups);
+    REQUIRE(read != nullptr);
+    REQUIRE(read->ambiguity.size() >= 2);
+    CHECK(read->committed.empty());
+    CHECK(ups.back().ambiguity.size() == read->ambiguity.size());  // the question stays open
+    int truth = -1;
+    for (std::size_t i = 0; i < read->ambiguity.size(); ++i) {
+        const auto& c = read->ambiguity[i];
+        CHECK(c.at == Cell{1, 0});
+        if (c.tile == "V" && c.rot == 0) truth = static_cast<int>(i);
+    }
+    REQUIRE(truth >= 0);
+    CHECK(read->ambiguity[0].tile == "V");  // the classifier ranks the true tile first
+    CHECK_FALSE(tracker->choose(static_cast<int>(read->ambiguity.size())).has_value());  // out of range
+    REQUIRE(tracker->choose(truth).has_value());
+    REQUIRE(tracker->record().events.size() == 2);
+    CHECK(tracker->record().events[1].tile == "V");
+    CHECK(tracker->record().events[1].rot == 0);
+    CHECK_FALSE(tracker->choose(0).has_value());  // answered
+}
+
+TEST_CASE("tracker: a follower placed after its tile is recorded on its feature; one vanishing unscored is reported",
+          "[session]") {
+    TableCamera cam({{0, 0}, {1, 0}, {0, 1}}, 24);
+    auto tracker = session::Tracker::create(two_player_setup(), cam.tracker_options(), cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    // E turned twice: its city faces south, its field meets D's field.
+    const auto tiles = std::vector<TableCamera::Tile>{{"D", {0, 0}, 0}, {"E", {0, 1}, 2}};
+    feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}})), 4);
+    feed(*tracker, cam.shoot(cam.scene(tiles)), 4);
+    REQUIRE(tracker->record().events.size() == 2);
+    // A red follower on E's city.
+    const auto ups = feed(*tracker, cam.shoot(cam.scene(tiles, {{{0, 1}, "S", "red"}})), 4);
+    const auto* read = analysed(ups);
+    REQUIRE(read != nullptr);
+    REQUIRE(read->committed.size() == 1);
+    CHECK(read->committed[0].type == "meeple");
+    const TileType* e = tracker->game().catalog().find("E");
+    const auto port = parse_port(read->committed[0].loc);
+    REQUIRE(port.has_value());
+    CHECK(e->features[static_cast<std::size_t>(e->feature_at(*port, 2))].kind == FeatureKind::City);
+    CHECK(read->committed[0].player == "red");
+    // Taken off without any scoring: reported, nothing recorded.
+    const auto gone = feed(*tracker, cam.shoot(cam.scene(tiles)), 4);
+    const auto* again = analysed(gone);
+    REQUIRE(again != nullptr);
+    REQUIRE(again->removed_by_mistake.size() == 1);
+    CHECK(again->removed_by_mistake[0].at == Cell{0, 1});
+    CHECK(again->removed_by_mistake[0].colour == "red");
+    CHECK(tracker->record().events.size() == 3);
+}
+
+TEST_CASE("tracker: bad set-up and options are refused with a reason", "[session]") {
+    session::TrackerOptions opt;
+    opt.stable_frames = 0;
+    CHECK_FALSE(opt.check().has_value());
+    CHECK(opt.check().error().message.find("stable_frames") != std::string::npos);
+    Record empty;
+    empty.players = {{"red", "red"}};
+    CHECK_FALSE(session::Tracker::create(empty, {}, cv::Matx33d::eye()).has_value());
+    CHECK_FALSE(session::Tracker::create(two_player_setup(), {}, cv::Matx33d::zeros()).has_value());
+}

@@ -118,23 +118,26 @@ int main(int argc, char** argv) {
     std::size_t events_recorded = 0, laps = 0;
     QObject::connect(&window.live_view(), &ui::LiveView::frame_shown, &window,
                      [&](std::int64_t, double ms) { frame_latency.push_back(ms); });
-    // The footage loops: when it starts again, so does the match (a new journal), as at a new game.
     QObject::connect(window.worker(), &ui::MatchWorker::frame_analysed, &window, [&](const ui::FrameReport& r) {
         analysis_latency.push_back(static_cast<double>(ui::steady_now_ns() - r.captured_ns) / 1e6);
         tracker_ms.push_back(r.analysis_ms);
         events_recorded += static_cast<std::size_t>(r.committed);
-        const std::size_t lap = static_cast<std::size_t>(r.index / footage_frames);
-        if (lap > laps) {
-            laps = lap;
-            window.new_match(setup, journal);
-        }
     });
-    window.new_match(setup, journal);
+    // Each lap of the footage is a new game: when the frames end, a new match starts (a new
+    // journal), and once it is open the footage plays again from its first frame.
     ui::FrameSourceOptions source;
     source.path = a.footage;
     source.fps = a.fps;
-    source.loop = true;
-    window.start_source(source);
+    QObject::connect(&window, &ui::LiveWindow::match_ready, &window, [&] { window.start_source(source); });
+    QTimer lap_watch;
+    QObject::connect(&lap_watch, &QTimer::timeout, &window, [&] {
+        if (!window.source_status().contains("ended")) return;
+        ++laps;
+        window.stop_source();
+        window.new_match(setup, journal);
+    });
+    lap_watch.start(200);
+    window.new_match(setup, journal);
 
     QElapsedTimer clock;
     clock.start();

@@ -245,8 +245,10 @@ QString default_journal(const AppArgs& a) {
 // the frames end; prints the recorded match and its score sheet.
 int run_headless(const AppArgs& a, const std::string& program) {
     if (!a.source) {
-        std::cerr << "meeplecam: app: no display and no frames: give --images DIR, --video FILE or --camera N, or --record FILE\n";
-        return 2;
+        // No frames to watch: replay the bundled sample match instead (as review mode does headless).
+        AppArgs review = a;
+        review.record = MEEPLECAM_SAMPLE_RECORD;
+        return run_review(review, program);
     }
     int qt_argc = 1;
     std::string name = program;

@@ -230,13 +230,14 @@ void LiveWindow::build_menus() {
 
 void LiveWindow::start_source(const FrameSourceOptions& source) {
     stop_source();
+    latest_frame_.store(-1);  // a new source counts its frames from 0
     capture_ = std::make_unique<CaptureThread>(source);
     FrameSource* src = capture_->source();
     MatchWorker* w = match_.worker();
     // The match worker learns of each newer frame at once (direct) so it can drop a backlog.
     connect(src, &FrameSource::frame_ready, w, [w](const Frame& f) { w->note_newer_frame(f.index); }, Qt::DirectConnection);
     connect(src, &FrameSource::frame_ready, w, &MatchWorker::analyse_frame, Qt::QueuedConnection);
-    connect(src, &FrameSource::frame_ready, this, [this](const Frame& f) { latest_frame_ = std::max(latest_frame_, f.index); },
+    connect(src, &FrameSource::frame_ready, this, [this](const Frame& f) { latest_frame_.store(f.index); },
             Qt::DirectConnection);
     connect(src, &FrameSource::frame_ready, this, &LiveWindow::on_frame, Qt::QueuedConnection);
     connect(src, &FrameSource::state_changed, this, &LiveWindow::on_source_state, Qt::QueuedConnection);
@@ -248,6 +249,9 @@ void LiveWindow::start_source(const FrameSourceOptions& source) {
 void LiveWindow::stop_source() {
     if (capture_) capture_->stop();
     capture_.reset();
+    source_status_ = tr("camera stopped");
+    live_->set_banner({});
+    if (source_label_) update_status();
 }
 
 void LiveWindow::set_table_calibration(const TableCalibration& table) {
@@ -276,7 +280,7 @@ void LiveWindow::import_record(const QString& path, const QString& journal) {
 
 void LiveWindow::on_frame(const Frame& frame) {
     // Drop a backlog: only the newest frame is worth converting and painting.
-    if (frame.index < latest_frame_) return;
+    if (frame.index < latest_frame_.load()) return;
     live_->set_frame(frame);
 }
 

@@ -9,6 +9,7 @@
 #include <QPointer>
 #include <QString>
 
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -136,7 +137,7 @@ private:
     QString drawn_tile_;
     TileArtCache art_;
     std::optional<TableGeometry> geometry_;
-    std::int64_t latest_frame_ = -1;
+    std::atomic<std::int64_t> latest_frame_{-1};  // newest frame index sent (set on the capture thread)
     QString shown_question_;                // the ambiguity or illegal move the panel shows now
     std::vector<FollowerMark> must_return_; // followers a scoring returned, still on the table
 

@@ -15,9 +15,11 @@ QApplication& qt_app() {
     static char* argv[] = {name, nullptr};
     if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     QStandardPaths::setTestModeEnabled(true);  // QSettings and app data go to a test location
-    static QApplication instance(argc, argv);
+    // Never destroyed: a QApplication torn down by the exit handlers, after Qt's own statics,
+    // crashes in ~QPointingDevice once a window was shown.
+    static QApplication* instance = new QApplication(argc, argv);
     ui::register_meta_types();
-    return instance;
+    return *instance;
 }
 
 QString fresh_dir(const QString& name) {

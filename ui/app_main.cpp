@@ -283,9 +283,8 @@ int run_headless(const AppArgs& a, const std::string& program) {
         latency.push_back(static_cast<double>(steady_now_ns() - r.captured_ns) / 1e6);
         if (!r.illegal.isEmpty()) std::cout << "frame " << r.index << ": illegal move: " << r.illegal.toStdString() << "\n";
         if (!r.ambiguity.empty() && r.analysed) {
-            ++ambiguous;
-            std::cout << "frame " << r.index << ": ambiguous (" << r.ambiguity.size() << " candidates); headless: taking the first\n";
-            QMetaObject::invokeMethod(w, "choose", Qt::QueuedConnection, Q_ARG(int, 0));
+            ++ambiguous;  // the worker took the first candidate already (set_auto_choose)
+            std::cout << "frame " << r.index << ": ambiguous (" << r.ambiguity.size() << " candidates); headless: took the first\n";
         }
     });
     QObject::connect(w, &MatchWorker::match_changed, &app, [&](const Record& r, const QString& what) {
@@ -301,6 +300,7 @@ int run_headless(const AppArgs& a, const std::string& program) {
         recorded = r;
         capture.start();
     });
+    w->set_auto_choose(true);  // before the worker sees any frame
     if (in->table) QMetaObject::invokeMethod(w, "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, *in->table));
     QMetaObject::invokeMethod(w, "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, in->setup), Q_ARG(QString, journal));
     std::cout << "No display: running the live pipeline headless on " << source.describe().toStdString()

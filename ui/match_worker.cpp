@@ -108,7 +108,14 @@ void MatchWorker::analyse_frame(Frame frame) {
         }
         for (const auto& n : up.notes) report.notes << QString::fromStdString(n);
         report.committed = static_cast<int>(up.committed.size());
-        if (!up.committed.empty()) {
+        bool chosen = false;
+        if (auto_choose_ && up.analysed && !up.ambiguity.empty()) {
+            if (auto st = tracker_->choose(0); st) {
+                chosen = true;
+                report.notes << tr("ambiguous: took the first of %1 candidates").arg(up.ambiguity.size());
+            }
+        }
+        if (!up.committed.empty() || chosen) {
             if (auto st = match_->replace(tracker_->record()); !st) {
                 emit refused(QString::fromStdString(st.error().to_string()));
             } else {

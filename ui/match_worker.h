@@ -76,6 +76,8 @@ public slots:
     void start_match(meeplecam::Record setup, QString journal);
     // Resumes the match of an existing journal; problems (what was lost) are reported.
     void resume_match(QString journal);
+    // Headless: answer every ambiguity at once with the tracker's first candidate (nobody is there to ask).
+    void set_auto_choose(bool on) { auto_choose_ = on; }
     // Gives the tracker the table's place in the image; the tracker runs from then on.
     void set_table(meeplecam::ui::TableCalibration table);
     // Analyses a frame (the newest one only; see note_newer_frame).
@@ -115,6 +117,7 @@ private:
     std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
     std::int64_t skipped_ = 0;
+    bool auto_choose_ = false;
 };
 
 // Owns a MatchWorker on its own QThread; quits and joins the thread when destroyed.

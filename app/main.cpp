@@ -28,7 +28,7 @@ commands:
   catalog check FILE                          validate a tile catalog (City, Amazonas: totals vs the published game)
   render SCENE.json -o OUT.png [--seed N] [--preset P]
                                               synthetic photo of the board + ground truth
-  app [--record FILE] [--screenshot F.png]    the desktop window (review mode), or headless output
+  app [--camera N | --images DIR | --video F] [--record FILE]   the desktop assistant (live or review), or headless
   classify-tile IMAGE --game G [--library F] [--json]
                                               one tile photo -> type, rotation, confidence
   learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile

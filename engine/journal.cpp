@@ -24,8 +24,7 @@ std::string hex32(std::uint32_t v) {
 // The record without its events: what the journal's header line holds.
 nlohmann::json header_json(const Record& r) {
     nlohmann::json h = r.to_json();
-    h.erase("events");
-    h.erase("finished");
+    h.erase("events");  // "finished" stays: a finished match's journal is rewritten with it (not offered for resuming)
     return nlohmann::json{{"format", "meeplecam-journal"}, {"version", 1}, {"record", h}};
 }
 

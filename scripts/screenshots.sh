@@ -5,9 +5,50 @@ cd "$(dirname "$0")/.."
 ./scripts/build.sh meeplecam
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Review mode on a hand-checked golden game (its record part).
-python3 - "$tmp/review.json" <<'PY'
+export QT_QPA_PLATFORM=offscreen
+export XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data"  # no user settings leak into the pictures
+app=./build/meeplecam
+# A hand-checked golden game (its record part): the whole game, and its first 16 events.
+python3 - "$tmp" <<'PY'
 import json, sys
-json.dump(json.load(open("tests/golden/15_long_mixed_game.json"))["record"], open(sys.argv[1], "w"))
+rec = json.load(open("tests/golden/15_long_mixed_game.json"))["record"]
+json.dump(rec, open(sys.argv[1] + "/review.json", "w"))
+mid = dict(rec, events=rec["events"][:16], finished=False)
+json.dump(mid, open(sys.argv[1] + "/mid.json", "w"))
 PY
-QT_QPA_PLATFORM=offscreen ./build/meeplecam app --record "$tmp/review.json" --screenshot docs/screenshots/review.png
+# Camera frames: a few renders of the sample footage when it exists, else of a plain table.
+footage=build/sample-footage
+if [[ ! -f $footage/truth.json ]]; then
+  "$app" render-footage samples/matches/sample-2p.json -o "$footage" --seed 1 >/dev/null
+fi
+# Three still frames from the middle of the sample footage, and the match as far as they show it.
+mkdir -p "$tmp/frames"
+python3 - "$tmp" "$footage" <<'PY'
+import json, os, shutil, sys
+tmp, footage = sys.argv[1], sys.argv[2]
+truth = json.load(open(os.path.join(footage, "truth.json")))
+still = [f for f in truth["frames"][300:] if f["phase"] == "still"][:3]
+for f in still:
+    shutil.copy(os.path.join(footage, f["file"]), os.path.join(tmp, "frames"))
+rec = truth["record"]
+json.dump(dict(rec, events=rec["events"][:still[0]["events_shown"]], finished=False), open(tmp + "/footage-mid.json", "w"))
+PY
+
+"$app" app --record "$tmp/review.json" --screenshot docs/screenshots/review.png
+# Live: the sample footage's camera and the match it shows at frame 300, the drawn tile V with
+# its legal placements.
+"$app" app --setup "$tmp/footage-mid.json" --images "$tmp/frames" --truth-camera "$footage/truth.json" --journal "$tmp/live.journal" \
+  --resume no --drawn-tile V --screenshot docs/screenshots/live.png --frames 2
+"$app" app --setup "$tmp/review.json" --no-camera --journal "$tmp/final.journal" --resume no \
+  --screenshot docs/screenshots/final.png --screen final
+"$app" app --setup "$tmp/mid.json" --no-camera --journal "$tmp/new.journal" --resume no \
+  --screenshot docs/screenshots/new-game.png --screen new-game
+# Camera lost: the frames folder disappears under a running app.
+"$app" app --setup "$tmp/footage-mid.json" --images "$tmp/frames" --truth-camera "$footage/truth.json" \
+  --journal "$tmp/lost.journal" --resume no \
+  --screenshot docs/screenshots/camera-lost.png --screen camera-lost --frames 2
+# Keep them small.
+if command -v pngquant >/dev/null; then
+  for f in docs/screenshots/*.png; do pngquant --force --skip-if-larger --output "$f" -- "$f" || true; done
+fi
+ls -la docs/screenshots/

@@ -1,86 +1,434 @@
 #include "ui/app_main.h"
 
 #include <QApplication>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTimer>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 
+#include "engine/journal.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
+#include "session/footage.h"
+#include "ui/final_score.h"
+#include "ui/live_window.h"
+#include "ui/new_game_dialog.h"
 #include "ui/review_window.h"
 
 namespace meeplecam::ui {
 namespace {
 
-constexpr const char* kHelp = R"(usage: meeplecam app [--record FILE] [--screenshot OUT.png]
+constexpr const char* kHelp = R"(usage: meeplecam app [options]
 
-The desktop assistant. In this build it opens review mode: a match record stepped through
-with a slider, the board drawn from the catalog art, the scoreboard, the scoring events and
-the score over the turns. Live camera tracking comes with issue 6.
+The desktop assistant.
 
-  --record FILE       the match record to open (default: the bundled sample match)
+Live mode (the default): the camera (or a stand-in) on a capture thread, the match on a
+worker thread, the board drawn over the frames, scoreboard, moves, scoring, corrections,
+undo, export. Every confirmed event is journaled (fsynced) at once; a match left in the
+journal is offered for resuming.
+  --camera N          read V4L2 camera N (default: camera 0 when /dev/video0 exists)
+  --video FILE        read a video file instead
+  --images DIR        read an image folder instead (sorted by name)
+  --fps F             pace of a video or image folder (default 10)
+  --loop              start a video or folder again at its end
+  --no-camera         no frames at all: moves entered from the palette only
+  --journal FILE      the journal of the live match (default: the app data folder)
+  --resume ask|yes|no resume the match left in the journal (default ask)
+  --setup FILE        a record whose set-up (and events) start the new match
+  --truth-camera F    the table's place in the image (and the set-up) from a render-footage
+                      truth.json: the tracker then reads the moves from the frames
+  --drawn-tile ID     the drawn tile at start (its legal placements are shown)
+
+Review mode:
+  --record FILE       open a match record and step through it (review mode)
+
+Both:
   --screenshot F.png  render the window offscreen to F.png and exit (docs, tests)
+  --screen S          what to render: live, final, new-game, review (default: the mode's window)
+  --frames N          with --screenshot: wait until N frames were shown first (default 3)
 
-With no display (no DISPLAY or WAYLAND_DISPLAY, and QT_QPA_PLATFORM unset) the same record
-is replayed headless and its moves and score sheet are printed.
+With no display (no DISPLAY or WAYLAND_DISPLAY, and QT_QPA_PLATFORM unset) the same pipeline
+runs headless (capture thread, match worker with the tracker, journal) until the frames end;
+an ambiguous move takes the tracker's first candidate; the recorded match and the score sheet
+are printed. With --record and no display, the record is replayed and its score sheet printed.
 )";
 
 bool has_display() {
     return std::getenv("DISPLAY") || std::getenv("WAYLAND_DISPLAY") || std::getenv("QT_QPA_PLATFORM");
 }
 
-}  // namespace
+struct AppArgs {
+    std::string record;  // review mode when set
+    std::optional<FrameSourceOptions> source;
+    bool no_camera = false;
+    std::string journal;
+    std::string resume = "ask";
+    std::string setup;
+    std::string truth_camera;
+    std::string drawn_tile;
+    std::string screenshot;
+    std::string screen;
+    int frames = 3;
+};
 
-int run_app(const std::string& program, const std::vector<std::string>& argv) {
-    std::string record_path = MEEPLECAM_SAMPLE_RECORD, screenshot;
+Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
+    AppArgs a;
+    double fps = 10;
+    bool loop = false;
     for (std::size_t i = 0; i < argv.size(); ++i) {
-        if (argv[i] == "--help") {
-            std::cout << kHelp;
-            return 0;
+        const std::string& k = argv[i];
+        const bool has_value = i + 1 < argv.size();
+        auto value = [&]() -> const std::string& { return argv[++i]; };
+        if (k == "--loop") {
+            loop = true;
+        } else if (k == "--no-camera") {
+            a.no_camera = true;
+        } else if (!has_value) {
+            return invalid("app", "unknown or incomplete argument '" + k + "' (see --help)");
+        } else if (k == "--record") {
+            a.record = value();
+        } else if (k == "--camera" || k == "--video" || k == "--images") {
+            FrameSourceOptions o;
+            if (k == "--camera") {
+                o.kind = FrameSourceOptions::Kind::Camera;
+                try {
+                    o.camera = std::stoi(value());
+                } catch (const std::exception&) {
+                    return invalid("app: --camera", "'" + argv[i] + "' is not a camera number");
+                }
+            } else {
+                o.kind = k == "--video" ? FrameSourceOptions::Kind::Video : FrameSourceOptions::Kind::Images;
+                o.path = value();
+            }
+            a.source = o;
+        } else if (k == "--fps") {
+            try {
+                fps = std::stod(value());
+            } catch (const std::exception&) {
+                return invalid("app: --fps", "'" + argv[i] + "' is not a number");
+            }
+        } else if (k == "--journal") {
+            a.journal = value();
+        } else if (k == "--resume") {
+            a.resume = value();
+            if (a.resume != "ask" && a.resume != "yes" && a.resume != "no") return invalid("app: --resume", "expected ask, yes or no");
+        } else if (k == "--setup") {
+            a.setup = value();
+        } else if (k == "--truth-camera") {
+            a.truth_camera = value();
+
+        } else if (k == "--drawn-tile") {
+            a.drawn_tile = value();
+        } else if (k == "--screenshot") {
+            a.screenshot = value();
+        } else if (k == "--screen") {
+            a.screen = value();
+        } else if (k == "--frames") {
+            try {
+                a.frames = std::stoi(value());
+            } catch (const std::exception&) {
+                return invalid("app: --frames", "'" + argv[i] + "' is not a number");
+            }
+        } else {
+            return invalid("app", "unknown argument '" + k + "' (see --help)");
         }
-        if ((argv[i] == "--record" || argv[i] == "--screenshot") && i + 1 < argv.size()) {
-            (argv[i] == "--record" ? record_path : screenshot) = argv[i + 1];
-            ++i;
-            continue;
-        }
-        std::cerr << "meeplecam: app: unknown or incomplete argument '" << argv[i] << "' (see --help)\n";
+    }
+    if (a.source) {
+        a.source->fps = fps;
+        a.source->loop = loop;
+        if (auto st = a.source->check(); !st) return st.error();
+    }
+    return a;
+}
+
+// Runs the event loop until `done()` or `timeout_ms` passed; false on timeout.
+bool wait_until(const std::function<bool()>& done, int timeout_ms) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > timeout_ms) return false;
+        QApplication::processEvents(QEventLoop::AllEvents, 20);
+    }
+    return true;
+}
+
+int save_shot(QWidget& w, const std::string& path) {
+    if (!w.grab().save(QString::fromStdString(path))) {
+        std::cerr << "meeplecam: cannot write " << path << "\n";
         return 2;
     }
-    auto record = read_record(record_path);
+    std::cout << "wrote " << path << "\n";
+    return 0;
+}
+
+int run_review(const AppArgs& a, const std::string& program) {
+    auto record = read_record(a.record);
     if (!record) {
         std::cerr << "meeplecam: " << record.error().to_string() << "\n";
         return 2;
     }
-    if (!has_display() && screenshot.empty()) {
+    if (!has_display() && a.screenshot.empty()) {
         auto game = replay(record.value());
         if (!game) {
-            std::cerr << "meeplecam: " << record_path << ": " << game.error().to_string() << "\n";
+            std::cerr << "meeplecam: " << a.record << ": " << game.error().to_string() << "\n";
             return static_cast<int>(game.error().kind);
         }
-        std::cout << "No display: replaying " << record_path << " headless (" << record->events.size()
-                  << " events).\n\n" << format_score_sheet(game.value());
+        std::cout << "No display: replaying " << a.record << " headless (" << record->events.size() << " events).\n\n"
+                  << format_score_sheet(game.value());
         return 0;
     }
-    if (!screenshot.empty() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    if (!a.screenshot.empty() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     int qt_argc = 1;
     std::string name = program;
     char* qt_argv[] = {name.data(), nullptr};
     QApplication app(qt_argc, qt_argv);
     ReviewWindow window;
-    if (auto st = window.open_record(QString::fromStdString(record_path)); !st) {
+    if (auto st = window.open_record(QString::fromStdString(a.record)); !st) {
         std::cerr << "meeplecam: " << st.error().to_string() << "\n";
         return static_cast<int>(st.error().kind);
     }
-    if (!screenshot.empty()) {
-        if (!window.grab().save(QString::fromStdString(screenshot))) {
-            std::cerr << "meeplecam: cannot write " << screenshot << "\n";
-            return 2;
+    if (!a.screenshot.empty()) return save_shot(window, a.screenshot);
+    window.show();
+    return app.exec();
+}
+
+// The match set-up: --setup FILE, else the last new game's (QSettings), else two players, base game.
+Result<Record> initial_setup(const AppArgs& a) {
+    if (!a.setup.empty()) return read_record(a.setup);
+    QSettings settings;
+    const QString text = settings.value("new-game/record").toString();
+    if (!text.isEmpty()) {
+        if (auto r = parse_record_text(text.toStdString(), "settings"); r) return r;
+    }
+    return make_setup("carcassonne", {}, "C3", {{"Ana", "red"}, {"Ben", "blue"}});
+}
+
+struct LiveInputs {
+    Record setup;
+    std::optional<TableCalibration> table;
+};
+
+// The set-up and, with --truth-camera, the table's place in the image (the footage's camera).
+Result<LiveInputs> live_inputs(const AppArgs& a) {
+    LiveInputs in;
+    if (!a.truth_camera.empty()) {
+        auto truth = session::read_footage_truth(a.truth_camera);
+        if (!truth) return truth.error();
+        in.table = TableCalibration{truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm};
+        in.setup = truth->record;
+        in.setup.events.resize(1);
+        in.setup.finished = false;
+        if (a.setup.empty()) return in;
+    }
+    auto setup = initial_setup(a);
+    if (!setup) return setup.error();
+    in.setup = std::move(setup.value());
+    return in;
+}
+
+QString default_journal(const AppArgs& a) {
+    if (!a.journal.empty()) return QString::fromStdString(a.journal);
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(dir);
+    return dir + "/live.journal";
+}
+
+// The live pipeline without a window: capture thread -> match worker (tracker, journal) until
+// the frames end; prints the recorded match and its score sheet.
+int run_headless(const AppArgs& a, const std::string& program) {
+    if (!a.source) {
+        // No frames to watch: replay the bundled sample match instead (as review mode does headless).
+        AppArgs review = a;
+        review.record = MEEPLECAM_SAMPLE_RECORD;
+        return run_review(review, program);
+    }
+    int qt_argc = 1;
+    std::string name = program;
+    char* qt_argv[] = {name.data(), nullptr};
+    QCoreApplication app(qt_argc, qt_argv);
+    QCoreApplication::setOrganizationName("meeplecam");
+    QCoreApplication::setApplicationName("meeplecam");
+    register_meta_types();
+    auto in = live_inputs(a);
+    if (!in) {
+        std::cerr << "meeplecam: " << in.error().to_string() << "\n";
+        return 2;
+    }
+    const QString journal = default_journal(a);
+    MatchThread match;
+    MatchWorker* w = match.worker();
+    FrameSourceOptions source = *a.source;
+    source.loop = false;
+    CaptureThread capture(source);
+    Record recorded = in->setup;
+    bool ended = false;
+    int frames = 0, analysed = 0, ambiguous = 0;
+    std::vector<double> latency;
+    QObject::connect(capture.source(), &FrameSource::frame_ready, w, &MatchWorker::analyse_frame, Qt::QueuedConnection);
+    QObject::connect(capture.source(), &FrameSource::state_changed, &app, [&](FrameSource::State s, const QString& message) {
+        std::cout << message.toStdString() << "\n";
+        if (s == FrameSource::State::Ended) QMetaObject::invokeMethod(w, "finish", Qt::QueuedConnection);
+    });
+    QObject::connect(w, &MatchWorker::frame_analysed, &app, [&](const FrameReport& r) {
+        ++frames;
+        analysed += r.analysed;
+        latency.push_back(static_cast<double>(steady_now_ns() - r.captured_ns) / 1e6);
+        if (!r.illegal.isEmpty()) std::cout << "frame " << r.index << ": illegal move: " << r.illegal.toStdString() << "\n";
+        if (!r.ambiguity.empty() && r.analysed) {
+            ++ambiguous;  // the worker took the first candidate already (set_auto_choose)
+            std::cout << "frame " << r.index << ": ambiguous (" << r.ambiguity.size() << " candidates); headless: took the first\n";
         }
-        std::cout << "wrote " << screenshot << "\n";
-        return 0;
+    });
+    QObject::connect(w, &MatchWorker::match_changed, &app, [&](const Record& r, const QString& what) {
+        recorded = r;
+        std::cout << what.toStdString() << "\n";
+        if (r.finished) {
+            ended = true;
+            app.quit();
+        }
+    });
+    QObject::connect(w, &MatchWorker::refused, &app, [&](const QString& why) { std::cerr << "meeplecam: " << why.toStdString() << "\n"; });
+    QObject::connect(w, &MatchWorker::match_opened, &app, [&](const Record& r, const QString&, const QStringList&) {
+        recorded = r;
+        capture.start();
+    });
+    w->set_auto_choose(true);  // before the worker sees any frame
+    if (in->table) QMetaObject::invokeMethod(w, "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, *in->table));
+    QMetaObject::invokeMethod(w, "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, in->setup), Q_ARG(QString, journal));
+    std::cout << "No display: running the live pipeline headless on " << source.describe().toStdString()
+              << (in->table ? "" : " (no table calibration: nothing can be read from the frames)") << "\n";
+    app.exec();
+    capture.stop();
+    match.stop();
+    if (!ended) std::cerr << "meeplecam: the match did not finish\n";
+    std::cout << "\nrecorded match (" << recorded.events.size() << " events, journal " << journal.toStdString() << "):\n";
+    for (std::size_t i = 0; i < recorded.events.size(); ++i) std::cout << "  " << i << ": " << recorded.events[i].to_json().dump() << "\n";
+    auto game = replay(recorded);
+    if (!game) {
+        std::cerr << "meeplecam: " << game.error().to_string() << "\n";
+        return 1;
+    }
+    std::sort(latency.begin(), latency.end());
+    std::cout << format_score_sheet(game.value()) << "frames analysed " << frames << " (settled reads " << analysed << ", ambiguous "
+              << ambiguous << "); capture -> tracker done median " << (latency.empty() ? 0 : latency[latency.size() / 2]) << " ms\n";
+    return ended ? 0 : 1;
+}
+
+int run_live(const AppArgs& a, const std::string& program) {
+    if (!a.screenshot.empty() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    int qt_argc = 1;
+    std::string name = program;
+    char* qt_argv[] = {name.data(), nullptr};
+    QApplication app(qt_argc, qt_argv);
+    QApplication::setOrganizationName("meeplecam");
+    QApplication::setApplicationName("meeplecam");
+
+    const QString journal = default_journal(a);
+    auto in = live_inputs(a);
+    if (!in) {
+        std::cerr << "meeplecam: " << in.error().to_string() << "\n";
+        return 2;
+    }
+
+    LiveWindow window;
+    if (in->table) window.set_table_calibration(*in->table);
+    // Resume the match in the journal when there is one worth resuming.
+    bool resume = false;
+    if (a.resume != "no" && QFileInfo::exists(journal)) {
+        auto previous = recover_journal(journal.toStdString());
+        if (previous && !previous->record.finished && previous->record.events.size() > 1) {
+            resume = a.resume == "yes" ||
+                     QMessageBox::question(nullptr, QObject::tr("Resume the match?"),
+                                           QObject::tr("A match of %1 events was left in %2%3.\nResume it?")
+                                               .arg(previous->record.events.size())
+                                               .arg(journal)
+                                               .arg(previous->problems.empty() ? QString() : QObject::tr(" (its end was damaged)"))) ==
+                         QMessageBox::Yes;
+        }
+    }
+    bool opened = false;
+    QObject::connect(&window, &LiveWindow::match_ready, &window, [&](QStringList lost) {
+        opened = true;
+        for (const QString& l : lost) std::cerr << "meeplecam: journal: " << l.toStdString() << "\n";
+    });
+    if (resume) {
+        window.resume_match(journal);
+    } else {
+        window.new_match(in->setup, journal);
+    }
+    if (!a.no_camera) {
+        if (a.source) {
+            window.start_source(*a.source);
+        } else if (std::filesystem::exists("/dev/video0")) {
+            FrameSourceOptions cam;
+            cam.kind = FrameSourceOptions::Kind::Camera;
+            window.start_source(cam);
+        }
+    }
+    if (!wait_until([&] { return opened; }, 10000)) {
+        std::cerr << "meeplecam: the match did not open (journal " << journal.toStdString() << ")\n";
+        return 2;
+    }
+    if (!a.drawn_tile.empty()) window.set_drawn_tile(QString::fromStdString(a.drawn_tile));
+    if (!a.screenshot.empty()) {
+        window.resize(1400, 900);
+        window.show();
+        if (a.source) wait_until([&] { return window.live_view().shown_index() + 1 >= a.frames; }, 20000);
+        QApplication::processEvents();
+        if (a.screen == "final") {
+            window.show_final_score();
+            return save_shot(*window.final_score_dialog(), a.screenshot);
+        }
+        if (a.screen == "camera-lost" && a.source) {
+            // The camera goes away under the running app: its source is reopened on a path that is not there.
+            FrameSourceOptions gone = *a.source;
+            gone.path += "/unplugged";
+            gone.kind = FrameSourceOptions::Kind::Images;
+            window.start_source(gone);
+            wait_until([&] { return !window.live_view().banner().isEmpty(); }, 10000);
+            QApplication::processEvents();
+            return save_shot(window, a.screenshot);
+        }
+        if (a.screen == "new-game") {
+            NewGameDialog dialog;
+            dialog.set_setup(window.record());
+            dialog.resize(520, 560);
+            return save_shot(dialog, a.screenshot);
+        }
+        return save_shot(window, a.screenshot);
     }
     window.show();
     return app.exec();
+}
+
+}  // namespace
+
+int run_app(const std::string& program, const std::vector<std::string>& argv) {
+    for (const auto& arg : argv) {
+        if (arg == "--help") {
+            std::cout << kHelp;
+            return 0;
+        }
+    }
+    auto args = parse_args(argv);
+    if (!args) {
+        std::cerr << "meeplecam: " << args.error().to_string() << "\n";
+        return 2;
+    }
+    if (!args->record.empty() || args->screen == "review") {
+        if (args->record.empty()) args->record = MEEPLECAM_SAMPLE_RECORD;
+        return run_review(args.value(), program);
+    }
+    if (!has_display() && args->screenshot.empty()) return run_headless(args.value(), program);
+    return run_live(args.value(), program);
 }
 
 }  // namespace meeplecam::ui

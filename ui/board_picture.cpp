@@ -59,7 +59,30 @@ BoardPicture board_picture(const Game& game, TileArtCache& cache) {
         pic.tiles[static_cast<std::size_t>(ti)].followers.push_back(
             {QPointF(p.x, p.y), player_color(game.players()[static_cast<std::size_t>(f.player)].color)});
     }
+    for (const ScoreEvent& ev : game.score_events()) {
+        if (!ev.completed) continue;
+        for (const Cell& c : ev.tiles) {
+            if (board.tile_at(c) >= 0) pic.highlighted.emplace_back(c.x, c.y);
+        }
+    }
     return pic;
+}
+
+void add_placement_markers(BoardPicture& picture, const Game& game, const TileType& type) {
+    std::map<std::pair<int, int>, QString> by_cell;
+    for (const Placement& p : game.legal_placements(type)) {
+        QString& label = by_cell[{p.at.x, p.at.y}];
+        label += (label.isEmpty() ? "" : " ") + QString::number(p.rot * 90);
+    }
+    const bool empty = picture.tiles.empty() && picture.markers.empty();
+    for (const auto& [cell, label] : by_cell) {
+        picture.markers.push_back({cell.first, cell.second, label});
+        const bool first = empty && picture.markers.size() == 1;
+        picture.min_x = first ? cell.first : std::min(picture.min_x, cell.first);
+        picture.max_x = first ? cell.first : std::max(picture.max_x, cell.first);
+        picture.min_y = first ? cell.second : std::min(picture.min_y, cell.second);
+        picture.max_y = first ? cell.second : std::max(picture.max_y, cell.second);
+    }
 }
 
 }  // namespace meeplecam::ui

@@ -17,6 +17,7 @@ namespace meeplecam::ui {
 struct PictureFollower {
     QPointF where;  // position inside the tile, 0..1 (x east, y south)
     QColor color;
+    bool returning = false;  // sent home by a scoring but still on the table: to be taken off
 };
 
 struct PictureTile {
@@ -27,9 +28,18 @@ struct PictureTile {
     std::vector<PictureFollower> followers;
 };
 
+// A cell to mark on the board: a legal placement of the drawn tile (label: its rotations).
+struct PictureMarker {
+    int x = 0;
+    int y = 0;
+    QString label;  // e.g. "0 90 180"
+};
+
 struct BoardPicture {
     std::vector<PictureTile> tiles;
-    int min_x = 0, max_x = 0, min_y = 0, max_y = 0;
+    std::vector<PictureMarker> markers;              // legal placements of the drawn tile
+    std::vector<std::pair<int, int>> highlighted;    // cells of features completed and scored
+    int min_x = 0, max_x = 0, min_y = 0, max_y = 0;  // bounds of tiles and markers
 };
 
 // Returns the colour a player's pieces are drawn in ("grey" and unknown names get sensible colours).
@@ -46,7 +56,11 @@ private:
     std::map<std::pair<const TileType*, int>, QImage> cache_;
 };
 
-// Builds the picture of a game's board: every tile with its art and the followers on it.
+// Builds the picture of a game's board: every tile with its art and the followers on it, and
+// the cells of every completed feature scored during the game.
 BoardPicture board_picture(const Game& game, TileArtCache& cache);
+// Adds the legal placements of `type` on `game`'s board as markers (one per cell, its rotations
+// listed) and widens the bounds to show them.
+void add_placement_markers(BoardPicture& picture, const Game& game, const TileType& type);
 
 }  // namespace meeplecam::ui

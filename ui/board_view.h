@@ -1,4 +1,5 @@
-// BoardView: paints a BoardPicture (tiles with their art, followers, coordinates), fit to the widget.
+// BoardView: paints a BoardPicture (tiles with their art, followers, coordinates, legal
+// placements, completed features), fit to the widget; reports clicks as board cells.
 #pragma once
 
 #include <QWidget>
@@ -14,12 +15,23 @@ public:
     void set_picture(BoardPicture picture);
     const BoardPicture& picture() const { return picture_; }
     QSize sizeHint() const override { return {640, 480}; }
+    // The widget rectangle of board cell (x, y) as last laid out (empty before the first layout).
+    QRectF cell_rect(int x, int y) const;
+
+signals:
+    // A click on board cell (x, y); `within` is where in the cell (0..1, x east, y south).
+    void cell_clicked(int x, int y, QPointF within);
 
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
 
 private:
+    // Computes the cell size and origin for the current picture and widget size.
+    void lay_out();
+
     BoardPicture picture_;
+    double cell_ = 0, ox_ = 0, oy_ = 0;
 };
 
 }  // namespace meeplecam::ui

@@ -121,20 +121,7 @@ Status ReviewWindow::open_record(const QString& path) {
     return Ok{};
 }
 
-void ReviewWindow::build_chart() {
-    std::vector<ScoreSeries> series;
-    for (const auto& p : record_->players) {
-        series.push_back({QString::fromStdString(p.color), player_color(p.color), {0}});
-    }
-    for (int i = 1; i <= event_count(); ++i) {
-        const bool turn_ends = i == event_count() || record_->events[static_cast<std::size_t>(i)].type == "tile";
-        if (!turn_ends || i == 1) continue;
-        auto game = replay_prefix(*record_, i);
-        if (!game) break;
-        for (std::size_t p = 0; p < series.size(); ++p) series[p].scores.push_back(game->scores()[p]);
-    }
-    chart_->set_series(std::move(series));
-}
+void ReviewWindow::build_chart() { chart_->set_series(score_series(*record_)); }
 
 void ReviewWindow::show_step(int events) {
     if (!record_) return;

@@ -5,7 +5,26 @@
 
 #include <algorithm>
 
+#include "ui/board_picture.h"
+
 namespace meeplecam::ui {
+
+std::vector<ScoreSeries> score_series(const Record& record) {
+    std::vector<ScoreSeries> series;
+    for (const auto& p : record.players) series.push_back({QString::fromStdString(p.color), player_color(p.color), {0}});
+    const int count = static_cast<int>(record.events.size());
+    for (int i = 2; i <= count; ++i) {
+        const bool turn_ends = i == count || record.events[static_cast<std::size_t>(i)].type == "tile";
+        if (!turn_ends) continue;
+        Record prefix = record;
+        prefix.events.resize(static_cast<std::size_t>(i));
+        prefix.finished = record.finished && i == count;
+        auto game = replay(prefix);
+        if (!game) break;
+        for (std::size_t p = 0; p < series.size(); ++p) series[p].scores.push_back(game->scores()[p]);
+    }
+    return series;
+}
 
 void ScoreChart::set_series(std::vector<ScoreSeries> series) {
     series_ = std::move(series);

@@ -7,6 +7,8 @@
 
 #include <vector>
 
+#include "engine/record.h"
+
 namespace meeplecam::ui {
 
 struct ScoreSeries {
@@ -14,6 +16,10 @@ struct ScoreSeries {
     QColor color;
     std::vector<int> scores;  // score after each turn (index 0: before the first turn)
 };
+
+// Builds every player's score after each turn of a record (replays of its prefixes; the last
+// point is the record's end, with final scoring when it is finished).
+std::vector<ScoreSeries> score_series(const Record& record);
 
 class ScoreChart : public QWidget {
     Q_OBJECT

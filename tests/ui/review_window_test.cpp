@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tests/ui/qt_app.h"
 #include "ui/board_view.h"
 #include "ui/review_window.h"
 #include "ui/score_chart.h"
@@ -20,14 +21,7 @@ using namespace meeplecam;
 
 namespace {
 
-QApplication& app() {
-    static int argc = 1;
-    static char name[] = "ui_tests";
-    static char* argv[] = {name, nullptr};
-    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
-    static QApplication instance(argc, argv);
-    return instance;
-}
+QApplication& app() { return test::qt_app(); }
 
 // Writes the record of a golden file to a temporary file and returns its path.
 QString golden_record(const char* name) {

@@ -1,0 +1,38 @@
+# `meeplecam app` with no display runs the live pipeline headless (capture thread, match
+# worker with the tracker, journal) over rendered footage and prints the recorded match.
+# Args: -DMEEPLECAM=... -DSOURCE_DIR=... -DWORK_DIR=...
+file(REMOVE_RECURSE "${WORK_DIR}")
+file(MAKE_DIRECTORY "${WORK_DIR}")
+set(record "${SOURCE_DIR}/tests/ui/data/footage-3-events.json")
+execute_process(COMMAND "${MEEPLECAM}" render-footage "${record}" -o "${WORK_DIR}/footage" --seed 1 --size 960x540
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "render-footage failed (${rc}): ${out} ${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+                        "${MEEPLECAM}" app --images "${WORK_DIR}/footage" --truth-camera "${WORK_DIR}/footage/truth.json"
+                        --fps 20 --journal "${WORK_DIR}/match.journal"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "app headless failed (${rc}): ${out} ${err}")
+endif()
+foreach(want
+    "No display: running the live pipeline headless"
+    "recorded match \\(3 events"
+    "1: {\"at\":\\[-1,0\\],\"player\":\"red\",\"rot\":270,\"tile\":\"V\",\"type\":\"tile\"}"
+    "2: {\"at\":\\[-1,0\\],\"loc\":\"NL\",\"player\":\"red\",\"type\":\"meeple\"}"
+    "Final score after 2 tiles")
+  if(NOT out MATCHES "${want}")
+    message(FATAL_ERROR "app headless output lacks '${want}':\n${out}\n${err}")
+  endif()
+endforeach()
+# The journal holds the same match, finished.
+file(STRINGS "${WORK_DIR}/match.journal" lines)
+list(LENGTH lines n)
+if(NOT n EQUAL 4)
+  message(FATAL_ERROR "the journal should hold a header and 3 events, has ${n} lines")
+endif()
+list(GET lines 0 header)
+if(NOT header MATCHES "\"finished\":true")
+  message(FATAL_ERROR "the journal header should say finished: ${header}")
+endif()

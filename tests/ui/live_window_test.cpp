@@ -1,0 +1,372 @@
+// The live window, offscreen: moves from the palette with legal placements shown, the
+// correction flow by clicking, resuming after a crash, a camera that disappears, a corrupt
+// journal, an illegal move.
+#include <catch2/catch.hpp>
+
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+#include <opencv2/imgcodecs.hpp>
+
+#include "engine/journal.h"
+#include "session/footage.h"
+#include "tests/ui/qt_app.h"
+#include "ui/board_view.h"
+#include "ui/final_score.h"
+#include "ui/live_window.h"
+#include "ui/score_chart.h"
+#include "ui/score_table_model.h"
+
+using namespace meeplecam;
+
+namespace {
+
+Record golden(const char* name) {
+    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/golden/" + name);
+    auto r = parse_record(nlohmann::json::parse(in).at("record"), name);
+    REQUIRE(r);
+    return r.value();
+}
+
+Record prefix(const Record& r, std::size_t events) {
+    Record out = r;
+    out.events.resize(events);
+    out.finished = false;
+    return out;
+}
+
+bool same_events(const Record& a, const Record& b) {
+    if (a.events.size() != b.events.size()) return false;
+    for (std::size_t i = 0; i < a.events.size(); ++i) {
+        if (a.events[i].to_json() != b.events[i].to_json()) return false;
+    }
+    return true;
+}
+
+int score_of(const ui::ScoreTableModel& m, int row) { return m.data(m.index(row, ui::ScoreTableModel::Score)).toInt(); }
+
+// Opens a match in `w` and waits until the window shows it.
+void open_match(ui::LiveWindow& w, const Record& setup, const QString& journal) {
+    QSignalSpy ready(&w, &ui::LiveWindow::match_ready);
+    w.new_match(setup, journal);
+    REQUIRE(ready.wait(5000));
+}
+
+// Plays record events [from, to) through the window as a player would: the drawn tile picked
+// in the palette and placed, followers from the follower list; waits for each to show.
+void play_through_window(ui::LiveWindow& w, const Record& r, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) {
+        const Event& e = r.events[i];
+        QSignalSpy shown(&w, &ui::LiveWindow::record_shown);
+        if (e.type == "tile") {
+            w.set_drawn_tile(QString::fromStdString(e.tile));
+            // The legal placements of the drawn tile are marked on the board, this cell among them.
+            const auto& markers = w.board_view().picture().markers;
+            CHECK(std::any_of(markers.begin(), markers.end(), [&](const ui::PictureMarker& m) { return m.x == e.at.x && m.y == e.at.y; }));
+            w.place_tile(e.at.x, e.at.y, e.rot);
+        } else {
+            REQUIRE(e.type == "meeple");
+            w.place_follower(QString::fromStdString(e.loc));
+        }
+        REQUIRE(shown.wait(5000));
+    }
+}
+
+// Counts pixels of `image` close to `colour` (each channel within `tolerance`).
+int count_near(const QImage& image, QColor colour, int tolerance) {
+    int n = 0;
+    for (int y = 0; y < image.height(); y += 2) {
+        for (int x = 0; x < image.width(); x += 2) {
+            const QColor c = image.pixelColor(x, y);
+            n += std::abs(c.red() - colour.red()) <= tolerance && std::abs(c.green() - colour.green()) <= tolerance &&
+                 std::abs(c.blue() - colour.blue()) <= tolerance;
+        }
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("a whole game played in the live window reaches the hand-checked score", "[ui][live]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_whole_game");
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    open_match(w, prefix(full, 1), dir + "/match.journal");
+    play_through_window(w, full, 1, full.events.size());
+    CHECK(same_events(w.record(), full));
+    // Before the end: the scoreboard counts the turns' scores (red 14 + 4 + 4, blue 5 + 3 + 2).
+    CHECK(score_of(w.scoreboard(), 0) == 22);
+    CHECK(score_of(w.scoreboard(), 1) == 10);
+    QSignalSpy shown(&w, &ui::LiveWindow::record_shown);
+    w.finish_game();
+    REQUIRE(shown.wait(5000));
+    CHECK(score_of(w.scoreboard(), 0) == 31);
+    CHECK(score_of(w.scoreboard(), 1) == 37);
+    CHECK(w.score_lines().size() == 12);
+    // The final-score screen: per player breakdown and totals, the chart ending at them.
+    ui::FinalScoreDialog* final_screen = w.final_score_dialog();
+    REQUIRE(final_screen);
+    CHECK(final_screen->isVisible());
+    const QTableWidget& t = final_screen->table();
+    REQUIRE(t.rowCount() == 2);
+    CHECK(t.item(0, t.columnCount() - 1)->text() == "31");
+    CHECK(t.item(1, t.columnCount() - 1)->text() == "37");
+    CHECK(final_screen->chart().series()[1].scores.back() == 37);
+    // The journal on disk holds the finished match.
+    auto on_disk = recover_journal((dir + "/match.journal").toStdString());
+    REQUIRE(on_disk);
+    CHECK(on_disk->record.finished);
+    CHECK(same_events(on_disk->record, full));
+    // Export writes the record atomically; importing it gives the same game.
+    QSignalSpy exported(w.worker(), &ui::MatchWorker::exported);
+    w.export_record(dir + "/export.json");
+    REQUIRE(exported.wait(5000));
+    auto back = read_record((dir + "/export.json").toStdString());
+    REQUIRE(back);
+    CHECK(back->finished);
+    CHECK(same_events(back.value(), full));
+}
+
+TEST_CASE("the drawn tile's legal placements are drawn on the board", "[ui][live]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    open_match(w, prefix(full, 5), test::fresh_dir("live_markers") + "/m.journal");
+    const QImage before = const_cast<ui::BoardView&>(w.board_view()).grab().toImage();
+    w.set_drawn_tile("V");
+    const QImage after = const_cast<ui::BoardView&>(w.board_view()).grab().toImage();
+    const auto& markers = w.board_view().picture().markers;
+    // V (a curve) fits in many open cells; every marker lists its rotations.
+    CHECK(markers.size() >= 5);
+    // The translucent green squares show up: the marker fill over the table colour,
+    // (60, 220, 60) at 35 % over (196, 170, 130), absent before.
+    const QColor fill(148, 188, 105);
+    CHECK(count_near(before, fill, 8) < 50);
+    CHECK(count_near(after, fill, 8) > 2000);
+}
+
+TEST_CASE("correction flow: click a tile, pick another type; click a follower, remove it", "[ui][live][correction]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_correction");
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    REQUIRE(QTest::qWaitForWindowExposed(&w));
+    open_match(w, prefix(full, 1), dir + "/m.journal");
+    play_through_window(w, full, 1, 5);
+
+    // The choices for red's Q at [0, -1]: other rotations of Q first (the type read), then R.
+    const auto choices = w.tile_choices(0, -1);
+    REQUIRE_FALSE(choices.empty());
+    CHECK(choices.front().tile == "Q");
+    auto r180 = std::find_if(choices.begin(), choices.end(), [](const ui::TileChoice& c) { return c.tile == "R" && c.rot == 2; });
+    REQUIRE(r180 != choices.end());
+    // No choice breaks the rules: each one replays.
+    for (const auto& c : choices) CHECK(c.tile != "B");
+
+    // Click on the tile (away from the follower): a menu of choices pops up without blocking.
+    const QRectF cell = w.board_view().cell_rect(0, -1);
+    REQUIRE_FALSE(cell.isEmpty());
+    QTest::mouseClick(const_cast<ui::BoardView*>(&w.board_view()), Qt::LeftButton, {},
+                      QPoint(static_cast<int>(cell.left() + cell.width() * 0.5), static_cast<int>(cell.top() + cell.height() * 0.2)));
+    QMenu* menu = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((menu = w.findChild<QMenu*>()) != nullptr, 2000);
+    QAction* pick = nullptr;
+    for (QAction* a : menu->actions()) {
+        if (a->text().startsWith("R 180°")) pick = a;
+    }
+    REQUIRE(pick);
+    QSignalSpy shown(&w, &ui::LiveWindow::record_shown);
+    pick->trigger();
+    menu->close();
+    REQUIRE(shown.wait(5000));
+    CHECK(w.record().events[1].tile == "R");
+    CHECK(w.record().events[1].rot == 2);
+    // The correction is in the journal at once.
+    CHECK(recover_journal((dir + "/m.journal").toStdString())->record.events[1].tile == "R");
+
+    // The follower on blue's V at [1, 0]: remove it (the last choice).
+    const auto pieces = w.piece_choices(1, 0);
+    REQUIRE_FALSE(pieces.empty());
+    CHECK(pieces.back().colour.empty());
+    w.correct_piece(1, 0, pieces.back());
+    REQUIRE(shown.wait(5000));
+    CHECK(w.record().events.size() == 4);
+    CHECK(w.open_game()->followers_left(1) == 7);
+    CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, w.record()));
+
+    // Undo the last move (blue's V).
+    w.undo_last_move();
+    REQUIRE(shown.wait(5000));
+    CHECK(w.record().events.size() == 3);
+}
+
+TEST_CASE("an illegal move is shown with the rule it breaks and not recorded", "[ui][live]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    open_match(w, prefix(full, 3), test::fresh_dir("live_illegal") + "/m.journal");
+    QSignalSpy refused(&w, &ui::LiveWindow::refused_shown);
+    w.set_drawn_tile("E");  // a city cap
+    w.place_tile(1, 0, 0);  // its N city side would face nothing, its W field faces D's road
+    REQUIRE(refused.wait(5000));
+    const QString why = refused.first().at(0).toString();
+    CHECK(why.contains("road"));
+    CHECK(w.panel_text().contains("Not recorded"));
+    CHECK(w.record().events.size() == 3);
+}
+
+TEST_CASE("reopening after a crash mid-game resumes with nothing lost", "[ui][live][journal]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_crash");
+    const QString crashed = dir + "/crashed.journal";
+    {
+        ui::LiveWindow first;
+        first.show();
+        open_match(first, prefix(full, 1), dir + "/m.journal");
+        play_through_window(first, full, 1, 16);
+        // The crash: the journal is taken as it is on disk while the app still runs.
+        REQUIRE(QFile::copy(dir + "/m.journal", crashed));
+    }
+    ui::LiveWindow second;
+    second.show();
+    QSignalSpy ready(&second, &ui::LiveWindow::match_ready);
+    second.resume_match(crashed);
+    REQUIRE(ready.wait(5000));
+    CHECK(ready.first().at(0).toStringList().isEmpty());  // nothing lost
+    CHECK(same_events(second.record(), prefix(full, 16)));
+    play_through_window(second, full, 16, full.events.size());
+    QSignalSpy shown(&second, &ui::LiveWindow::record_shown);
+    second.finish_game();
+    REQUIRE(shown.wait(5000));
+    CHECK(score_of(second.scoreboard(), 0) == 31);
+    CHECK(score_of(second.scoreboard(), 1) == 37);
+}
+
+TEST_CASE("a corrupt journal is resumed with every intact event and the loss is shown", "[ui][live][journal]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_corrupt");
+    const std::string path = (dir + "/m.journal").toStdString();
+    {
+        auto writer = JournalWriter::create(path, prefix(full, 10));
+        REQUIRE(writer);
+    }
+    // A torn tail: the last line is cut in the middle (power lost while writing).
+    std::string text;
+    {
+        std::ifstream in(path, std::ios::binary);
+        text.assign(std::istreambuf_iterator<char>(in), {});
+    }
+    text.resize(text.size() - 20);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QSignalSpy ready(&w, &ui::LiveWindow::match_ready);
+    w.resume_match(dir + "/m.journal");
+    REQUIRE(ready.wait(5000));
+    const QStringList lost = ready.first().at(0).toStringList();
+    REQUIRE(lost.size() == 1);
+    CHECK(lost.front().contains("line 11"));
+    CHECK(same_events(w.record(), prefix(full, 9)));
+    CHECK(w.panel_text().contains("Recovered 9 events"));
+    // The screen says it: the panel is on screen, in its alarm colour.
+    const QImage shot = w.grab().toImage();
+    CHECK(count_near(shot, QColor(0xff, 0xe0, 0xe0), 6) > 200);
+}
+
+TEST_CASE("the camera disappears mid-game: the match is kept, the view says so, and it reconnects", "[ui][live][capture]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_camera_lost");
+    const QString frames = dir + "/camera";
+    QDir().mkpath(frames);
+    for (int i = 0; i < 400; ++i) {
+        cv::Mat img(180, 320, CV_8UC3, cv::Scalar(40, 120 + (i % 50), 40));
+        cv::imwrite(QString("%1/f%2.png").arg(frames).arg(i, 4, 10, QChar('0')).toStdString(), img);
+    }
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    REQUIRE(QTest::qWaitForWindowExposed(&w));
+    open_match(w, prefix(full, 1), dir + "/m.journal");
+    ui::FrameSourceOptions source;
+    source.path = frames.toStdString();
+    source.fps = 40;
+    source.reconnect_ms = 50;
+    source.lost_after_failures = 1;
+    w.start_source(source);
+    QTRY_VERIFY_WITH_TIMEOUT(w.live_view().shown_index() >= 5, 5000);
+    play_through_window(w, full, 1, 5);
+
+    REQUIRE(QDir().rename(frames, frames + "_unplugged"));
+    QTRY_VERIFY_WITH_TIMEOUT(w.source_status().contains("camera lost — reconnecting"), 5000);
+    CHECK(w.live_view().banner().contains("camera lost — reconnecting"));
+    const QImage lost_shot = const_cast<ui::LiveView&>(w.live_view()).grab().toImage();
+    CHECK(count_near(lost_shot, QColor(180, 0, 0), 60) > 300);  // the red banner
+    // The match goes on while the camera is away.
+    play_through_window(w, full, 5, 7);
+    CHECK(w.record().events.size() == 7);
+
+    const auto shown_before = w.live_view().shown_index();
+    REQUIRE(QDir().rename(frames + "_unplugged", frames));
+    QTRY_VERIFY_WITH_TIMEOUT(w.live_view().shown_index() > shown_before + 3, 5000);
+    CHECK(w.live_view().banner().isEmpty());
+    CHECK(w.source_status().contains("back"));
+    CHECK(same_events(w.record(), prefix(full, 7)));
+    CHECK(w.fps() > 0);
+    w.stop_source();
+}
+
+TEST_CASE("the tracker reads the moves from the camera frames into the live window and the journal", "[ui][live][tracker]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("live_tracker");
+    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/ui/data/footage-3-events.json");
+    auto script = parse_record(nlohmann::json::parse(in), "footage-3-events.json");
+    REQUIRE(script);
+    session::FootageOptions fo;
+    fo.width = 960;
+    fo.height = 540;
+    auto frames = session::write_footage(script.value(), fo, (dir + "/footage").toStdString());
+    REQUIRE(frames);
+    auto truth = session::read_footage_truth((dir + "/footage/truth.json").toStdString());
+    REQUIRE(truth);
+
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
+    open_match(w, prefix(script.value(), 1), dir + "/m.journal");
+    ui::FrameSourceOptions source;
+    source.path = (dir + "/footage").toStdString();
+    source.fps = 5;  // slow enough that no still frame is skipped on a busy machine
+    w.start_source(source);
+    QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
+    CHECK(same_events(w.record(), script.value()));
+    CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script.value()));
+    // The overlay is on the frame: the tile labels of the live view name the tiles seen.
+    const auto& tiles = w.board_view().picture().tiles;
+    REQUIRE(tiles.size() == 2);
+    CHECK(tiles[1].label == "V 270");
+    CHECK(w.median_analysis_latency_ms() > 0);
+    w.stop_source();
+}

@@ -1,0 +1,32 @@
+#include "tests/ui/qt_app.h"
+
+#include <QDir>
+#include <QStandardPaths>
+
+#include <cstdlib>
+
+#include "ui/match_worker.h"
+
+namespace meeplecam::test {
+
+QApplication& qt_app() {
+    static int argc = 1;
+    static char name[] = "ui_tests";
+    static char* argv[] = {name, nullptr};
+    if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    QStandardPaths::setTestModeEnabled(true);  // QSettings and app data go to a test location
+    // Never destroyed: a QApplication torn down by the exit handlers, after Qt's own statics,
+    // crashes in ~QPointingDevice once a window was shown.
+    static QApplication* instance = new QApplication(argc, argv);
+    ui::register_meta_types();
+    return *instance;
+}
+
+QString fresh_dir(const QString& name) {
+    QDir dir(QDir::tempPath() + "/meeplecam_ui_test/" + name);
+    dir.removeRecursively();
+    dir.mkpath(".");
+    return dir.absolutePath();
+}
+
+}  // namespace meeplecam::test

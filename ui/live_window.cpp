@@ -1,0 +1,645 @@
+#include "ui/live_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/ports.h"
+#include "ui/board_view.h"
+#include "ui/final_score.h"
+#include "ui/new_game_dialog.h"
+#include "ui/score_table_model.h"
+#include "ui/tile_library_wizard.h"
+#include "vision/tile_art.h"
+
+namespace meeplecam::ui {
+namespace {
+
+constexpr std::size_t kLatencyWindow = 240;  // recent frames the medians are taken over
+
+double median(std::deque<double> values) {
+    if (values.empty()) return 0;
+    auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), mid, values.end());
+    return *mid;
+}
+
+void push_bounded(std::deque<double>& values, double v) {
+    values.push_back(v);
+    if (values.size() > kLatencyWindow) values.pop_front();
+}
+
+QString event_line(int index, const Event& e) {
+    const QString who = e.player.empty() ? QObject::tr("start") : QString::fromStdString(e.player);
+    if (e.type == "tile") {
+        return QObject::tr("%1. %2: tile %3 at [%4, %5] %6°")
+            .arg(index)
+            .arg(who, QString::fromStdString(e.tile))
+            .arg(e.at.x)
+            .arg(e.at.y)
+            .arg(e.rot * 90);
+    }
+    if (e.type == "meeple") {
+        return QObject::tr("%1.    %2: follower on %3 at [%4, %5]")
+            .arg(index)
+            .arg(who, QString::fromStdString(e.loc))
+            .arg(e.at.x)
+            .arg(e.at.y);
+    }
+    return QObject::tr("%1.    %2").arg(index).arg(QString::fromStdString(e.to_json().dump()));
+}
+
+}  // namespace
+
+LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
+    register_meta_types();
+    setWindowTitle(tr("meeplecam — live"));
+    live_ = new LiveView;
+    board_ = new BoardView;
+    scores_ = new ScoreTableModel(this);
+    score_table_ = new QTableView;
+    score_table_->setModel(scores_);
+    score_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    score_table_->verticalHeader()->hide();
+    moves_ = new QListWidget;
+    score_events_ = new QListWidget;
+    score_events_->setWordWrap(true);
+    palette_ = new QComboBox;
+    followers_ = new QComboBox;
+    auto* place_follower_button = new QPushButton(tr("Place follower"));
+
+    panel_ = new QGroupBox;
+    panel_label_ = new QLabel;
+    panel_label_->setWordWrap(true);
+    panel_buttons_ = new QVBoxLayout;
+    auto* panel_layout = new QVBoxLayout(panel_);
+    panel_layout->addWidget(panel_label_);
+    panel_layout->addLayout(panel_buttons_);
+    panel_->hide();
+
+    auto* views = new QSplitter(Qt::Vertical);
+    views->addWidget(live_);
+    views->addWidget(board_);
+    views->setStretchFactor(0, 3);
+    views->setStretchFactor(1, 2);
+
+    auto* side = new QWidget;
+    auto* side_layout = new QVBoxLayout(side);
+    side_layout->addWidget(panel_);
+    side_layout->addWidget(new QLabel(tr("Scoreboard")));
+    side_layout->addWidget(score_table_, 1);
+    auto* drawn = new QHBoxLayout;
+    drawn->addWidget(new QLabel(tr("Drawn tile")));
+    drawn->addWidget(palette_, 1);
+    side_layout->addLayout(drawn);
+    auto* follower_row = new QHBoxLayout;
+    follower_row->addWidget(followers_, 1);
+    follower_row->addWidget(place_follower_button);
+    side_layout->addLayout(follower_row);
+    side_layout->addWidget(new QLabel(tr("Moves")));
+    side_layout->addWidget(moves_, 2);
+    side_layout->addWidget(new QLabel(tr("Scoring")));
+    side_layout->addWidget(score_events_, 2);
+
+    auto* split = new QSplitter;
+    split->addWidget(views);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    setCentralWidget(split);
+
+    source_label_ = new QLabel(tr("no camera"));
+    fps_label_ = new QLabel;
+    latency_label_ = new QLabel;
+    statusBar()->addPermanentWidget(source_label_);
+    statusBar()->addPermanentWidget(fps_label_);
+    statusBar()->addPermanentWidget(latency_label_);
+
+    connect(palette_, &QComboBox::currentIndexChanged, this, [this] { set_drawn_tile(palette_->currentData().toString()); });
+    connect(place_follower_button, &QPushButton::clicked, this, [this] {
+        if (followers_->currentIndex() >= 0) place_follower(followers_->currentData().toString());
+    });
+    connect(board_, &BoardView::cell_clicked, this, &LiveWindow::on_board_click);
+    connect(live_, &LiveView::frame_shown, this, [this](std::int64_t, double latency_ms) {
+        push_bounded(frame_latency_ms_, latency_ms);
+        const std::int64_t now = steady_now_ns();
+        shown_ns_.push_back(now);
+        while (!shown_ns_.empty() && now - shown_ns_.front() > 1'000'000'000) shown_ns_.pop_front();
+        fps_ = static_cast<double>(shown_ns_.size());
+        update_status();
+    });
+
+    MatchWorker* w = match_.worker();
+    connect(w, &MatchWorker::match_opened, this, [this](Record record, QString journal, QStringList lost) {
+        journal_ = journal;
+        adopt(std::move(record));
+        if (!lost.isEmpty()) {
+            show_panel(tr("The journal was damaged"),
+                       tr("Recovered %1 events from %2. Lost:\n%3").arg(record_.events.size()).arg(journal, lost.join("\n")), true);
+        } else {
+            clear_panel();
+        }
+        statusBar()->showMessage(tr("match journaled at %1").arg(journal), 5000);
+        emit match_ready(lost);
+    });
+    connect(w, &MatchWorker::match_changed, this, [this](Record record, QString what) {
+        clear_panel();
+        adopt(std::move(record));
+        statusBar()->showMessage(what, 5000);
+        emit record_shown();
+    });
+    connect(w, &MatchWorker::refused, this, [this](QString why) {
+        show_panel(tr("Not recorded"), why, true);
+        emit refused_shown(why);
+    });
+    connect(w, &MatchWorker::frame_analysed, this, &LiveWindow::on_frame_analysed);
+    connect(w, &MatchWorker::exported, this, [this](QString, bool ok, QString message) {
+        if (ok) {
+            statusBar()->showMessage(message, 5000);
+        } else {
+            show_panel(tr("Export failed"), message, true);
+        }
+    });
+    build_menus();
+    QSettings settings;
+    resize(settings.value("window/size", QSize(1400, 900)).toSize());
+    refresh();
+}
+
+LiveWindow::~LiveWindow() {
+    QSettings settings;
+    settings.setValue("window/size", size());
+    stop_source();  // the capture thread first: it feeds the match thread
+    match_.stop();
+}
+
+void LiveWindow::build_menus() {
+    QMenu* game = menuBar()->addMenu(tr("&Game"));
+    auto add = [this](QMenu* menu, const QString& text, QKeySequence keys, auto slot) {
+        QAction* a = menu->addAction(text);
+        a->setShortcut(keys);
+        connect(a, &QAction::triggered, this, slot);
+        return a;
+    };
+    add(game, tr("&New game…"), QKeySequence::New, [this] { new_game_dialog(); });
+    add(game, tr("&Undo last move"), QKeySequence::Undo, [this] { undo_last_move(); });
+    add(game, tr("&Finish game (final scoring)"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] { finish_game(); });
+    add(game, tr("&Score screen"), QKeySequence(Qt::Key_F2), [this] { show_final_score(); });
+    game->addSeparator();
+    add(game, tr("&Export record…"), QKeySequence::SaveAs, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the match record"), {}, tr("Match records (*.json)"));
+        if (!path.isEmpty()) export_record(path);
+    });
+    add(game, tr("&Import record…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import a match record"), {}, tr("Match records (*.json)"));
+        if (!path.isEmpty()) import_record(path, journal_);
+    });
+    game->addSeparator();
+    add(game, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
+    QMenu* tools = menuBar()->addMenu(tr("T&ools"));
+    add(tools, tr("&Tile library…"), QKeySequence(Qt::CTRL | Qt::Key_L), [this] {
+        auto* wizard = new TileLibraryWizard({}, this);
+        wizard->setAttribute(Qt::WA_DeleteOnClose);
+        wizard->show();
+    });
+    QMenu* tile = menuBar()->addMenu(tr("&Tile"));
+    add(tile, tr("&Next drawn tile in the palette"), QKeySequence(Qt::Key_T), [this] {
+        if (palette_->count() > 0) palette_->setCurrentIndex((palette_->currentIndex() + 1) % palette_->count());
+    });
+    add(tile, tr("&Clear the drawn tile"), QKeySequence(Qt::Key_Escape), [this] { palette_->setCurrentIndex(0); });
+}
+
+void LiveWindow::start_source(const FrameSourceOptions& source) {
+    stop_source();
+    latest_frame_.store(-1);  // a new source counts its frames from 0
+    capture_ = std::make_unique<CaptureThread>(source);
+    FrameSource* src = capture_->source();
+    MatchWorker* w = match_.worker();
+    // The match worker learns of each newer frame at once (direct) so it can drop a backlog.
+    connect(src, &FrameSource::frame_ready, w, [w](const Frame& f) { w->note_newer_frame(f.index); }, Qt::DirectConnection);
+    connect(src, &FrameSource::frame_ready, w, &MatchWorker::analyse_frame, Qt::QueuedConnection);
+    connect(src, &FrameSource::frame_ready, this, [this](const Frame& f) { latest_frame_.store(f.index); },
+            Qt::DirectConnection);
+    connect(src, &FrameSource::frame_ready, this, &LiveWindow::on_frame, Qt::QueuedConnection);
+    connect(src, &FrameSource::state_changed, this, &LiveWindow::on_source_state, Qt::QueuedConnection);
+    source_status_ = tr("starting %1").arg(source.describe());
+    update_status();
+    capture_->start();
+}
+
+void LiveWindow::stop_source() {
+    if (capture_) capture_->stop();
+    capture_.reset();
+    source_status_ = tr("camera stopped");
+    live_->set_banner({});
+    if (source_label_) update_status();
+}
+
+void LiveWindow::set_table_calibration(const TableCalibration& table) {
+    geometry_ = TableGeometry{table.image_to_table_mm.inv(), table.tile_mm + table.gap_mm};
+    live_->set_geometry(geometry_);
+    QMetaObject::invokeMethod(match_.worker(), "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, table));
+}
+
+void LiveWindow::new_match(const Record& setup, const QString& journal) {
+    QMetaObject::invokeMethod(match_.worker(), "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, setup),
+                              Q_ARG(QString, journal));
+}
+
+void LiveWindow::resume_match(const QString& journal) {
+    QMetaObject::invokeMethod(match_.worker(), "resume_match", Qt::QueuedConnection, Q_ARG(QString, journal));
+}
+
+void LiveWindow::import_record(const QString& path, const QString& journal) {
+    auto record = read_record(path.toStdString());
+    if (!record) {
+        show_panel(tr("Import failed"), QString::fromStdString(record.error().to_string()), true);
+        return;
+    }
+    new_match(record.value(), journal.isEmpty() ? path + ".journal" : journal);
+}
+
+void LiveWindow::on_frame(const Frame& frame) {
+    // Drop a backlog: only the newest frame is worth converting and painting.
+    if (frame.index < latest_frame_.load()) return;
+    live_->set_frame(frame);
+}
+
+void LiveWindow::on_source_state(FrameSource::State state, const QString& message) {
+    source_status_ = message;
+    live_->set_banner(state == FrameSource::State::Lost ? tr("camera lost — reconnecting") : QString());
+    update_status();
+}
+
+void LiveWindow::on_frame_analysed(const FrameReport& report) {
+    push_bounded(analysis_latency_ms_, static_cast<double>(steady_now_ns() - report.captured_ns) / 1e6);
+    // The panel is rebuilt only when the question changes (the tracker repeats it every frame).
+    QString question;
+    if (!report.illegal.isEmpty()) question = "illegal:" + report.illegal;
+    for (const MoveChoice& c : report.ambiguity) question += QString("|%1 %2 %3 %4").arg(QString::fromStdString(c.tile)).arg(c.at.x).arg(c.at.y).arg(c.rot);
+    if (question != shown_question_ && report.analysed) {
+        shown_question_ = question;
+        if (!report.illegal.isEmpty()) {
+            show_panel(tr("Illegal move on the table"), tr("%1\nNot recorded: put the tile where it fits.").arg(report.illegal), true);
+        } else if (!report.ambiguity.empty()) {
+            show_panel(tr("Which move was it?"), tr("The camera cannot tell these apart; please choose:"), false);
+            for (std::size_t i = 0; i < report.ambiguity.size(); ++i) {
+                const MoveChoice& c = report.ambiguity[i];
+                auto* b = new QPushButton(tr("%1 at [%2, %3] %4° (%5%)")
+                                              .arg(QString::fromStdString(c.tile))
+                                              .arg(c.at.x)
+                                              .arg(c.at.y)
+                                              .arg(c.rot * 90)
+                                              .arg(std::lround(c.confidence * 100)));
+                const int index = static_cast<int>(i);
+                connect(b, &QPushButton::clicked, this,
+                        [this, index] { QMetaObject::invokeMethod(match_.worker(), "choose", Qt::QueuedConnection, Q_ARG(int, index)); });
+                panel_buttons_->addWidget(b);
+            }
+        }
+    }
+    if (report.analysed) {
+        const bool changed = report.must_return.size() != must_return_.size();
+        must_return_ = report.must_return;
+        if (changed) refresh();
+    }
+    for (const QString& note : report.notes) statusBar()->showMessage(note, 4000);
+    if (!report.table_state.isEmpty() && report.notes.isEmpty()) statusBar()->showMessage(report.table_state, 2000);
+    update_status();
+}
+
+void LiveWindow::update_status() {
+    source_label_->setText(source_status_.isEmpty() ? tr("no camera") : source_status_);
+    fps_label_->setText(tr("%1 fps").arg(fps_, 0, 'f', 0));
+    latency_label_->setText(tr("frame→screen %1 ms · recognition %2 ms")
+                                .arg(median_frame_latency_ms(), 0, 'f', 0)
+                                .arg(median_analysis_latency_ms(), 0, 'f', 0));
+}
+
+double LiveWindow::median_frame_latency_ms() const { return median(frame_latency_ms_); }
+double LiveWindow::median_analysis_latency_ms() const { return median(analysis_latency_ms_); }
+
+QString LiveWindow::source_status() const { return source_status_; }
+FinalScoreDialog* LiveWindow::final_score_dialog() const { return final_.data(); }
+
+void LiveWindow::adopt(Record record) {
+    ReplayOptions live;
+    live.close_last_turn = false;
+    live.apply_finish = false;
+    auto open = replay(record, live);
+    auto scored = replay(record);
+    if (!open || !scored) {
+        show_panel(tr("Cannot show the match"), QString::fromStdString((!open ? open.error() : scored.error()).to_string()), true);
+        return;
+    }
+    record_ = std::move(record);
+    open_ = std::make_unique<Game>(std::move(open.value()));
+    scored_ = std::make_unique<Game>(std::move(scored.value()));
+    refresh();
+    if (record_.finished) show_final_score();
+}
+
+void LiveWindow::refresh() {
+    // Palette: every tile type with copies left, the current choice kept.
+    const QString keep = drawn_tile_;
+    palette_->blockSignals(true);
+    palette_->clear();
+    palette_->addItem(tr("(none)"), QString());
+    if (open_) {
+        for (const TileType& t : open_->catalog().tiles()) {
+            const int left = open_->supply_left(t);
+            if (left <= 0) continue;
+            palette_->addItem(QIcon(QPixmap::fromImage(art_.art(t, 0))), tr("%1 (%2 left)").arg(QString::fromStdString(t.id)).arg(left),
+                              QString::fromStdString(t.id));
+        }
+    }
+    const int at = palette_->findData(keep);
+    palette_->setCurrentIndex(at >= 0 ? at : 0);
+    drawn_tile_ = palette_->currentData().toString();
+    palette_->blockSignals(false);
+
+    if (!open_) {
+        board_->set_picture({});
+        live_->set_overlay({});
+        return;
+    }
+    BoardPicture pic = board_picture(*scored_, art_);
+    if (!drawn_tile_.isEmpty() && !record_.finished) {
+        if (const TileType* t = open_->catalog().find(drawn_tile_.toStdString())) add_placement_markers(pic, *open_, *t);
+    }
+    for (const FollowerMark& f : must_return_) {
+        // A follower a scoring sent home is still on the table: a ring in its colour, to take off.
+        auto it = std::find_if(pic.tiles.begin(), pic.tiles.end(), [&](const PictureTile& t) { return t.x == f.at.x && t.y == f.at.y; });
+        if (it == pic.tiles.end()) continue;
+        const auto port = parse_port(f.loc);
+        const cv::Point2d p = vision::port_point(port ? *port : kCentre, /*inset=*/0.18);
+        it->followers.push_back({QPointF(p.x, p.y), player_color(f.colour), /*returning=*/true});
+    }
+    live_->set_overlay(pic);
+    board_->set_picture(std::move(pic));
+
+    std::vector<ScoreRow> rows;
+    for (std::size_t p = 0; p < scored_->players().size(); ++p) {
+        rows.push_back({QString::fromStdString(scored_->players()[p].name), QString::fromStdString(scored_->players()[p].color),
+                        scored_->scores()[p], scored_->followers_left(static_cast<int>(p))});
+    }
+    scores_->set_rows(std::move(rows));
+    moves_->clear();
+    for (std::size_t i = 0; i < record_.events.size(); ++i) moves_->addItem(event_line(static_cast<int>(i), record_.events[i]));
+    moves_->scrollToBottom();
+    score_events_->clear();
+    for (const ScoreEvent& ev : scored_->score_events()) {
+        QString who;
+        for (int w : ev.winners) who += (who.isEmpty() ? "" : ", ") + QString::fromStdString(scored_->players()[static_cast<std::size_t>(w)].color);
+        score_events_->addItem(QString::fromStdString(ev.explanation) + " → " + (who.isEmpty() ? tr("nobody") : who));
+    }
+    score_events_->scrollToBottom();
+    followers_->clear();
+    if (open_->turn_player() >= 0) {
+        for (const FollowerOption& o : open_->current_follower_options()) {
+            const QString port = QString::fromStdString(std::string(port_name(o.loc)));
+            followers_->addItem(tr("%1 (%2)").arg(port, QString::fromStdString(std::string(feature_kind_name(o.kind)))), port);
+        }
+    }
+    const int next = open_->next_player();
+    setWindowTitle(tr("meeplecam — live — %1 to play").arg(record_.finished || next < 0 ? tr("nobody")
+                                                                                         : QString::fromStdString(open_->players()[static_cast<std::size_t>(next)].name)));
+}
+
+void LiveWindow::set_drawn_tile(const QString& tile) {
+    drawn_tile_ = tile;
+    const int at = palette_->findData(tile);
+    if (at >= 0 && palette_->currentIndex() != at) {
+        palette_->blockSignals(true);
+        palette_->setCurrentIndex(at);
+        palette_->blockSignals(false);
+    }
+    refresh();
+}
+
+void LiveWindow::place_drawn_tile(int x, int y) {
+    if (!open_ || drawn_tile_.isEmpty()) return;
+    const TileType* type = open_->catalog().find(drawn_tile_.toStdString());
+    if (!type) return;
+    std::vector<int> rots;
+    for (const Placement& p : open_->legal_placements(*type)) {
+        if (p.at == Cell{x, y}) rots.push_back(p.rot);
+    }
+    if (rots.size() == 1 || rots.empty()) {
+        place_tile(x, y, rots.empty() ? 0 : rots.front());  // none: the engine names the rule it breaks
+        return;
+    }
+    // Several rotations fit: ask without blocking the view.
+    show_panel(tr("Which way is %1 turned?").arg(drawn_tile_), tr("Several rotations fit at [%1, %2]:").arg(x).arg(y), false);
+    for (int r : rots) {
+        auto* b = new QPushButton(tr("%1°").arg(r * 90));
+        b->setIcon(QIcon(QPixmap::fromImage(art_.art(*type, r))));
+        connect(b, &QPushButton::clicked, this, [this, x, y, r] { place_tile(x, y, r); });
+        panel_buttons_->addWidget(b);
+    }
+}
+
+void LiveWindow::place_tile(int x, int y, int rot) {
+    if (!open_) return;
+    Event e;
+    e.type = "tile";
+    e.tile = drawn_tile_.toStdString();
+    e.at = {x, y};
+    e.rot = rot;
+    if (!record_.events.empty()) e.player = open_->players()[static_cast<std::size_t>(open_->next_player())].color;
+    e.raw = e.to_json();
+    clear_panel();
+    QMetaObject::invokeMethod(match_.worker(), "play", Qt::QueuedConnection, Q_ARG(meeplecam::Event, e));
+}
+
+void LiveWindow::place_follower(const QString& loc) {
+    if (!open_ || open_->turn_player() < 0 || open_->turn_tile() < 0) return;
+    const PlacedTile& t = open_->board().tiles()[static_cast<std::size_t>(open_->turn_tile())];
+    Event e;
+    e.type = "meeple";
+    e.player = open_->players()[static_cast<std::size_t>(open_->turn_player())].color;
+    e.at = t.at;
+    e.loc = loc.toStdString();
+    e.raw = e.to_json();
+    QMetaObject::invokeMethod(match_.worker(), "play", Qt::QueuedConnection, Q_ARG(meeplecam::Event, e));
+}
+
+void LiveWindow::undo_last_move() { QMetaObject::invokeMethod(match_.worker(), "undo_last_move", Qt::QueuedConnection); }
+void LiveWindow::finish_game() { QMetaObject::invokeMethod(match_.worker(), "finish", Qt::QueuedConnection); }
+
+void LiveWindow::export_record(const QString& path) {
+    QMetaObject::invokeMethod(match_.worker(), "export_record", Qt::QueuedConnection, Q_ARG(QString, path));
+}
+
+void LiveWindow::show_final_score() {
+    if (!final_) final_ = new FinalScoreDialog(this);
+    if (auto st = final_->show_record(record_); !st) {
+        show_panel(tr("Cannot score"), QString::fromStdString(st.error().to_string()), true);
+        return;
+    }
+    final_->show();  // non-modal: the live view keeps running
+}
+
+std::vector<TileChoice> LiveWindow::tile_choices(int x, int y) const {
+    std::vector<TileChoice> out;
+    if (!open_) return out;
+    auto it = std::find_if(record_.events.begin(), record_.events.end(),
+                           [&](const Event& e) { return e.type == "tile" && e.at == Cell{x, y}; });
+    if (it == record_.events.end()) return out;
+    // Every (type, rotation) that keeps the whole record legal; the likelier first: the type
+    // already there, then types with more copies left in the supply.
+    for (const TileType& t : open_->catalog().tiles()) {
+        const int left = open_->supply_left(t) + (t.id == it->tile ? 1 : 0);
+        if (left <= 0) continue;
+        for (int r : t.distinct_rotations) {
+            if (t.id == it->tile && r == it->rot) continue;
+            Record trial = record_;
+            Event& e = trial.events[static_cast<std::size_t>(it - record_.events.begin())];
+            e.tile = t.id;
+            e.rot = r;
+            e.raw["tile"] = t.id;
+            e.raw["rot"] = r * 90;
+            if (!replay(trial)) continue;
+            const double weight = left + (t.id == it->tile ? 100.0 : 0.0);
+            out.push_back({t.id, r, weight, tr("%1 %2° (%3 left)").arg(QString::fromStdString(t.id)).arg(r * 90).arg(left - (t.id == it->tile ? 1 : 0))});
+        }
+    }
+    std::stable_sort(out.begin(), out.end(), [](const TileChoice& a, const TileChoice& b) { return a.weight > b.weight; });
+    return out;
+}
+
+std::vector<PieceChoice> LiveWindow::piece_choices(int x, int y) const {
+    std::vector<PieceChoice> out;
+    if (!open_) return out;
+    auto it = std::find_if(record_.events.begin(), record_.events.end(),
+                           [&](const Event& e) { return e.type == "meeple" && e.at == Cell{x, y}; });
+    if (it == record_.events.end()) return out;
+    const std::size_t index = static_cast<std::size_t>(it - record_.events.begin());
+    auto legal = [&](const std::string& colour, const std::string& loc) {
+        Record trial = record_;
+        Event& e = trial.events[index];
+        e.player = colour;
+        e.loc = loc;
+        e.raw["player"] = colour;
+        e.raw["loc"] = loc;
+        return bool(replay(trial));
+    };
+    for (const PlayerInfo& p : record_.players) {
+        if (p.color != it->player && legal(p.color, it->loc)) {
+            out.push_back({p.color, it->loc, tr("owner: %1 (%2)").arg(QString::fromStdString(p.color), QString::fromStdString(p.name))});
+        }
+    }
+    for (int port = 0; port <= kCentre; ++port) {
+        const std::string name(port_name(static_cast<Port>(port)));
+        if (name != it->loc && legal(it->player, name)) {
+            out.push_back({it->player, name, tr("feature: %1").arg(QString::fromStdString(name))});
+        }
+    }
+    out.push_back({"", it->loc, tr("remove the follower")});
+    return out;
+}
+
+void LiveWindow::correct_tile(int x, int y, const TileChoice& choice) {
+    QMetaObject::invokeMethod(match_.worker(), "correct_tile", Qt::QueuedConnection, Q_ARG(meeplecam::Cell, (Cell{x, y})),
+                              Q_ARG(QString, QString::fromStdString(choice.tile)), Q_ARG(int, choice.rot));
+}
+
+void LiveWindow::correct_piece(int x, int y, const PieceChoice& choice) {
+    QMetaObject::invokeMethod(match_.worker(), "correct_piece", Qt::QueuedConnection, Q_ARG(meeplecam::Cell, (Cell{x, y})),
+                              Q_ARG(QString, QString::fromStdString(choice.colour)), Q_ARG(QString, QString::fromStdString(choice.loc)));
+}
+
+void LiveWindow::on_board_click(int x, int y, QPointF within) {
+    if (!open_) return;
+    const int tile = open_->board().tile_at({x, y});
+    if (tile < 0) {
+        place_drawn_tile(x, y);
+        return;
+    }
+    // A click near a follower corrects the follower; elsewhere on the tile, the tile.
+    bool on_follower = false;
+    for (const Follower& f : open_->board().followers()) {
+        if (!f.on_board || f.at != Cell{x, y}) continue;
+        const cv::Point2d p = vision::port_point(f.loc, /*inset=*/0.18);
+        on_follower |= std::hypot(p.x - within.x(), p.y - within.y()) < 0.15;
+    }
+    QMenu* menu = new QMenu(this);
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    if (on_follower) {
+        for (const PieceChoice& c : piece_choices(x, y)) {
+            connect(menu->addAction(c.label), &QAction::triggered, this, [this, x, y, c] { correct_piece(x, y, c); });
+        }
+    } else {
+        const auto choices = tile_choices(x, y);
+        for (std::size_t i = 0; i < choices.size() && i < 16; ++i) {
+            const TileChoice c = choices[i];
+            connect(menu->addAction(c.label), &QAction::triggered, this, [this, x, y, c] { correct_tile(x, y, c); });
+        }
+        if (choices.empty()) menu->addAction(tr("no other tile fits here"))->setEnabled(false);
+    }
+    menu->popup(QCursor::pos());  // non-blocking
+}
+
+void LiveWindow::show_panel(const QString& title, const QString& text, bool alarm) {
+    clear_panel();
+    panel_->setTitle(title);
+    panel_->setStyleSheet(alarm ? "QGroupBox { background: #ffe0e0; } QGroupBox::title { color: #a00000; }"
+                                : "QGroupBox { background: #fff6d0; }");
+    panel_label_->setText(text);
+    panel_->show();
+}
+
+void LiveWindow::clear_panel() {
+    while (QLayoutItem* item = panel_buttons_->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
+    panel_label_->clear();
+    panel_->hide();
+}
+
+QString LiveWindow::panel_text() const { return panel_->isVisible() || !panel_label_->text().isEmpty() ? panel_->title() + ": " + panel_label_->text() : QString(); }
+
+QStringList LiveWindow::move_lines() const {
+    QStringList out;
+    for (int i = 0; i < moves_->count(); ++i) out << moves_->item(i)->text();
+    return out;
+}
+
+QStringList LiveWindow::score_lines() const {
+    QStringList out;
+    for (int i = 0; i < score_events_->count(); ++i) out << score_events_->item(i)->text();
+    return out;
+}
+
+void LiveWindow::new_game_dialog() {
+    auto* dialog = new NewGameDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->load_settings();
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        auto setup = dialog->setup();
+        if (setup) new_match(setup.value(), journal_);
+    });
+    dialog->open();  // window-modal, but the event loop (and the live view) keeps running
+}
+
+}  // namespace meeplecam::ui

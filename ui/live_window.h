@@ -1,0 +1,167 @@
+// LiveWindow: the live assistant — the camera view with the board drawn over it, the board
+// as the engine sees it (legal placements of the drawn tile), scoreboard, move list, score
+// events, a non-modal panel for illegal and ambiguous moves, corrections by clicking, undo,
+// export/import, the final-score screen. Capture and the match run on worker threads; the
+// window only sends them requests and draws what they send back.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <QString>
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "engine/record.h"
+#include "ui/board_picture.h"
+#include "ui/frame_source.h"
+#include "ui/live_view.h"
+#include "ui/match_worker.h"
+
+class QComboBox;
+class QGroupBox;
+class QLabel;
+class QListWidget;
+class QTableView;
+class QVBoxLayout;
+
+namespace meeplecam::ui {
+
+class BoardView;
+class FinalScoreDialog;
+class ScoreTableModel;
+
+// One way to correct a tile: another type or rotation, ranked.
+struct TileChoice {
+    std::string tile;
+    int rot = 0;        // quarter turns
+    double weight = 0;  // how likely (higher first): copies still in the supply, +1 for the current type
+    QString label;      // "V 90° (3 left)"
+};
+
+// One way to correct a follower: another owner or feature, or removing it.
+struct PieceChoice {
+    std::string colour;  // empty: remove the follower
+    std::string loc;     // port name
+    QString label;
+};
+
+class LiveWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit LiveWindow(QWidget* parent = nullptr);
+    ~LiveWindow() override;
+
+    // Starts reading frames from `source` on the capture thread (replaces a running source).
+    void start_source(const FrameSourceOptions& source);
+    // Stops capture and joins its thread.
+    void stop_source();
+    // Where the table lies in the camera image: the overlay is drawn there and the tracker
+    // starts reading moves from the frames.
+    void set_table_calibration(const TableCalibration& table);
+    // Starts a new match journaled at `journal`, or resumes the one in `journal` (asynchronous:
+    // match_ready() follows).
+    void new_match(const Record& setup, const QString& journal);
+    void resume_match(const QString& journal);
+
+    // The drawn tile (its legal placements are shown); empty: none.
+    void set_drawn_tile(const QString& tile);
+    // Plays the drawn tile at cell (x, y): one legal rotation is played at once, several are
+    // asked for in the panel, none sends it anyway so the engine names the rule it breaks.
+    void place_drawn_tile(int x, int y);
+    // Plays the drawn tile at (x, y) turned `rot` quarter turns.
+    void place_tile(int x, int y, int rot);
+    // Puts a follower of the player of the open turn on feature port `loc` of the turn's tile.
+    void place_follower(const QString& loc);
+    void undo_last_move();
+    void finish_game();
+    // Shows the final-score screen (the score so far when the game is not finished).
+    void show_final_score();
+    void export_record(const QString& path);
+    // Starts a new match from a record file (its events replayed into a new journal).
+    void import_record(const QString& path, const QString& journal);
+
+    // Corrections: the choices for the tile / follower at (x, y), best first, and applying one.
+    std::vector<TileChoice> tile_choices(int x, int y) const;
+    std::vector<PieceChoice> piece_choices(int x, int y) const;
+    void correct_tile(int x, int y, const TileChoice& choice);
+    void correct_piece(int x, int y, const PieceChoice& choice);
+
+    // For tests and the status bar.
+    const Record& record() const { return record_; }
+    const Game* scored_game() const { return scored_.get(); }
+    const Game* open_game() const { return open_.get(); }
+    QString source_status() const;
+    QString panel_text() const;
+    QStringList move_lines() const;
+    QStringList score_lines() const;
+    const LiveView& live_view() const { return *live_; }
+    const BoardView& board_view() const { return *board_; }
+    const ScoreTableModel& scoreboard() const { return *scores_; }
+    FinalScoreDialog* final_score_dialog() const;
+    MatchWorker* worker() const { return match_.worker(); }
+    double fps() const { return fps_; }
+    double median_frame_latency_ms() const;
+    double median_analysis_latency_ms() const;
+
+signals:
+    // The match was opened (new or resumed); `lost` lists what a damaged journal lost.
+    void match_ready(QStringList lost);
+    // The record changed (a move, an undo, a correction) and the window shows it.
+    void record_shown();
+    // A request was refused (illegal move, bad correction): the reason is in the panel.
+    void refused_shown(QString why);
+
+private:
+    void build_menus();
+    void adopt(Record record);
+    void refresh();
+    void on_frame(const Frame& frame);
+    void on_source_state(FrameSource::State state, const QString& message);
+    void on_frame_analysed(const FrameReport& report);
+    void on_board_click(int x, int y, QPointF within);
+    void show_panel(const QString& title, const QString& text, bool alarm);
+    void clear_panel();
+    void update_status();
+    void new_game_dialog();
+
+    MatchThread match_;
+    std::unique_ptr<CaptureThread> capture_;
+    Record record_;
+    std::unique_ptr<Game> open_;
+    std::unique_ptr<Game> scored_;
+    QString journal_;
+    QString drawn_tile_;
+    TileArtCache art_;
+    std::optional<TableGeometry> geometry_;
+    std::atomic<std::int64_t> latest_frame_{-1};  // newest frame index sent (set on the capture thread)
+    QString shown_question_;                // the ambiguity or illegal move the panel shows now
+    std::vector<FollowerMark> must_return_; // followers a scoring returned, still on the table
+
+    LiveView* live_ = nullptr;
+    BoardView* board_ = nullptr;
+    ScoreTableModel* scores_ = nullptr;
+    QTableView* score_table_ = nullptr;
+    QListWidget* moves_ = nullptr;
+    QListWidget* score_events_ = nullptr;
+    QComboBox* palette_ = nullptr;
+    QComboBox* followers_ = nullptr;
+    QGroupBox* panel_ = nullptr;
+    QLabel* panel_label_ = nullptr;
+    QVBoxLayout* panel_buttons_ = nullptr;
+    QLabel* source_label_ = nullptr;
+    QLabel* fps_label_ = nullptr;
+    QLabel* latency_label_ = nullptr;
+    QPointer<FinalScoreDialog> final_;
+
+    QString source_status_;
+    std::deque<std::int64_t> shown_ns_;   // when recent frames were shown (FPS over the last second)
+    std::deque<double> frame_latency_ms_; // capture -> painted, recent frames
+    std::deque<double> analysis_latency_ms_;  // capture -> analysed on the worker, recent frames
+    double fps_ = 0;
+};
+
+}  // namespace meeplecam::ui

@@ -1,0 +1,147 @@
+// MatchWorker: the match's owner, on its own QThread — the LiveMatch (record, game, journal)
+// and the frames' analysis. The window sends it moves, undo and corrections as queued calls
+// and receives the record back as a value after every change; it never waits for it.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <atomic>
+#include <functional>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include <opencv2/core.hpp>
+
+#include "engine/record.h"
+#include "session/tracker.h"
+#include "ui/frame_source.h"
+#include "ui/live_match.h"
+
+class QThread;
+
+namespace meeplecam::ui {
+
+// One way the players may answer an ambiguous move (the tracker's candidates, best first).
+struct MoveChoice {
+    std::string tile;
+    Cell at;
+    int rot = 0;             // quarter turns
+    double confidence = 0;   // 0..1
+};
+
+// A follower the window should point at (one a scoring returned that is still on the table).
+struct FollowerMark {
+    std::string colour;
+    Cell at;
+    std::string loc;
+};
+
+// Where the table lies in the camera image: what the tracker needs to read moves.
+struct TableCalibration {
+    cv::Matx33d image_to_table_mm = cv::Matx33d::eye();  // camera px -> table mm, start tile's centre at 0
+    double tile_mm = 45.0;                                // tile side
+    double gap_mm = 1.0;                                  // gap between tiles
+};
+
+// What the worker did with one frame (sent to the window for the status bar and overlays).
+struct FrameReport {
+    std::int64_t index = -1;        // the frame's index
+    std::int64_t captured_ns = 0;   // when it was captured
+    double analysis_ms = 0;         // time spent analysing it on the worker
+    std::int64_t skipped = 0;       // older frames dropped so far because a newer one was waiting
+    int committed = 0;              // events the tracker recorded on this frame
+    QString table_state;            // "moving", "hand over the board", "still"; empty: no tracker
+    bool analysed = false;          // the tracker read the table on this frame
+    std::vector<MoveChoice> ambiguity;       // non-empty: the players must choose
+    QString illegal;                // a move on the table that breaks a rule, with the rule
+    std::vector<FollowerMark> must_return;   // followers to take off the table
+    QStringList notes;              // what the tracker saw but did not record
+};
+
+class MatchWorker : public QObject {
+    Q_OBJECT
+public:
+    explicit MatchWorker(QObject* parent = nullptr);
+    ~MatchWorker() override;
+
+    // Call from the capture thread (direct connection): tells the worker a newer frame exists,
+    // so a backlog of queued older frames is dropped instead of analysed.
+    void note_newer_frame(std::int64_t index) { latest_index_.store(index); }
+
+public slots:
+    // Starts a new match journaled at `journal` (replaces any open match).
+    void start_match(meeplecam::Record setup, QString journal);
+    // Resumes the match of an existing journal; problems (what was lost) are reported.
+    void resume_match(QString journal);
+    // Headless: answer every ambiguity at once with the tracker's first candidate (nobody is there to ask).
+    void set_auto_choose(bool on) { auto_choose_ = on; }
+    // Gives the tracker the table's place in the image; the tracker runs from then on.
+    void set_table(meeplecam::ui::TableCalibration table);
+    // Analyses a frame (the newest one only; see note_newer_frame).
+    void analyse_frame(meeplecam::ui::Frame frame);
+    void play(meeplecam::Event event);
+    void undo_last_move();
+    void correct_tile(meeplecam::Cell at, QString tile, int rot);
+    void correct_piece(meeplecam::Cell at, QString colour, QString loc);
+    // Answers an open ambiguity with the tracker's candidate `candidate`.
+    void choose(int candidate);
+    void finish();
+    // Writes the record atomically to `path` (export).
+    void export_record(QString path);
+
+signals:
+    // The match changed: the whole record, and a sentence saying what happened.
+    void match_changed(meeplecam::Record record, QString what);
+    // The match was (re)opened; `lost` lists what a damaged journal lost (empty when intact).
+    void match_opened(meeplecam::Record record, QString journal, QStringList lost);
+    // A move or correction was refused: where and the rule it breaks; nothing changed.
+    void refused(QString why);
+    void frame_analysed(meeplecam::ui::FrameReport report);
+    void exported(QString path, bool ok, QString message);
+
+private:
+    void publish(const QString& what);
+    void report_status(const Status& st, const QString& what);
+    // (Re)creates the tracker from the match's record when both a match and a table exist.
+    void restart_tracker();
+    // Runs a change on the tracker (when there is one) and journals its record, or directly on
+    // the match; reports the outcome.
+    void change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
+                const QString& what);
+
+    std::optional<LiveMatch> match_;
+    std::optional<TableCalibration> table_;
+    std::optional<session::Tracker> tracker_;
+    std::atomic<std::int64_t> latest_index_{-1};
+    std::int64_t skipped_ = 0;
+    bool auto_choose_ = false;
+};
+
+// Owns a MatchWorker on its own QThread; quits and joins the thread when destroyed.
+class MatchThread {
+public:
+    MatchThread();
+    ~MatchThread();
+    MatchThread(const MatchThread&) = delete;
+    MatchThread& operator=(const MatchThread&) = delete;
+    MatchWorker* worker() const { return worker_; }
+    void stop();
+
+private:
+    QThread* thread_ = nullptr;
+    MatchWorker* worker_ = nullptr;
+};
+
+// Registers the value types sent through queued signals (once per process).
+void register_meta_types();
+
+}  // namespace meeplecam::ui
+
+Q_DECLARE_METATYPE(meeplecam::ui::FrameReport)
+Q_DECLARE_METATYPE(meeplecam::ui::TableCalibration)
+Q_DECLARE_METATYPE(meeplecam::Record)
+Q_DECLARE_METATYPE(meeplecam::Event)
+Q_DECLARE_METATYPE(meeplecam::Cell)

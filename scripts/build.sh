@@ -13,7 +13,9 @@ config=(-DCMAKE_BUILD_TYPE=Release)
 if [[ "${1:-}" == "--sanitize" ]]; then
   shift
   dir=build-asan
-  config=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DMEEPLECAM_SANITIZE=ON -DMEEPLECAM_BUILD_BENCH=OFF)
+  # -O1 -g1: line tables for the reports, and half the compile time of -O2 -g on 2 cores.
+  config=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DMEEPLECAM_SANITIZE=ON
+          -DMEEPLECAM_BUILD_BENCH=OFF)
 fi
 cmake -S . -B "$dir" -G Ninja "${config[@]}" >/dev/null
 cmake --build "$dir" --parallel "${MEEPLECAM_JOBS:-2}" ${1:+--target "$@"}

@@ -47,7 +47,9 @@ for h in "${harnesses[@]}"; do
   mkdir -p "$work/$h" "$work/artifacts"
   log="$work/$h.log"
   echo "fuzz.sh: $h for ${seconds}s (log $log)"
-  if ! build-fuzz/fuzz/${h}_fuzz -max_total_time="$seconds" -max_len="${max_len[$h]}" -timeout=20 \
+  dict=()
+  [[ -f "fuzz/$h.dict" ]] && dict=(-dict="fuzz/$h.dict")
+  if ! build-fuzz/fuzz/${h}_fuzz "${dict[@]}" -max_total_time="$seconds" -max_len="${max_len[$h]}" -timeout=20 \
         -rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
         -artifact_prefix="$work/artifacts/$h-" "$work/$h" "fuzz/corpus/$h" >"$log" 2>&1; then
     echo "fuzz.sh: $h FOUND A PROBLEM; the report:" >&2

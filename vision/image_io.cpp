@@ -1,8 +1,10 @@
 #include "vision/image_io.h"
 
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 
 #include <opencv2/imgcodecs.hpp>
 
@@ -26,9 +28,53 @@ bool starts_with(const std::string& b, std::string_view magic, std::size_t at = 
     return b.size() >= at + magic.size() && std::string_view(b).substr(at, magic.size()) == magic;
 }
 
-// Walks the JPEG markers up to the first start-of-frame (which holds the size).
+// CRC-32 (ISO 3309, as in PNG chunks) of b[at, at + n).
+std::uint32_t crc32(const std::string& b, std::size_t at, std::size_t n) {
+    static const auto table = [] {
+        std::array<std::uint32_t, 256> t{};
+        for (std::uint32_t i = 0; i < 256; ++i) {
+            std::uint32_t c = i;
+            for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            t[i] = c;
+        }
+        return t;
+    }();
+    std::uint32_t c = 0xFFFFFFFFu;
+    for (std::size_t i = at; i < at + n; ++i) c = table[(c ^ static_cast<unsigned char>(b[i])) & 0xFF] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+// Walks the PNG chunks after the IHDR: each must fit in the file and match its CRC, up to IEND
+// (libpng would print its own complaint and give nothing, or decode a cut file partly).
+Status check_png_chunks(const std::string& b, const std::string& source) {
+    std::size_t at = 8;
+    while (at + 12 <= b.size()) {
+        const std::size_t length = read_be(b, at, 4);
+        const std::string type = b.substr(at + 4, 4);
+        const std::string name = type.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") ==
+                                         std::string::npos
+                                     ? type
+                                     : "?";
+        if (length > b.size() - at - 12) {
+            return invalid(source, "not a readable image (the PNG is cut short: chunk " + name + " at byte " +
+                                       std::to_string(at) + " runs past the end)");
+        }
+        if (crc32(b, at + 4, 4 + length) != read_be(b, at + 8 + length, 4)) {
+            return invalid(source, "not a readable image (corrupt PNG: chunk " + name + " at byte " + std::to_string(at) +
+                                       " fails its CRC check)");
+        }
+        if (type == "IEND") return Ok{};
+        at += 12 + length;
+    }
+    return invalid(source, "not a readable image (the PNG is cut short: no IEND chunk)");
+}
+
+// Walks the JPEG markers to the first start-of-frame (which holds the size), then on to the
+// first start-of-scan: the entropy-coded data after it must end in an end-of-image marker
+// (it cannot hold FF D9 itself), else the file was cut short and would decode as grey.
 Result<cv::Size> jpeg_size(const std::string& b, const std::string& source) {
     std::size_t at = 2;  // after SOI
+    std::optional<cv::Size> size;
     while (at + 4 <= b.size()) {
         if (static_cast<unsigned char>(b[at]) != 0xFF) {
             return invalid(source, "not a readable image (corrupt JPEG: no marker at byte " + std::to_string(at) + ")");
@@ -42,16 +88,24 @@ Result<cv::Size> jpeg_size(const std::string& b, const std::string& source) {
             at += 2;
             continue;
         }
-        if (marker == 0xD9 || marker == 0xDA) break;  // end of image / start of scan before any frame
+        if (marker == 0xD9) break;  // end of image before any scan
+        if (marker == 0xDA) {       // start of scan
+            if (!size) break;
+            if (b.find("\xff\xd9", at + 2) == std::string::npos) {
+                return invalid(source, "not a readable image (the JPEG is cut short: no end-of-image marker)");
+            }
+            return *size;
+        }
         const std::size_t length = read_be(b, at + 2, 2);
         if (length < 2) break;
         const bool sof = marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 && marker != 0xC8 && marker != 0xCC;
-        if (sof) {
+        if (sof && !size) {
             if (at + 9 > b.size()) break;
-            return cv::Size(static_cast<int>(read_be(b, at + 7, 2)), static_cast<int>(read_be(b, at + 5, 2)));
+            size = cv::Size(static_cast<int>(read_be(b, at + 7, 2)), static_cast<int>(read_be(b, at + 5, 2)));
         }
         at += 2 + length;
     }
+    if (size) return invalid(source, "not a readable image (the JPEG is cut short: no image data)");
     return invalid(source, "not a readable image (corrupt JPEG: no frame header)");
 }
 
@@ -84,6 +138,7 @@ Result<cv::Size> encoded_image_size(const std::string& b, const std::string& sou
         }
         const std::uint32_t w = read_be(b, 16, 4), h = read_be(b, 20, 4);
         if (w > INT_MAX || h > INT_MAX) return invalid(source, "not a readable image (corrupt PNG: size out of range)");
+        if (auto st = check_png_chunks(b, source); !st) return st.error();
         return cv::Size(static_cast<int>(w), static_cast<int>(h));
     }
     if (starts_with(b, "\xff\xd8\xff")) return jpeg_size(b, source);

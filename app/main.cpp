@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/calibrate_commands.h"
 #include "app/catalog_commands.h"
 #include "app/engine_commands.h"
 #ifdef MEEPLECAM_WITH_UI
@@ -30,6 +31,7 @@ commands:
                                               one tile photo -> type, rotation, confidence
   learn-tiles IMAGE... --layout L -o LIB.json learn your tiles' look for classify-tile
   recognize IMAGE... [--json]                 read the board (tiles, types, rotations) in photos
+  calibrate SUBCOMMAND                        print targets; calibrate camera, table plane, colours
   version                                     print the version
 
 exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal move in a record
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
         if (command == "classify-tile") return meeplecam::cli::run_classify_tile(args);
         if (command == "learn-tiles") return meeplecam::cli::run_learn_tiles(args);
         if (command == "recognize") return meeplecam::cli::run_recognize(args);
+        if (command == "calibrate") return meeplecam::cli::run_calibrate(args);
         if (command == "version" || command == "--version") {
             std::cout << "meeplecam " << MEEPLECAM_VERSION << "\n";
             return 0;

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "app/cli_args.h"
+#include "calibration/calibrated_frame.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "vision/board_reader.h"
@@ -38,7 +39,7 @@ same image.
 exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal move
 )";
 
-constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3] [--json]
+constexpr const char* kRecognizeHelp = R"(usage: meeplecam recognize IMAGE... [--game carcassonne] [--expansions A,B] [--edition C3] [--calibration C.json] [--json]
 
 Reads the board in each photograph: finds the tiles from the image alone (no calibration:
 the table plane is estimated from the tiles' edges and gaps), then each tile's type and
@@ -52,6 +53,8 @@ whole board may be turned by a quarter turn against the record that built it.
   --expansions A,B    expansions whose tiles may be on the table (carcassonne only)
   --edition E         tile counts (default C3)
   --json              one JSON document: {"images": [{"image", "found", "tiles", ...}]}
+  --calibration C     a calibration file (meeplecam calibrate): undistort with its camera
+                      intrinsics, take the table plane from it instead of estimating it
 
 exit codes: 0 every image shows a board; 2 an image is unreadable, empty, too small or
 too large, or shows no board (the message names the image and the reason)
@@ -115,7 +118,7 @@ nlohmann::json matrix_json(const cv::Matx33d& m) {
 }  // namespace
 
 int run_recognize(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"game", "expansions", "edition"}, {"help", "json"});
+    auto args = parse_args(argv, {"game", "expansions", "edition", "calibration"}, {"help", "json"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kRecognizeHelp;
@@ -132,6 +135,12 @@ int run_recognize(const std::vector<std::string>& argv) {
     if (!catalog) return report(catalog.error());
     vision::ReaderOptions options;
     options.decoder.edition = args->value("edition").value_or("C3");
+    std::optional<calibration::Calibration> calibrated;
+    if (auto c = args->value("calibration")) {
+        auto loaded = calibration::load_calibration(*c);
+        if (!loaded) return report(loaded.error());
+        calibrated = std::move(loaded.value());
+    }
     const bool json = args->has("json");
     const auto& types = catalog.value()->tiles();
     nlohmann::json images = nlohmann::json::array();
@@ -143,6 +152,11 @@ int run_recognize(const std::vector<std::string>& argv) {
             code = 2;
             if (json) images.push_back({{"image", path}, {"found", false}, {"message", image.error().to_string()}});
             continue;
+        }
+        if (calibrated) {
+            auto frame = calibration::prepare_frame(*calibrated, image.value(), options, path);
+            if (!frame) return report(frame.error());
+            image = std::move(frame.value());
         }
         auto reading = vision::read_board(image.value(), *catalog.value(), options);
         if (!reading) {

@@ -36,6 +36,11 @@ Result<nlohmann::json> parse_json_text(std::string_view text, const std::string&
         // Drop nlohmann's "[json.exception.parse_error.101] " prefix; keep the reason.
         if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
         return invalid(source, "not valid JSON (byte " + std::to_string(e.byte) + "): " + what);
+    } catch (const nlohmann::json::exception& e) {
+        // A number too large for a double (1e999) is out_of_range, not a parse_error.
+        std::string what = e.what();
+        if (auto pos = what.find("] "); pos != std::string::npos) what = what.substr(pos + 2);
+        return invalid(source, "not valid JSON: " + what);
     }
 }
 

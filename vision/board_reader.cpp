@@ -30,8 +30,11 @@ Status DecoderOptions::check() const {
 
 Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
+    if (auto st = refine.check(); !st) return st;
+    if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
     if (auto st = decoder.check(); !st) return st;
+    if (auto st = pennants.check(); !st) return st;
     if (min_tiles < 1) return invalid("reader options", "min_tiles must be at least 1");
     if (!(max_tiles_share > 0)) return invalid("reader options", "max_tiles_share must be positive");
     if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
@@ -123,6 +126,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         DecodedTile d;
         d.col = cells[i].col;
         d.row = cells[i].row;
+        d.offset_px = cells[i].offset_px;
         d.type = hyps[choice[i]].type;
         d.rot = hyps[choice[i]].rot;
         d.confidence = std::exp(s[choice[i]] - top) / z;
@@ -149,7 +153,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     reading.view = std::move(view.value());
-    const auto cells = occupied_cells(reading.view, options.lattice);
+    auto cells = occupied_cells(reading.view, options.lattice);
+    if (auto st = refine_lattice(image, reading.view, cells, options.lattice, options.refine); !st) return st.error();
     reading.ms_lattice = elapsed_ms(start);
     if (static_cast<int>(cells.size()) < options.min_tiles) {
         reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
@@ -178,10 +183,12 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     const auto classified_at = std::chrono::steady_clock::now();
+    even_out_light(reading.view, cells, options.light);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
     reading.ms_classify = elapsed_ms(classified_at);
     const auto decoded_at = std::chrono::steady_clock::now();
     reading.tiles = decode_board(hyps, catalog, options.decoder);
+    decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,10 +55,14 @@ struct LatticeOptions {
     double min_lattice_score = 1.6;  // fold peak over mean below this: no periodic gaps, no board
     double tile_mm = 45;             // tile side
     double gap_mm = 0.8;             // assumed mean gap between tiles (sets the mm scale)
-    double px_per_mm = 1.0;          // scale of the top view
+    double px_per_mm = 2.0;          // scale of the top view (2: a 45 mm tile is 90 px, pennants and road stubs stay visible)
     int max_top_side = 4000;         // the top view is cropped to this (px)
     double occupied_share = 0.55;    // a cell holds a tile when this share of its inside is not table
     double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
+    // A calibrated table plane (calibration/table_plane.h): image px -> table mm. When set it
+    // replaces the vanishing-point estimate; the tiles' turn on the table, pitch and phase
+    // are still measured.
+    std::optional<cv::Matx33d> image_to_table_mm;
     Status check() const;
 };
 
@@ -77,6 +82,7 @@ struct LatticeView {
 struct CellObservation {
     int col = 0, row = 0;
     double occupancy = 0;
+    cv::Point2d offset_px{0, 0};  // where the tile's centre sits from the cell's centre (top view px; refine_lattice)
 };
 
 // Estimates the plane and lattice from the tiles alone. Errors: empty image, "no board
@@ -84,15 +90,50 @@ struct CellObservation {
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});
 // The occupied cells of a lattice view.
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
+// The largest 4-connected group of cells (the tiles of a board touch).
+std::vector<CellObservation> largest_group(std::vector<CellObservation> cells);
+
+// ---- Stage 2b: lattice refined on the tiles -------------------------------------------
+
+struct RefineOptions {
+    double search = 0.3;          // farthest a tile's outline is looked for from its cell's centre (share of the pitch)
+    int band_px = 3;              // a tile side may lie this many top-view px across its expected line
+    double min_side_share = 0.15; // a cell keeps its tile when its weakest side's edges reach this share of the board's median
+    int rounds = 2;               // refits of the lattice homography on the tile centres
+    double max_residual = 0.12;   // RANSAC inlier distance, and the largest offset kept per tile (share of the pitch)
+    double min_inlier_share = 0.5;   // a refit is kept when at least this share of the tiles agree with it
+    double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
+    double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
+    Status check() const;
+};
+
+// Finds each occupied cell's tile outline, refits the plane homography on the tile centres
+// (RANSAC) and warps the top view again, stores each tile's residual offset and drops cells
+// whose outline is missing on a side (not a tile). Errors only for bad options.
+Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
+                      const RefineOptions& options = {});
+
+// ---- Stage 2c: light evened out ------------------------------------------------------
+
+struct LightOptions {
+    bool enabled = true;
+    double window_tiles = 3.0;  // the board's local brightness is averaged over about this many tiles
+    double max_glare = 0.7;     // largest share of white removed where the board is brighter than its median
+    double max_gain = 2.5;      // largest brightening where it is darker
+    Status check() const;
+};
+
+// Evens out glare and light gradients across the board in the top view (in place).
+void even_out_light(LatticeView& view, const std::vector<CellObservation>& cells, const LightOptions& options = {});
 
 // ---- Stage 3: per-cell hypotheses -----------------------------------------------------
 
 // kOther: samples whose terrain the geometry does not pin down (around a monastery,
 // junction villages); their model is the frame's overall colour mix.
-enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kPennant, kOther, kTerrains };
+enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kOther, kTerrains };
 
 struct ClassifierOptions {
-    int samples = 20;             // samples per tile side (samples^2 per cell)
+    int samples = 28;             // samples per tile side (samples^2 per cell)
     double sample_inset = 0.06;   // share of the tile left out along each side (jitter, gaps)
     int clusters = 10;            // k-means colour clusters per frame
     int em_rounds = 16;           // most EM rounds adapting the terrain model to the frame (stops when no cell changes)
@@ -111,11 +152,12 @@ struct Hypothesis {
 // One tile type per cell, every distinct rotation, best first.
 struct CellHypotheses {
     int col = 0, row = 0;
+    cv::Point2d offset_px{0, 0};  // the tile's offset from its cell (CellObservation)
     std::vector<Hypothesis> hyps;
 };
 
-// Terrain labels (kField..kOther) of a tile type (a pennant is a disc where its city is
-// widest, as printed tiles place it) at a rotation, samples x samples, row-major.
+// Terrain labels (kField..kOther) of a tile type (kPennant: a city sample of a city with
+// pennants, read as a mixture of city and pennant colours wherever the pennant sits) at a rotation, samples x samples, row-major.
 std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset);
 
 // Scores every (type, rotation) of `catalog` for every cell.
@@ -135,6 +177,7 @@ struct DecoderOptions {
 
 struct DecodedTile {
     int col = 0, row = 0;
+    cv::Point2d offset_px{0, 0};   // the tile's offset from its cell centre in the top view (px)
     int type = -1, rot = 0;        // chosen hypothesis
     double confidence = 0;         // its probability given its neighbours (softmax of scores)
     int runner_type = -1, runner_rot = 0;  // the best other hypothesis
@@ -145,12 +188,45 @@ struct DecodedTile {
 std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog,
                                       const DecoderOptions& options = {});
 
+// ---- Stage 4b: pennants -------------------------------------------------------------
+
+// Pennants are too small and sit in too many places (per tile set) for the layouts, so
+// types that differ only in pennants (M/N, O/P, ...) are told apart afterwards: the colours
+// of plain city in this frame are learnt from the cells read as a pennantless city type;
+// a blob of colour unlike them inside a cell's city is a pennant.
+struct PennantOptions {
+    double wall_margin = 0.06;     // city pixels this close (share of the tile) to another feature or the tile edge are left out
+    int lightness_bins = 8;        // Lab histogram of plain city: bins along L (coarse: light gradients)...
+    int chroma_bins = 32;          // ...and along a* and b*
+    double novel_density = 2e-4;   // a colour is unlike plain city below this share of its pixels (after smoothing the histogram)
+    double min_area = 0.004;       // a pennant: a blob of such colour covering at least this share of the tile...
+    double max_area = 0.15;        // ...and at most this (bigger: glare or a hand, undecided)
+    int min_reference_cells = 3;   // fewer pennantless city cells: plain city is learnt from every city cell
+    Status check() const;
+};
+
+// The pennant evidence read in one cell.
+struct PennantEvidence {
+    int col = 0, row = 0;
+    double blob_area = 0;   // share of the tile covered by the largest blob unlike plain city
+    bool decided = false;   // false: no pennant twin, or the blob was too big to trust
+    bool pennant = false;
+};
+
+// Re-chooses, among types that differ only in pennants, the one the pennant evidence of
+// each cell supports; updates type, confidence and runner-up in place. Returns the evidence.
+std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
+                                             const PennantOptions& options = {});
+
 // ---- The whole reader -----------------------------------------------------------------
 
 struct ReaderOptions {
     LatticeOptions lattice;
+    RefineOptions refine;
+    LightOptions light;
     ClassifierOptions classifier;
     DecoderOptions decoder;
+    PennantOptions pennants;
     int min_tiles = 2;             // fewer occupied cells: no board
     double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board

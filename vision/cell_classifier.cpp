@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <tuple>
 
 #include <opencv2/imgproc.hpp>
@@ -19,10 +20,10 @@ constexpr double kFieldInit = 0.6;         // initial share of field on the domi
 constexpr double kRoadInit = 0.5;          // initial share of road on the brightest cluster
 constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
 constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
-constexpr double kRareFloor = 0.01;        // pennant start: weight 1 / (cluster share + this)
-constexpr double kPennantRadius = 0.08;    // pennant disc radius (tile fraction)
 constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
-constexpr double kCloisterHalo = 0.3;      // around a monastery, buildings and paths vary: terrain unknown within this radius
+constexpr int kFullRounds = 3;             // EM rounds that score every layout of every cell...
+constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
+constexpr double kCloisterHalo = 0.24;      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
     switch (k) {
@@ -61,19 +62,10 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
     }
     const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
     std::vector<std::uint8_t> out(static_cast<std::size_t>(samples * samples), kOther);
-    // Pennant discs: where each pennant city is widest.
-    std::vector<cv::Point2d> pennants;
+    // Pennants are read apart from the layouts (decide_pennants): where on its city a pennant
+    // sits differs between tile sets, so here a pennant city is plain city.
     bool cloister = false;
-    for (std::size_t f = 0; f < type.features.size(); ++f) {
-        cloister = cloister || type.features[f].kind == FeatureKind::Monastery;
-        if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
-        cv::Mat own = labels == static_cast<int>(f), padded, room;
-        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
-        cv::Point best;
-        cv::minMaxLoc(room(cv::Rect(1, 1, kLayoutPx, kLayoutPx)), nullptr, nullptr, nullptr, &best);
-        pennants.emplace_back((best.x + 0.5) / kLayoutPx, (best.y + 0.5) / kLayoutPx);
-    }
+    for (const auto& f : type.features) cloister = cloister || f.kind == FeatureKind::Monastery;
     // Terrain per layout pixel, then samples; a sample near a border between terrains (but
     // not on a road: roads are thin) is left unknown, as tiles sit a little off the lattice.
     cv::Mat terrain(kLayoutPx, kLayoutPx, CV_8UC1, cv::Scalar(kOther));
@@ -84,9 +76,6 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
             auto& t = terrain.at<std::uint8_t>(y, x);
             if (f >= 0 && f < static_cast<int>(type.features.size())) t = static_cast<std::uint8_t>(terrain_of(type.features[static_cast<std::size_t>(f)].kind));
             if (cloister && t != kCloister && std::hypot(u - 0.5, v - 0.5) < kCloisterHalo) t = kOther;
-            for (const auto& pc : pennants) {
-                if (std::hypot(u - pc.x, v - pc.y) < kPennantRadius) t = kPennant;
-            }
         }
     }
     const int reach = static_cast<int>(std::lround(kBorderBand * kLayoutPx));
@@ -95,7 +84,7 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
             const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
             const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
             std::uint8_t t = terrain.at<std::uint8_t>(y, x);
-            if (t != kRoad && t != kPennant) {
+            if (t != kRoad) {
                 for (int dy = -reach; dy <= reach && t != kOther; ++dy) {
                     for (int dx = -reach; dx <= reach; ++dx) {
                         const int xx = std::clamp(x + dx, 0, kLayoutPx - 1), yy = std::clamp(y + dy, 0, kLayoutPx - 1);
@@ -122,7 +111,8 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
 
     // Samples: Lab colours on an n x n grid inside each cell (lightly smoothed).
     cv::Mat lab;
-    cv::blur(view.top, lab, cv::Size(3, 3));
+    const int smooth = std::max(3, static_cast<int>(view.pitch_px / n) | 1);  // about one sample spacing
+    cv::blur(view.top, lab, cv::Size(smooth, smooth));
     cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
     cv::Mat data(static_cast<int>(cells.size()) * per_cell, 3, CV_32F);
     const double p = view.pitch_px;
@@ -131,8 +121,8 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (int i = 0; i < n; ++i) {
                 const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
                 const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
-                const int x = std::clamp(static_cast<int>((cells[c].col + u) * p), 0, lab.cols - 1);
-                const int y = std::clamp(static_cast<int>((cells[c].row + v) * p), 0, lab.rows - 1);
+                const int x = std::clamp(static_cast<int>((cells[c].col + u) * p + cells[c].offset_px.x), 0, lab.cols - 1);
+                const int y = std::clamp(static_cast<int>((cells[c].row + v) * p + cells[c].offset_px.y), 0, lab.rows - 1);
                 const auto px = lab.at<cv::Vec3b>(y, x);
                 auto* d = data.ptr<float>(static_cast<int>(c) * per_cell + j * n + i);
                 d[0] = px[0], d[1] = px[1], d[2] = px[2];
@@ -163,13 +153,6 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int c = 0; c < k; ++c) {
         prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
     }
-    // Pennants are small and unlike the common terrain: start them on the rare colours.
-    {
-        double z = 0;
-        for (int c = 0; c < k; ++c) z += 1 / (share[static_cast<std::size_t>(c)] + kRareFloor);
-        for (int c = 0; c < k; ++c) prob[kPennant][static_cast<std::size_t>(c)] = 1 / (share[static_cast<std::size_t>(c)] + kRareFloor) / z;
-    }
-
     // Hypotheses: every type at every distinct rotation.
     struct Layout {
         int type, rot;
@@ -181,29 +164,53 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     }
     std::vector<std::vector<double>> ll(cells.size(), std::vector<double>(layouts.size(), 0.0));
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
+    auto cl_at = [&](std::size_t c, int q) { return cluster_of.at<int>(static_cast<int>(c) * per_cell + q); };
+    // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
+    auto score_cell = [&](std::size_t c, const std::vector<std::size_t>& which, const std::vector<std::vector<double>>& logp) {
+        const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        std::size_t best = which.empty() ? 0 : which.front();
+        auto score = [&](std::size_t h) {
+            double s = 0;
+            const auto& terrain = layouts[h].terrain;
+            for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+            ll[c][h] = s;
+            if (s > ll[c][best]) best = h;
+        };
+        if (which.empty()) {
+            for (std::size_t h = 0; h < layouts.size(); ++h) score(h);
+        } else {
+            for (const auto h : which) score(h);
+        }
+        return best;
+    };
+    // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
+    // model moves little by then), and a last full pass scores everything again.
+    std::vector<std::vector<std::size_t>> shortlist(cells.size());
+    std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
+    bool last_pass_full = true;
     for (int round = 0; round <= o.em_rounds; ++round) {
         bool changed = false;
-        std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
         for (int t = 0; t < kTerrains; ++t) {
             for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
         }
         std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
         for (std::size_t c = 0; c < cells.size(); ++c) {
-            const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
-            std::size_t best = 0;
-            for (std::size_t h = 0; h < layouts.size(); ++h) {
-                double s = 0;
-                const auto& terrain = layouts[h].terrain;
-                for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
-                ll[c][h] = s;
-                if (s > ll[c][best]) best = h;
+            const std::size_t best = score_cell(c, shortlist[c], logp);
+            if (round == kFullRounds - 1) {
+                std::vector<std::size_t> order(layouts.size());
+                std::iota(order.begin(), order.end(), std::size_t{0});
+                const auto keep = std::min(order.size(), static_cast<std::size_t>(kShortlist));
+                std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                                  [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
+                shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
             }
             changed = changed || best != previous[c];
             previous[c] = best;
             const auto& terrain = layouts[best].terrain;
-            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])] += 1;
+            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
         }
-        if (round == o.em_rounds || !changed) break;  // converged: the scores above are final
+        last_pass_full = round < kFullRounds;
+        if (round == o.em_rounds || !changed) break;  // converged
         for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
         for (int t = 0; t < kTerrains; ++t) {
             auto& row = counts[static_cast<std::size_t>(t)];
@@ -212,11 +219,15 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
         }
     }
+    if (!last_pass_full) {
+        for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
+    }
 
     for (std::size_t c = 0; c < cells.size(); ++c) {
         CellHypotheses h;
         h.col = cells[c].col;
         h.row = cells[c].row;
+        h.offset_px = cells[c].offset_px;
         for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         out.push_back(std::move(h));

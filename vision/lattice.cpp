@@ -23,8 +23,10 @@ constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's n
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
+constexpr double kCalibratedRightAngleDeg = 8;  // with a calibrated plane, edge families this close to 90 degrees apart are tiles
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
+constexpr int kLineReach = 7;             // edges used for the vanishing points end within this (work px, diameter) of the board's colours
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
@@ -84,6 +86,30 @@ double angle_to(const Segment& s, const cv::Vec3d& v) {
     if (n < 1e-12) return 90;
     const double c = std::abs(d.x * s.dir.x + d.y * s.dir.y) / n;
     return std::acos(std::min(1.0, c)) * 180 / kPi;
+}
+
+// With a calibrated plane: normalised work coordinates -> table mm, turned so both edge
+// families run along the axes. Nullopt when the families are not at right angles on the table.
+std::optional<cv::Matx33d> calibrated_norm_to_axes(const cv::Matx33d& norm_to_table, const std::vector<Segment>& fam1,
+                                                   const std::vector<Segment>& fam2) {
+    // Length-weighted mean direction on the table of a family, as a doubled (period 180) or
+    // quadrupled (period 90) angle vector.
+    auto table_angle = [&](const Segment& s) {
+        const cv::Point2d a = apply(norm_to_table, s.mid - 0.01 * s.dir), b = apply(norm_to_table, s.mid + 0.01 * s.dir);
+        return std::atan2(b.y - a.y, b.x - a.x);
+    };
+    auto mean_angle = [&](const std::vector<Segment>& fam, double period_factor) {
+        cv::Point2d sum(0, 0);
+        for (const auto& s : fam) sum += s.length * cv::Point2d(std::cos(period_factor * table_angle(s)), std::sin(period_factor * table_angle(s)));
+        return std::atan2(sum.y, sum.x) / period_factor;
+    };
+    const double a1 = mean_angle(fam1, 2), a2 = mean_angle(fam2, 2);
+    if (std::abs(std::abs(std::remainder(a1 - a2, kPi)) - kPi / 2) > kCalibratedRightAngleDeg * kPi / 180) return std::nullopt;
+    std::vector<Segment> both = fam1;
+    both.insert(both.end(), fam2.begin(), fam2.end());
+    const double turn = mean_angle(both, 4);
+    const cv::Matx33d unturn(std::cos(turn), std::sin(turn), 0, -std::sin(turn), std::cos(turn), 0, 0, 0, 1);
+    return unturn * norm_to_table;
 }
 
 // A vanishing point for a family of segments: RANSAC on pairs, then least squares.
@@ -281,6 +307,12 @@ Status LatticeOptions::check() const {
     if (max_top_side < 64) return bad("max_top_side must be at least 64");
     if (!(occupied_share > 0 && occupied_share < 1)) return bad("occupied_share must be within (0, 1)");
     if (!(cell_inset >= 0 && cell_inset < 0.4)) return bad("cell_inset must be within [0, 0.4)");
+    if (image_to_table_mm) {
+        const cv::Matx33d& h = *image_to_table_mm;
+        if (!cv::checkRange(h) || std::abs(cv::determinant(h)) <= 1e-12 * std::pow(cv::norm(h), 3)) {
+            return bad("image_to_table_mm must be a finite, invertible homography");
+        }
+    }
     return Ok{};
 }
 
@@ -302,12 +334,14 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
     view.whole_frame = whole || colours_fail;
-    cv::Mat region;
+    cv::Mat region, lines_region;  // where gaps are read; where edges may lie (tight: table lines near the board stay out)
     if (view.whole_frame) {
         region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(255));
+        lines_region = region;
     } else {
         const int r = std::max(3, o.work_side / 60) | 1;
         cv::dilate(board_work, region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(r, r)));
+        cv::dilate(board_work, lines_region, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(kLineReach, kLineReach)));
     }
 
     // Straight edges near the board.
@@ -318,9 +352,13 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     {
         std::vector<cv::Vec4f> all;
         cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
+        auto inside = [&](double x, double y) {
+            return lines_region.at<std::uint8_t>(std::clamp(static_cast<int>(y), 0, lines_region.rows - 1), std::clamp(static_cast<int>(x), 0, lines_region.cols - 1)) != 0;
+        };
         for (const auto& l : all) {
-            const int mx = std::clamp(static_cast<int>((l[0] + l[2]) / 2), 0, region.cols - 1), my = std::clamp(static_cast<int>((l[1] + l[3]) / 2), 0, region.rows - 1);
-            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && region.at<std::uint8_t>(my, mx)) raw.push_back(l);
+            if (std::hypot(l[2] - l[0], l[3] - l[1]) >= min_len && inside((l[0] + l[2]) / 2, (l[1] + l[3]) / 2) && inside(l[0], l[1]) && inside(l[2], l[3])) {
+                raw.push_back(l);
+            }
         }
     }
     const cv::Point2d centre(work.cols / 2.0, work.rows / 2.0);
@@ -400,7 +438,18 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
                 failure = "no board found: too few edges in one direction";
                 continue;
             }
-            const cv::Vec3d v1 = vanishing_point(fam1, o), v2 = vanishing_point(fam2, o);
+            std::optional<cv::Matx33d> calibrated;  // work px -> turned table mm
+            if (o.image_to_table_mm) {
+                const auto norm_to_table = *o.image_to_table_mm * image_to_work.inv() * work_to_norm.inv();
+                if (const auto turned = calibrated_norm_to_axes(norm_to_table, fam1, fam2)) calibrated = *turned * work_to_norm;
+                if (!calibrated) {
+                    failure = "no board found: no two edge directions at right angles on the calibrated table";
+                    continue;
+                }
+            }
+            // Calibrated: the vanishing points of the turned table axes lie at infinity along x and y.
+            const cv::Vec3d v1 = calibrated ? cv::Vec3d(1, 0, 0) : vanishing_point(fam1, o);
+            const cv::Vec3d v2 = calibrated ? cv::Vec3d(0, 1, 0) : vanishing_point(fam2, o);
             // Affine rectification: send the horizon (through both vanishing points) to infinity.
             cv::Vec3d horizon = v1.cross(v2);
             // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
@@ -420,7 +469,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
             const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
             const cv::Matx22d to_axes = basis.inv();
             const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
-            cv::Matx33d work_to_affine = affine * hp * work_to_norm;
+            cv::Matx33d work_to_affine = calibrated ? *calibrated : affine * hp * work_to_norm;
             // Fit the board's region into an affine view of about affine_side pixels.
             double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
             for (const auto& p : pts) {
@@ -470,7 +519,8 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
     view.image_to_top = work_to_top * image_to_work;
     const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
-    cv::warpPerspective(work, view.top, work_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    // The top view is sampled from the full-resolution frame: the work image is for geometry only.
+    cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
     cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
     cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
@@ -494,7 +544,6 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
     cv::Mat sum;
     cv::integral(view.not_table / 255, sum, CV_64F);
     const double p = view.pitch_px, inset = o.cell_inset * p;
-    std::map<std::pair<int, int>, std::size_t> at;
     for (int r = 0; r < view.rows; ++r) {
         for (int c = 0; c < view.cols; ++c) {
             const int xa = std::clamp(static_cast<int>(std::lround(c * p + inset)), 0, view.not_table.cols);
@@ -504,12 +553,15 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
             if (xb <= xa || yb <= ya) continue;
             const double n = sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
             const double share = n / ((xb - xa) * (yb - ya));
-            if (share >= o.occupied_share) {
-                at[{c, r}] = cells.size();
-                cells.push_back({c, r, share});
-            }
+            if (share >= o.occupied_share) cells.push_back({c, r, share});
         }
     }
+    return largest_group(std::move(cells));
+}
+
+std::vector<CellObservation> largest_group(std::vector<CellObservation> cells) {
+    std::map<std::pair<int, int>, std::size_t> at;
+    for (std::size_t i = 0; i < cells.size(); ++i) at[{cells[i].col, cells[i].row}] = i;
     // Tiles of a board touch: keep the largest 4-connected group.
     std::vector<int> group(cells.size(), -1);
     int best_group = -1;

@@ -1,0 +1,198 @@
+// Stage 2b of the board reader: the lattice refitted to where the tiles really are.
+//
+// The lattice of stage 1 comes from line families and periodic gaps over the whole board;
+// its pitch and horizon are a little off on large or steep boards, so cells drift from the
+// tiles across the board. Here every occupied cell looks for the square outline of its
+// tile near the cell (edge response along the four sides), a homography is refitted from
+// the tile centres found (RANSAC), the top view is warped again, and each cell keeps its
+// tile's residual offset (real tiles sit off-grid). Cells without a square outline on all
+// four sides (table patterns next to the board) are dropped.
+#include <algorithm>
+#include <cmath>
+
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "vision/board_reader.h"
+
+namespace meeplecam::vision {
+namespace {
+
+cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
+    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
+    return {v[0] / v[2], v[1] / v[2]};
+}
+
+// Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
+// column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
+struct SideResponse {
+    cv::Mat down, across;  // CV_64F, one extra row / column (integrals)
+
+    explicit SideResponse(const cv::Mat& top) {
+        cv::Mat grey, gx, gy;
+        cv::cvtColor(top, grey, cv::COLOR_BGR2GRAY);
+        grey.convertTo(grey, CV_32F);
+        cv::GaussianBlur(grey, grey, cv::Size(), 1.0);
+        cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
+        cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+        gx = cv::abs(gx), gy = cv::abs(gy);
+        down = cv::Mat(grey.rows + 1, grey.cols, CV_64F, cv::Scalar(0));
+        across = cv::Mat(grey.rows, grey.cols + 1, CV_64F, cv::Scalar(0));
+        for (int y = 0; y < grey.rows; ++y) {
+            const auto* px = gx.ptr<float>(y);
+            const auto* py = gy.ptr<float>(y);
+            const auto* up = down.ptr<double>(y);
+            auto* d = down.ptr<double>(y + 1);
+            auto* a = across.ptr<double>(y);
+            for (int x = 0; x < grey.cols; ++x) {
+                d[x] = up[x] + px[x];
+                a[x + 1] = a[x] + py[x];
+            }
+        }
+    }
+    int cols() const { return across.cols - 1; }
+    int rows() const { return down.rows - 1; }
+    // Mean |d/dx| on column x between rows y0 and y1 (clamped).
+    double column(int x, int y0, int y1) const {
+        if (x < 0 || x >= cols()) return 0;
+        y0 = std::clamp(y0, 0, rows()), y1 = std::clamp(y1, 0, rows());
+        return y1 > y0 ? (down.at<double>(y1, x) - down.at<double>(y0, x)) / (y1 - y0) : 0;
+    }
+    double row(int y, int x0, int x1) const {
+        if (y < 0 || y >= rows()) return 0;
+        x0 = std::clamp(x0, 0, cols()), x1 = std::clamp(x1, 0, cols());
+        return x1 > x0 ? (across.at<double>(y, x1) - across.at<double>(y, x0)) / (x1 - x0) : 0;
+    }
+};
+
+struct Outline {
+    cv::Point2d centre;  // top view px
+    double weakest = 0;  // the weakest side's mean edge response
+    double total = 0;
+};
+
+// The square outline of side `side` at top-left corner (x0, y0): its four side responses.
+Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band) {
+    const int s = static_cast<int>(std::lround(side));
+    const int trim = s / 8;  // leave the corners out: neighbours' sides meet there
+    double side_score[4] = {0, 0, 0, 0};  // N, E, S, W
+    for (int b = -band / 2; b <= band / 2; ++b) {
+        side_score[0] = std::max(side_score[0], r.row(y0 + b, x0 + trim, x0 + s - trim));
+        side_score[2] = std::max(side_score[2], r.row(y0 + s + b, x0 + trim, x0 + s - trim));
+        side_score[3] = std::max(side_score[3], r.column(x0 + b, y0 + trim, y0 + s - trim));
+        side_score[1] = std::max(side_score[1], r.column(x0 + s + b, y0 + trim, y0 + s - trim));
+    }
+    Outline o;
+    o.total = side_score[0] + side_score[1] + side_score[2] + side_score[3];
+    o.weakest = *std::min_element(side_score, side_score + 4);
+    o.centre = {x0 + side / 2, y0 + side / 2};
+    return o;
+}
+
+// The best square outline of side `side` whose centre lies within `reach` of `expected`:
+// a coarse search every kCoarseStep px, then every px around the best.
+Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band) {
+    constexpr int kCoarseStep = 3;
+    const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
+    Outline best;
+    best.total = -1;
+    int bx = 0, by = 0;
+    for (int dy = -reach; dy <= reach; dy += kCoarseStep) {
+        for (int dx = -reach; dx <= reach; dx += kCoarseStep) {
+            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band);
+            if (o.total > best.total) best = o, bx = dx, by = dy;
+        }
+    }
+    const int cx = bx, cy = by;
+    for (int dy = cy - kCoarseStep + 1; dy < cy + kCoarseStep; ++dy) {
+        for (int dx = cx - kCoarseStep + 1; dx < cx + kCoarseStep; ++dx) {
+            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band);
+            if (o.total > best.total) best = o;
+        }
+    }
+    return best;
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0;
+    std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+Status RefineOptions::check() const {
+    auto bad = [](const char* what) { return Status(invalid("refine options", what)); };
+    if (!(search > 0 && search < 0.5)) return bad("search must be within (0, 0.5)");
+    if (band_px < 1 || band_px > 9) return bad("band_px must be within [1, 9]");
+    if (!(min_side_share >= 0 && min_side_share < 1)) return bad("min_side_share must be within [0, 1)");
+    if (rounds < 0 || rounds > 5) return bad("rounds must be within [0, 5]");
+    if (!(max_residual > 0 && max_residual < 0.5)) return bad("max_residual must be within (0, 0.5)");
+    if (!(min_inlier_share > 0 && min_inlier_share <= 1)) return bad("min_inlier_share must be within (0, 1]");
+    if (!(candidate_share > 0 && candidate_share < 1)) return bad("candidate_share must be within (0, 1)");
+    if (!(weak_colour_factor >= 1)) return bad("weak_colour_factor must be at least 1");
+    return Ok{};
+}
+
+Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo,
+                      const RefineOptions& o) {
+    if (auto st = o.check(); !st) return st;
+    if (cells.empty() || view.top.empty()) return Ok{};
+    const double side = lo.tile_mm * view.px_per_mm;  // the tile square (the pitch minus the gap)
+    const int reach = std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px)));
+    const cv::Size top_size = view.top.size();
+    std::vector<Outline> found(cells.size());
+    for (int round = 0; round <= o.rounds; ++round) {
+        const SideResponse response(view.top);
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            found[i] = find_outline(response, view.cell_centre(cells[i].col, cells[i].row), side, round == 0 ? reach : reach / 2, o.band_px);
+        }
+        if (round == o.rounds || cells.size() < 6) break;  // (the last round's outlines are found again below)
+        // Refit: tile centres in the image -> their lattice centres in the top view.
+        const cv::Matx33d top_to_image = view.image_to_top.inv();
+        std::vector<cv::Point2f> src, dst;
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            src.emplace_back(apply(top_to_image, found[i].centre));
+            dst.emplace_back(view.cell_centre(cells[i].col, cells[i].row));
+        }
+        cv::Mat inliers;
+        const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px, inliers);
+        // Most tiles must agree: a lattice misread from table lines is not "refined" into another.
+        if (h.empty() || cv::countNonZero(inliers) < o.min_inlier_share * static_cast<double>(cells.size())) break;
+        const cv::Matx33d image_to_top(h);
+        const cv::Matx33d old_to_new = image_to_top * top_to_image;
+        view.image_to_top = image_to_top;
+        cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        cv::Mat mask;
+        cv::warpPerspective(view.not_table, mask, old_to_new, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        view.not_table = mask;
+    }
+    // The cells again on the refitted view (drifted cells were half on the table), their
+    // residual offsets, and cells with no square outline dropped.
+    if (o.rounds > 0 && cells.size() >= 6) {
+        LatticeOptions loose = lo;
+        loose.occupied_share = std::min(lo.occupied_share, o.candidate_share);
+        cells = occupied_cells(view, loose);
+        const SideResponse response(view.top);
+        found.assign(cells.size(), Outline{});
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            found[i] = find_outline(response, view.cell_centre(cells[i].col, cells[i].row), side, reach / 2, o.band_px);
+        }
+    }
+    std::vector<double> weakest;
+    for (const auto& f : found) weakest.push_back(f.weakest);
+    const double floor = o.min_side_share * median_of(weakest);
+    std::vector<CellObservation> kept;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        // A cell whose colours are half like the table (a city on wood) needs a clear outline.
+        if (found[i].weakest < (cells[i].occupancy >= lo.occupied_share ? floor : floor * o.weak_colour_factor)) continue;
+        auto c = cells[i];
+        const cv::Point2d d = found[i].centre - view.cell_centre(c.col, c.row);
+        c.offset_px = std::hypot(d.x, d.y) <= o.max_residual * view.pitch_px ? d : cv::Point2d(0, 0);
+        kept.push_back(c);
+    }
+    cells = largest_group(std::move(kept));
+    return Ok{};
+}
+
+}  // namespace meeplecam::vision

@@ -30,6 +30,7 @@ if ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev
   echo "fuzz.sh: libFuzzer is missing (apt-get install libclang-rt-14-dev)" >&2; exit 1
 fi
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"  # a fresh clone reuses the cache
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
   -DMEEPLECAM_FUZZ=ON -DMEEPLECAM_BUILD_TESTS=OFF -DMEEPLECAM_BUILD_BENCH=OFF -DMEEPLECAM_BUILD_UI=OFF >/dev/null
 targets=()

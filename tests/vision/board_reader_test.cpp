@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -197,4 +198,17 @@ TEST_CASE("terrain layouts follow the tile geometry", "[vision][board-reader]") 
     CHECK(std::count(lc.begin(), lc.end(), vision::kCity) > 300);
     const auto lb = vision::terrain_layout(*catalog.find("B"), 0, 20, 0.06);
     CHECK(lb[static_cast<std::size_t>(10 * 20 + 10)] == vision::kCloister);
+}
+
+TEST_CASE("lattice cells are counted in double and capped (a degenerate plane put points 1e17 px away)",
+          "[vision][reader][bad-input]") {
+    // Found by image_fuzz: static_cast<int> of ~1.3e17 cells (undefined behaviour) in find_lattice.
+    CHECK(vision::lattice_cells(0, 100, 45.8, 87) == 3);
+    CHECK(vision::lattice_cells(-10, 10, 45.8, 87) == 2);
+    CHECK(vision::lattice_cells(0, 1.3e17, 45.8, 87) == 87);
+    CHECK(vision::lattice_cells(-1e30, 1e30, 45.8, 87) == 87);
+    CHECK(vision::lattice_cells(0, std::numeric_limits<double>::infinity(), 45.8, 87) == 87);
+    CHECK(vision::lattice_cells(-std::numeric_limits<double>::infinity(), 10, 45.8, 87) == 0);
+    CHECK(vision::lattice_cells(0, std::numeric_limits<double>::quiet_NaN(), 45.8, 87) == 0);
+    CHECK(vision::lattice_cells(1e18, -1e18, 45.8, 87) == 0);  // no points
 }

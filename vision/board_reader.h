@@ -85,6 +85,10 @@ struct CellObservation {
     cv::Point2d offset_px{0, 0};  // where the tile's centre sits from the cell's centre (top view px; refine_lattice)
 };
 
+// The number of lattice cells of side `pitch` from the one holding `lo` to the one holding `hi`,
+// at most `max_cells`; 0 when the extent is empty, NaN or starts at infinity (a degenerate
+// plane estimate). Never converts an out-of-range double to int.
+int lattice_cells(double lo, double hi, double pitch, int max_cells);
 // Estimates the plane and lattice from the tiles alone. Errors: empty image, "no board
 // found" (no two line families, no periodic gaps).
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});

@@ -287,6 +287,13 @@ std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const 
 
 }  // namespace
 
+int lattice_cells(double lo, double hi, double pitch, int max_cells) {
+    const double first = std::floor(lo / pitch);
+    const double cells = std::ceil(hi / pitch) - first;
+    if (!std::isfinite(first) || !(cells >= 1)) return 0;
+    return static_cast<int>(std::min(cells, static_cast<double>(max_cells)));
+}
+
 Status LatticeOptions::check() const {
     auto bad = [](const char* what) { return Status(invalid("lattice options", what)); };
     if (work_side < 200 || work_side > 4000) return bad("work_side must be within [200, 4000]");
@@ -486,6 +493,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
                 const cv::Point2d q = apply(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
                 x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
             }
+            if (!std::isfinite(x1 - x0) || !std::isfinite(y1 - y0)) continue;  // a point at the horizon
             const double fit = o.affine_side / std::max({x1 - x0, y1 - y0, 1e-9});
             work_to_affine = cv::Matx33d(fit, 0, -x0 * fit, 0, fit, -y0 * fit, 0, 0, 1) * work_to_affine;
             const cv::Size affine_size(static_cast<int>((x1 - x0) * fit) + 1, static_cast<int>((y1 - y0) * fit) + 1);
@@ -523,8 +531,9 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
     }
     const double c0 = std::floor(x0 / pitch), r0 = std::floor(y0 / pitch);
-    view.cols = std::min(static_cast<int>(std::ceil(x1 / pitch) - c0), static_cast<int>(o.max_top_side / pitch));
-    view.rows = std::min(static_cast<int>(std::ceil(y1 / pitch) - r0), static_cast<int>(o.max_top_side / pitch));
+    // A degenerate plane estimate can put points ~1e17 px away: count cells in double, then cap.
+    view.cols = lattice_cells(x0, x1, pitch, static_cast<int>(o.max_top_side / pitch));
+    view.rows = lattice_cells(y0, y1, pitch, static_cast<int>(o.max_top_side / pitch));
     if (view.cols < 1 || view.rows < 1) return invalid("lattice", "no board found");
     work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
     view.image_to_top = work_to_top * image_to_work;

@@ -7,6 +7,7 @@
 #include "engine/modules/amazonas.h"
 #include "engine/random_game.h"
 #include "engine/score_sheet.h"
+#include "replay_fixtures.h"
 
 using namespace meeplecam;
 
@@ -14,10 +15,11 @@ TEST_CASE("10,000 random Amazonas games keep every invariant and replay to the s
     auto loaded = Catalog::embedded("amazonas");
     REQUIRE(loaded);
     const auto catalog = std::make_shared<const Catalog>(std::move(loaded.value()));
+    const int games = test::soak_games(10'000);  // MEEPLECAM_SOAK_FACTOR scales it
     int doubles = 0, camps = 0, races = 0, amazon_scores = 0, moves = 0, discards = 0;
-    for (int i = 0; i < 10'000; ++i) {
+    for (int i = 0; i < games; ++i) {
         RandomGameOptions opt;
-        opt.seed = static_cast<std::uint64_t>(i) * 7919u + 29u;
+        opt.seed = (static_cast<std::uint64_t>(i) + test::soak_seed_offset()) * 7919u + 29u;
         opt.players = 2 + i % 4;  // 2..5
         opt.follower_chance = (i % 5) / 4.0;
         opt.check_consistency = (i % 10) == 0;
@@ -108,8 +110,8 @@ TEST_CASE("10,000 random Amazonas games keep every invariant and replay to the s
     }
     INFO("doubles " << doubles << ", camps " << camps << ", races " << races << ", Amazon scorings " << amazon_scores
                     << ", boat moves " << moves << ", discards " << discards);
-    CHECK(doubles == 30'000);
-    CHECK(camps > 10'000);
-    CHECK(races > 10'000);  // 2 players: often only the first scores
-    CHECK(amazon_scores > 100'000);
+    CHECK(doubles == 3 * games);
+    CHECK(camps > games);
+    CHECK(races > games);  // 2 players: often only the first scores
+    CHECK(amazon_scores > 10 * games);
 }

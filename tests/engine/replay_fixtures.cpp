@@ -1,6 +1,10 @@
 #include "replay_fixtures.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 namespace meeplecam::test {
 
@@ -44,6 +48,38 @@ Record with_expansions(Record record, std::vector<std::string> expansions) {
 std::string replay_error(const Record& record) {
     auto g = replay(record);
     return g ? std::string() : g.error().to_string();
+}
+
+int soak_games(int full) {
+    double factor = 1.0;
+    if (const char* env = std::getenv("MEEPLECAM_SOAK_FACTOR"); env != nullptr && *env != '\0') {
+        std::size_t used = 0;
+        try {
+            factor = std::stod(env, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != std::string(env).size() || !(factor > 0) || factor > 100) {
+            throw std::runtime_error(std::string("MEEPLECAM_SOAK_FACTOR must be a number in (0, 100], not '") + env + "'");
+        }
+    }
+    return std::max(10, static_cast<int>(std::lround(full * factor)));
+}
+
+std::uint64_t soak_seed_offset() {
+    const char* env = std::getenv("MEEPLECAM_SOAK_SEED");
+    if (env == nullptr || *env == '\0') return 0;
+    std::size_t used = 0;
+    unsigned long long v = 0;
+    try {
+        v = std::stoull(env, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != std::string(env).size()) {
+        throw std::runtime_error(std::string("MEEPLECAM_SOAK_SEED must be a whole number, not '") + env + "'");
+    }
+    return v;
 }
 
 }  // namespace meeplecam::test

@@ -1,6 +1,7 @@
 // Replay fixtures: the shipped catalog and compact ways to build records.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -21,5 +22,11 @@ nlohmann::json meeple(const std::string& player, int x, int y, const std::string
 Record with_expansions(Record record, std::vector<std::string> expansions);
 // Replays and returns the error text ("" when the record replays).
 std::string replay_error(const Record& record);
+// The number of games a soak plays: `full` times MEEPLECAM_SOAK_FACTOR (a positive number,
+// default 1; the sanitizer suite uses 0.1, the long soak 1.25). At least 10.
+int soak_games(int full);
+// Added to each soak game's index to make its seed: MEEPLECAM_SOAK_SEED (default 0), so a long
+// soak can play games CI never saw.
+std::uint64_t soak_seed_offset();
 
 }  // namespace meeplecam::test

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -329,4 +330,16 @@ TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accur
     INFO(errors << " errors in " << tiles_n << " tiles");
     // Measured: 16 of 195 (8 %), nearly all pennant twins in the contrast style.
     CHECK(errors <= 0.10 * tiles_n);
+
+TEST_CASE("lattice cells are counted in double and capped (a degenerate plane put points 1e17 px away)",
+          "[vision][reader][bad-input]") {
+    // Found by image_fuzz: static_cast<int> of ~1.3e17 cells (undefined behaviour) in find_lattice.
+    CHECK(vision::lattice_cells(0, 100, 45.8, 87) == 3);
+    CHECK(vision::lattice_cells(-10, 10, 45.8, 87) == 2);
+    CHECK(vision::lattice_cells(0, 1.3e17, 45.8, 87) == 87);
+    CHECK(vision::lattice_cells(-1e30, 1e30, 45.8, 87) == 87);
+    CHECK(vision::lattice_cells(0, std::numeric_limits<double>::infinity(), 45.8, 87) == 87);
+    CHECK(vision::lattice_cells(-std::numeric_limits<double>::infinity(), 10, 45.8, 87) == 0);
+    CHECK(vision::lattice_cells(0, std::numeric_limits<double>::quiet_NaN(), 45.8, 87) == 0);
+    CHECK(vision::lattice_cells(1e18, -1e18, 45.8, 87) == 0);  // no points
 }

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything, and runs the whole test suite (ctest, 2 jobs).
 #   --sanitize   the same suite built with ASan + UBSan in build-asan/ (soaks scaled by
-#                MEEPLECAM_SOAK_FACTOR, default 0.1 there: the sanitizers make games ~10x slower)
+#                MEEPLECAM_SOAK_FACTOR, default 0.1 there: the sanitizers make games ~10x slower);
+#                MEEPLECAM_SANITIZE_TARGETS="t1 t2" builds only those targets (then pass ctest
+#                filters such as -L engine so only their tests run)
 # Extra args go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export QT_QPA_PLATFORM=offscreen
 if [[ "${1:-}" == "--sanitize" ]]; then
   shift
-  ./scripts/build.sh --sanitize
+  # shellcheck disable=SC2086
+  ./scripts/build.sh --sanitize ${MEEPLECAM_SANITIZE_TARGETS:-}
   root="$PWD"
   # The first report fails the test; leaks are reported at exit (suppressions: see the file).
   export ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1:detect_stack_use_after_return=1"

@@ -330,6 +330,7 @@ TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accur
     INFO(errors << " errors in " << tiles_n << " tiles");
     // Measured: 16 of 195 (8 %), nearly all pennant twins in the contrast style.
     CHECK(errors <= 0.10 * tiles_n);
+}
 
 TEST_CASE("lattice cells are counted in double and capped (a degenerate plane put points 1e17 px away)",
           "[vision][reader][bad-input]") {

@@ -25,6 +25,7 @@ if ((${#harnesses[@]} == 0)); then
   for f in fuzz/*_fuzz.cpp; do h="${f#fuzz/}"; harnesses+=("${h%_fuzz.cpp}"); done
 fi
 
+./scripts/install-deps.sh clang-14 libclang-rt-14-dev
 command -v clang++-14 >/dev/null || { echo "fuzz.sh: clang++-14 is needed (apt-get install clang-14)" >&2; exit 1; }
 if ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then
   echo "fuzz.sh: libFuzzer is missing (apt-get install libclang-rt-14-dev)" >&2; exit 1

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the Debian/Ubuntu packages meeplecam needs, only those missing (via sudo when not root).
+# Extra arguments are more packages to make sure of (scripts/fuzz.sh: clang-14, libFuzzer).
 set -euo pipefail
 
 packages=(build-essential cmake ninja-build pkg-config ccache
           libopencv-dev libopencv-contrib-dev
           qt6-base-dev qt6-multimedia-dev
           nlohmann-json3-dev catch2 libbenchmark-dev
-          xvfb xauth gstreamer1.0-plugins-good gstreamer1.0-libav)
+          xvfb xauth gstreamer1.0-plugins-good gstreamer1.0-libav
+          "$@")
 
 missing=()
 for p in "${packages[@]}"; do

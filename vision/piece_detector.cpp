@@ -16,7 +16,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kNoTile = -2;       // label of a top-view pixel outside every decoded tile
-constexpr int kDecoration = -1;   // label of a decoration that belongs to no feature
 constexpr int kDecorationTerrain = 8;  // terrain index of decorations (after the 8 FeatureKind values)
 constexpr int kTableTerrain = 9;       // terrain index of the table (around the board and in the gaps)
 constexpr int kTerrainKinds = 10;

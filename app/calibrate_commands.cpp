@@ -115,11 +115,6 @@ Prints what a calibration file holds: camera intrinsics and reprojection error, 
 plane and its markers, the white balance and player colours. --json prints the file as read.
 )";
 
-int report(const Error& e) {
-    std::cerr << "meeplecam: " << e.to_string() << "\n";
-    return static_cast<int>(e.kind);
-}
-
 std::string fixed(double v, int digits) {
     char buf[64];
     std::snprintf(buf, sizeof(buf), "%.*f", digits, v);

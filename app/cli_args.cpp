@@ -1,5 +1,8 @@
 #include "app/cli_args.h"
 
+#include <charconv>
+#include <iostream>
+
 namespace meeplecam::cli {
 
 std::optional<std::string> Args::value(const std::string& name) const {
@@ -41,6 +44,33 @@ Result<Args> parse_args(const std::vector<std::string>& argv, const std::set<std
         }
     }
     return args;
+}
+
+int report(const Error& e) {
+    std::cerr << "meeplecam: " << e.to_string() << "\n";
+    return static_cast<int>(e.kind);
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char ch : text) {
+        if (ch == ',') {
+            if (!cur.empty()) out.push_back(cur);
+            cur.clear();
+        } else {
+            cur += ch;
+        }
+    }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+Result<long long> integer_arg(const std::string& text, const std::string& what) {
+    long long v = 0;
+    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return invalid(what, "expected an integer, got '" + text + "'");
+    return v;
 }
 
 }  // namespace meeplecam::cli

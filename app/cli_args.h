@@ -24,4 +24,13 @@ struct Args {
 Result<Args> parse_args(const std::vector<std::string>& argv, const std::set<std::string>& value_options,
                         const std::set<std::string>& flag_options);
 
+// Prints "meeplecam: <error>" to stderr; returns the exit code of its kind (2 or 3).
+int report(const Error& e);
+
+// Splits "a,b,c" into its items (empty items dropped).
+std::vector<std::string> split_list(const std::string& text);
+
+// Parses a whole decimal integer; the error names `what`.
+Result<long long> integer_arg(const std::string& text, const std::string& what);
+
 }  // namespace meeplecam::cli

@@ -40,11 +40,6 @@ player to move may put a follower after that placement (ports in board orientati
 exit codes: 0 ok; 2 invalid input; 3 the record holds an illegal move, or --at/--rot is illegal
 )";
 
-int report(const Error& e) {
-    std::cerr << "meeplecam: " << e.to_string() << "\n";
-    return static_cast<int>(e.kind);
-}
-
 // Loads the record and replays it, with an optional --catalog override.
 Result<Game> load_game(const Args& args, const std::string& command, bool apply_finish) {
     if (args.positional.size() != 1) return invalid(command, "expects exactly one RECORD file (see --help)");

@@ -45,26 +45,6 @@ exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells n
 follower of a colour not among --players, a bad calibration file
 )";
 
-int report(const Error& e) {
-    std::cerr << "meeplecam: " << e.to_string() << "\n";
-    return static_cast<int>(e.kind);
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (const char ch : text) {
-        if (ch == ',') {
-            if (!cur.empty()) out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += ch;
-        }
-    }
-    if (!cur.empty()) out.push_back(cur);
-    return out;
-}
-
 // What score-photo takes from a calibration file: the white balance and the player colours.
 struct PhotoCalibration {
     cv::Vec3d white_balance_rgb{1, 1, 1};

@@ -64,29 +64,6 @@ the rules engine check it and records it. Prints the recorded match and the scor
 exit codes: 0 ok; 2 unreadable or invalid input
 )";
 
-int report(const Error& e) {
-    std::cerr << "meeplecam: " << e.to_string() << "\n";
-    return static_cast<int>(e.kind);
-}
-
-Result<long long> integer_arg(const std::string& text, const std::string& what) {
-    long long v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return invalid(what, "expected an integer, got '" + text + "'");
-    return v;
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::string rest = text;
-    while (!rest.empty()) {
-        const auto comma = rest.find(',');
-        if (comma != 0) out.push_back(rest.substr(0, comma));
-        rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
-    }
-    return out;
-}
-
 Result<cv::Matx33d> read_calibration(const std::string& path) {
     auto text = read_whole_file(path);
     if (!text) return text.error();

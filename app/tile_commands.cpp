@@ -56,21 +56,6 @@ Learns how your tiles look from photos and writes a tile library for classify-ti
 exit codes: 0 ok; 2 unreadable or invalid input
 )";
 
-int report(const Error& e) {
-    std::cerr << "meeplecam: " << e.to_string() << "\n";
-    return static_cast<int>(e.kind);
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream ss(text);
-    std::string item;
-    while (std::getline(ss, item, ',')) {
-        if (!item.empty()) out.push_back(item);
-    }
-    return out;
-}
-
 Result<std::shared_ptr<const Catalog>> catalog_arg(const Args& args) {
     const auto game = args.value("game");
     if (!game) return invalid("--game", "is required (carcassonne)");

@@ -67,20 +67,6 @@ exit codes: 0 every image shows a board; 2 an image is unreadable, empty, too sm
 too large, or shows no board (the message names the image and the reason)
 )";
 
-int report(const Error& e) {
-    std::cerr << "meeplecam: " << e.to_string() << "\n";
-    return static_cast<int>(e.kind);
-}
-
-Result<long long> integer_arg(const std::string& text, const std::string& what) {
-    long long v = 0;
-    const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (r.ec != std::errc() || r.ptr != text.data() + text.size()) {
-        return invalid(what, "expected an integer, got '" + text + "'");
-    }
-    return v;
-}
-
 Result<vision::TableSurface> surface_arg(const std::string& text) {
     for (const auto s : {vision::TableSurface::Wood, vision::TableSurface::Cloth, vision::TableSurface::Plain,
                          vision::TableSurface::Busy}) {
@@ -99,21 +85,6 @@ Result<cv::Size> size_arg(const std::string& text) {
         }
     }
     return invalid("--size", "expected WIDTHxHEIGHT, e.g. 1920x1080, got '" + text + "'");
-}
-
-std::vector<std::string> split_list(const std::string& text) {
-    std::vector<std::string> out;
-    std::string cur;
-    for (const char ch : text) {
-        if (ch == ',') {
-            if (!cur.empty()) out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += ch;
-        }
-    }
-    if (!cur.empty()) out.push_back(cur);
-    return out;
 }
 
 nlohmann::json matrix_json(const cv::Matx33d& m) {

@@ -21,6 +21,7 @@
 #include "vision/board_reader.h"
 #include "vision/image_io.h"
 #include "vision/table_renderer.h"
+#include "vision/truth_metrics.h"
 #include "vision_pieces.h"
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -45,28 +46,6 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
-// Rigid (rotation + translation) alignment residual between two point sets: RMS, in their units.
-double rigid_rms(const std::vector<cv::Point2d>& a, const std::vector<cv::Point2d>& b) {
-    if (a.size() < 2) return 0;
-    cv::Point2d ca(0, 0), cb(0, 0);
-    for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
-    const double n = static_cast<double>(a.size());
-    ca *= 1.0 / n, cb *= 1.0 / n;
-    double sxx = 0, sxy = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
-        sxx += p.x * q.x + p.y * q.y;
-        sxy += p.x * q.y - p.y * q.x;
-    }
-    const double th = std::atan2(sxy, sxx), c = std::cos(th), s = std::sin(th);
-    double e = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
-        const cv::Point2d r(c * p.x - s * p.y, s * p.x + c * p.y);
-        e += (r.x - q.x) * (r.x - q.x) + (r.y - q.y) * (r.y - q.y);
-    }
-    return std::sqrt(e / n);
-}
 
 struct PresetStats {
     int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
@@ -157,7 +136,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         for (const auto& t : reading->tiles) {
             if (!matched.count({t.col, t.row})) ++st.invented, ++errors;
         }
-        st.rect_mm.push_back(rigid_rms(top_mm, table_mm));
+        st.rect_mm.push_back(vision::rigid_alignment_rms(top_mm, table_mm));
         if (!g_dump.empty()) {
             cv::Mat img = view.top.clone();
             for (const auto& t : reading->tiles) {

@@ -11,6 +11,7 @@
 #include "tests/vision/render_fixtures.h"
 #include "vision/board_reader.h"
 #include "vision/table_renderer.h"
+#include "vision/truth_metrics.h"
 
 using namespace meeplecam;
 
@@ -21,32 +22,6 @@ cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
     return {v[0] / v[2], v[1] / v[2]};
 }
 
-// RMS distance (mm) between true tile centres and their top-view positions after the best
-// rigid alignment (the top view's turn and origin are arbitrary).
-double rectification_rms_mm(const vision::LatticeView& view, const vision::RenderTruth& truth) {
-    std::vector<cv::Point2d> a, b;
-    for (const auto& t : truth.tiles) {
-        a.push_back(apply(view.image_to_top, t.centre_px) / view.px_per_mm);
-        b.push_back(t.centre_mm);
-    }
-    cv::Point2d ca(0, 0), cb(0, 0);
-    for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
-    ca *= 1.0 / static_cast<double>(a.size()), cb *= 1.0 / static_cast<double>(b.size());
-    double sxx = 0, sxy = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
-        sxx += p.x * q.x + p.y * q.y;
-        sxy += p.x * q.y - p.y * q.x;
-    }
-    const double th = std::atan2(sxy, sxx), c = std::cos(th), s = std::sin(th);
-    double e = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
-        const cv::Point2d r(c * p.x - s * p.y, s * p.x + c * p.y);
-        e += (r - q).dot(r - q);
-    }
-    return std::sqrt(e / static_cast<double>(a.size()));
-}
 
 // Share of the tiles that fall alone in their own lattice cell.
 double own_cell_share(const vision::LatticeView& view, const vision::RenderTruth& truth) {
@@ -80,9 +55,9 @@ TEST_CASE("a calibrated table plane replaces the vanishing-point estimate", "[ca
         auto view = vision::find_lattice(r->image, calibrated);
         INFO("seed " << seed << ", tilt " << r->truth.camera.tilt_deg);
         REQUIRE(view);
-        const double rms = rectification_rms_mm(view.value(), r->truth), own = own_cell_share(view.value(), r->truth);
+        const double rms = vision::rectification_rms_mm(view.value(), r->truth), own = own_cell_share(view.value(), r->truth);
         auto estimated = vision::find_lattice(r->image);
-        const double rms_est = estimated ? rectification_rms_mm(estimated.value(), r->truth) : -1;
+        const double rms_est = estimated ? vision::rectification_rms_mm(estimated.value(), r->truth) : -1;
         std::printf("calibrated lattice, seed %d (tilt %.1f deg): rectification rms %.2f mm, tiles alone in their cell %.0f %%; "
                     "estimated plane: rms %.2f mm\n",
                     seed, r->truth.camera.tilt_deg, rms, 100 * own, rms_est);

@@ -12,6 +12,7 @@
 #include "vision/board_reader.h"
 #include "render_fixtures.h"
 #include "vision/table_renderer.h"
+#include "vision/truth_metrics.h"
 
 using namespace meeplecam;
 
@@ -25,32 +26,6 @@ cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
     return {v[0] / v[2], v[1] / v[2]};
 }
 
-// RMS distance (mm) between the true tile centres and their top-view positions after the
-// best rigid alignment (the top view's orientation and origin are arbitrary).
-double rectification_rms_mm(const vision::LatticeView& view, const vision::RenderTruth& truth) {
-    std::vector<cv::Point2d> a, b;
-    for (const auto& t : truth.tiles) {
-        a.push_back(apply(view.image_to_top, t.centre_px) / view.px_per_mm);
-        b.push_back(t.centre_mm);
-    }
-    cv::Point2d ca(0, 0), cb(0, 0);
-    for (std::size_t i = 0; i < a.size(); ++i) ca += a[i], cb += b[i];
-    ca *= 1.0 / static_cast<double>(a.size()), cb *= 1.0 / static_cast<double>(b.size());
-    double sxx = 0, sxy = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
-        sxx += p.x * q.x + p.y * q.y;
-        sxy += p.x * q.y - p.y * q.x;
-    }
-    const double th = std::atan2(sxy, sxx), c = std::cos(th), s = std::sin(th);
-    double e = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        const cv::Point2d p = a[i] - ca, q = b[i] - cb;
-        const cv::Point2d r(c * p.x - s * p.y, s * p.x + c * p.y);
-        e += (r.x - q.x) * (r.x - q.x) + (r.y - q.y) * (r.y - q.y);
-    }
-    return std::sqrt(e / static_cast<double>(a.size()));
-}
 
 }  // namespace
 
@@ -70,7 +45,7 @@ TEST_CASE("the plane and lattice are estimated from the tiles alone", "[vision][
             WARN("no lattice: " << view.error().message);
             continue;
         }
-        const double rms = rectification_rms_mm(view.value(), r->truth);
+        const double rms = vision::rectification_rms_mm(view.value(), r->truth);
         INFO("rectification RMS " << rms << " mm");
         const auto cells = vision::occupied_cells(view.value());
         std::map<std::pair<int, int>, int> hits;
@@ -210,9 +185,9 @@ TEST_CASE("refitting the lattice on the tiles' outlines brings the rectification
         auto view = vision::find_lattice(r->image);
         REQUIRE(view);
         auto cells = vision::occupied_cells(view.value());
-        const double before = rectification_rms_mm(view.value(), r->truth);
+        const double before = vision::rectification_rms_mm(view.value(), r->truth);
         REQUIRE(vision::refine_lattice(r->image, view.value(), cells, {}));
-        const double after = rectification_rms_mm(view.value(), r->truth);
+        const double after = vision::rectification_rms_mm(view.value(), r->truth);
         INFO("seed " << seed << ": RMS " << before << " mm -> " << after << " mm, " << cells.size() << " cells of " << tiles.size());
         CHECK(after < 1.5);
         CHECK(after <= before + 0.1);

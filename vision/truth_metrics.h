@@ -1,0 +1,21 @@
+// Measures of a reading against the renderer's ground truth (tests and bench/vision).
+#pragma once
+
+#include <vector>
+
+#include <opencv2/core.hpp>
+
+#include "vision/board_reader.h"
+#include "vision/table_renderer.h"
+
+namespace meeplecam::vision {
+
+// RMS distance between two matched point sets after the best rigid alignment (turn and
+// shift) of the first onto the second, in their units; 0 for fewer than 2 points.
+double rigid_alignment_rms(const std::vector<cv::Point2d>& a, const std::vector<cv::Point2d>& b);
+
+// RMS distance (mm) between the true tile centres and their top-view positions after the
+// best rigid alignment (the top view's turn and origin are arbitrary); off-grid jitter included.
+double rectification_rms_mm(const LatticeView& view, const RenderTruth& truth);
+
+}  // namespace meeplecam::vision

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/write_steps.h"
+
 namespace meeplecam {
 
 Status write_file_atomically(const std::string& path, std::string_view content) {
@@ -20,6 +22,7 @@ Status write_file_atomically(const std::string& path, std::string_view content) 
     std::string tmpl = tmp;
     const int fd = ::mkstemp(tmpl.data());
     if (fd < 0) return invalid(path, std::string("cannot create a temporary file: ") + std::strerror(errno));
+    write_steps::step();
     std::size_t written = 0;
     while (written < content.size()) {
         const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
@@ -31,21 +34,25 @@ Status write_file_atomically(const std::string& path, std::string_view content) 
             return invalid(path, "write failed: " + why);
         }
         written += static_cast<std::size_t>(n);
+        write_steps::step();
     }
     if (::fsync(fd) != 0 || ::close(fd) != 0) {
         const std::string why = std::strerror(errno);
         ::unlink(tmpl.c_str());
         return invalid(path, "fsync failed: " + why);
     }
+    write_steps::step();
     ::chmod(tmpl.c_str(), 0644);
     if (::rename(tmpl.c_str(), path.c_str()) != 0) {
         const std::string why = std::strerror(errno);
         ::unlink(tmpl.c_str());
         return invalid(path, "rename failed: " + why);
     }
+    write_steps::step();
     if (const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
         ::fsync(dfd);
         ::close(dfd);
+        write_steps::step();
     }
     return Ok{};
 }

@@ -11,6 +11,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/json_text.h"
+#include "engine/write_steps.h"
 
 namespace meeplecam {
 namespace {
@@ -42,8 +43,10 @@ Status write_all(int fd, std::string_view data, const std::string& path) {
             return invalid(path, std::string("journal write failed: ") + std::strerror(errno));
         }
         done += static_cast<std::size_t>(n);
+        write_steps::step();
     }
     if (::fsync(fd) != 0) return invalid(path, std::string("journal fsync failed: ") + std::strerror(errno));
+    write_steps::step();
     return Ok{};
 }
 
@@ -85,6 +88,7 @@ Result<JournalWriter> JournalWriter::resume(const std::string& path) {
     if (::truncate(path.c_str(), static_cast<off_t>(recovered->intact_bytes)) != 0) {
         return invalid(path, std::string("cannot cut the torn tail of the journal: ") + std::strerror(errno));
     }
+    write_steps::step();
     auto fd = open_for_append(path);
     if (!fd) return fd.error();
     return JournalWriter(path, fd.value(), static_cast<int>(recovered->record.events.size()));

@@ -24,7 +24,8 @@ namespace {
 constexpr const char* kClassifyHelp = R"(usage: meeplecam classify-tile IMAGE --game carcassonne [--expansions A,B] [--library FILE] [--json]
 
 Reads one tile from a photo or scan (a rough crop: some table around the tile is fine) and
-names its type and rotation, with a confidence and the next best alternatives. The rotation
+names its type and rotation, with a confidence and the next best alternatives. An oblong image
+(sides beyond 1.25:1) in which no square tile edge is found is refused as not a tile. The rotation
 is the one that maps the catalog orientation onto what the image shows (image up = north),
 in degrees clockwise, as in match records.
 
@@ -36,6 +37,10 @@ in degrees clockwise, as in match records.
 
 exit codes: 0 ok; 2 unreadable or invalid input (including an image that shows no tile)
 )";
+
+// Longest side over shortest side of an image still taken as a rough crop of one tile when no
+// tile edge is found in it (a crop with some table around a tile stays well under it).
+constexpr double kMaxCropAspect = 1.25;
 
 constexpr const char* kLearnHelp = R"(usage: meeplecam learn-tiles IMAGE... --layout reference|names|LAYOUT.json -o LIBRARY.json
                              [--game carcassonne] [--expansions A,B] [--grid CxR]
@@ -104,6 +109,15 @@ int run_classify_tile(const std::vector<std::string>& argv) {
         return report(e);
     }
     const auto& r = result.value();
+    // A tile is square: a clearly oblong image in which no tile edge was found is not a crop of one.
+    const cv::Mat& img = image.value();
+    const double aspect = static_cast<double>(std::max(img.cols, img.rows)) / std::min(img.cols, img.rows);
+    if (!r.found_square && aspect > kMaxCropAspect) {
+        char why[200];
+        std::snprintf(why, sizeof(why), "not a crop of one tile: the image is %dx%d (sides %.2f:1) and no square tile edge was found in it; "
+                      "crop the photo to one tile", img.cols, img.rows, aspect);
+        return report(invalid(path, why));
+    }
     if (args->has("json")) {
         nlohmann::json alts = nlohmann::json::array();
         for (const auto& a : r.alternatives) alts.push_back(hypothesis_json(a));

@@ -8,6 +8,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "calibration/calibration_file.h"
+#include "calibration/table_plane.h"
 #include "vision/tile_classifier.h"
 
 namespace meeplecam::session {
@@ -169,6 +170,20 @@ Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const cv::Matx33d& 
     fix.rot_seen = rot_seen;
     fix.cost = hyps.front().cost;
     return fix;
+}
+
+Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const calibration::Calibration& calibration, const Record& setup,
+                                       const Catalog& catalog, const vision::TileClassifier& classifier, const StartTileOptions& options,
+                                       const std::string& where) {
+    if (!calibration.table) return invalid(where, "the calibration file has no table plane: measure it first (calibrate table)");
+    if (setup.events.empty() || setup.events.front().type != "tile") return invalid(where, "the match has no start tile");
+    const Event& start = setup.events.front();
+    const TileType* type = catalog.find(start.tile);
+    if (!type) return invalid(where, "the start tile " + start.tile + " is not in the match's catalog");
+    auto h = calibration::image_to_table_for_size(*calibration.table, frame.size(), where);
+    if (!h) return h.error();
+    return locate_start_tile(frame, h.value(), start_search_area(calibration, h.value(), frame.size()), *type, start.rot, classifier,
+                             options, where);
 }
 
 }  // namespace meeplecam::session

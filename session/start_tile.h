@@ -16,6 +16,7 @@
 
 #include "engine/catalog.h"
 #include "engine/error.h"
+#include "engine/record.h"
 
 namespace meeplecam::calibration {
 struct Calibration;
@@ -54,6 +55,14 @@ cv::Rect2d start_search_area(const calibration::Calibration& calibration, const 
 // `where`: no tile-sized blob in the area, more than one, options failing check().
 Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const cv::Matx33d& image_to_table_mm, cv::Rect2d search_mm,
                                        const TileType& start, int start_rot, const vision::TileClassifier& classifier,
+                                       const StartTileOptions& options, const std::string& where);
+
+// The same from a calibration file's table plane and a match's set-up (its first event is
+// the start tile): `frame` is the camera frame as the plane expects it (undistorted when
+// calibration::undistorts_frames). Errors name `where`: no table plane in the file, a frame
+// size the plane does not fit, a set-up without a start tile, and the errors above.
+Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const calibration::Calibration& calibration, const Record& setup,
+                                       const Catalog& catalog, const vision::TileClassifier& classifier,
                                        const StartTileOptions& options, const std::string& where);
 
 }  // namespace meeplecam::session

@@ -15,8 +15,11 @@
 
 #include <opencv2/core.hpp>
 
+#include "calibration/calibrated_frame.h"
+#include "calibration/calibration_file.h"
 #include "engine/record.h"
 #include "session/tracker.h"
+#include "vision/tile_classifier.h"
 #include "ui/frame_source.h"
 #include "ui/live_match.h"
 
@@ -80,6 +83,11 @@ public slots:
     void set_auto_choose(bool on) { auto_choose_ = on; }
     // Gives the tracker the table's place in the image; the tracker runs from then on.
     void set_table(meeplecam::ui::TableCalibration table);
+    // Takes the table plane and the lens from a calibration file: frames are undistorted as
+    // the file needs, and once a frame shows the lone start tile on the calibrated table
+    // (session/start_tile.h) the table's place is known and the tracker starts; table_found()
+    // tells the window. A table given by set_table() wins. Each new match looks again.
+    void set_calibration(meeplecam::calibration::Calibration calibration);
     // Analyses a frame (the newest one only; see note_newer_frame).
     void analyse_frame(meeplecam::ui::Frame frame);
     void play(meeplecam::Event event);
@@ -100,6 +108,8 @@ signals:
     // A move or correction was refused: where and the rule it breaks; nothing changed.
     void refused(QString why);
     void frame_analysed(meeplecam::ui::FrameReport report);
+    // The table's place in the image was found from the calibration (`what` says how).
+    void table_found(meeplecam::ui::TableCalibration table, QString what);
     void exported(QString path, bool ok, QString message);
 
 private:
@@ -112,8 +122,18 @@ private:
     void change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
                 const QString& what);
 
+    // With a calibration and no table yet: looks for the start tile (at most once a second).
+    void locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+
     std::optional<LiveMatch> match_;
     std::optional<TableCalibration> table_;
+    bool table_given_ = false;                              // set_table() was called: the calibration does not replace it
+    std::optional<calibration::Calibration> calibration_;
+    std::optional<calibration::FrameUndistorter> undistorter_;
+    std::optional<vision::TileClassifier> classifier_;      // for the start tile, of classifier_catalog_
+    std::shared_ptr<const Catalog> classifier_catalog_;
+    std::string classifier_key_;                            // game, edition and expansions the classifier was made for
+    std::int64_t next_locate_ns_ = 0;
     std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
     std::int64_t skipped_ = 0;
@@ -142,6 +162,7 @@ void register_meta_types();
 
 Q_DECLARE_METATYPE(meeplecam::ui::FrameReport)
 Q_DECLARE_METATYPE(meeplecam::ui::TableCalibration)
+Q_DECLARE_METATYPE(meeplecam::calibration::Calibration)
 Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)

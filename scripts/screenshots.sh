@@ -2,7 +2,7 @@
 # Regenerates the screenshots in docs/screenshots/ from the current build (offscreen).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/build.sh meeplecam
+./scripts/build.sh meeplecam ui_tests
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export QT_QPA_PLATFORM=offscreen
@@ -47,6 +47,9 @@ PY
 "$app" app --setup "$tmp/footage-mid.json" --images "$tmp/frames" --truth-camera "$footage/truth.json" \
   --journal "$tmp/lost.journal" --resume no \
   --screenshot docs/screenshots/camera-lost.png --screen camera-lost --frames 2
+# The calibration wizard's four pages, driven with rendered photos of a known camera (the
+# ui test renders them; see tests/ui/calibration_wizard_test.cpp).
+MEEPLECAM_SCREENSHOTS="$PWD/docs/screenshots" ./build/tests/ui_tests "the calibration wizard measures a known camera*"
 # Keep them small.
 if command -v pngquant >/dev/null; then
   for f in docs/screenshots/*.png; do pngquant --force --skip-if-larger --output "$f" -- "$f" || true; done

@@ -9,6 +9,7 @@
 
 #include "calibration/calibration_file.h"
 #include "calibration/table_plane.h"
+#include "session/table_colour.h"
 #include "vision/tile_classifier.h"
 
 namespace meeplecam::session {
@@ -77,32 +78,7 @@ Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const cv::Matx33d& 
     if (cv::countNonZero(seen) < 0.25 * view_size.area()) return invalid(where, "the camera sees too little of the play area");
 
     // Not-table pixels: far from the table's median colour (the tile is a small part of the area).
-    cv::Mat f, lab;
-    top.convertTo(f, CV_32F, 1.0 / 255);
-    cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
-    cv::Vec3f median;
-    {
-        std::vector<cv::Mat> channels;
-        cv::split(lab, channels);
-        for (int c = 0; c < 3; ++c) {
-            std::vector<float> v;
-            v.reserve(static_cast<std::size_t>(view_size.area()));
-            for (int y = 0; y < lab.rows; ++y) {
-                const float* p = channels[static_cast<std::size_t>(c)].ptr<float>(y);
-                const std::uint8_t* m = seen.ptr<std::uint8_t>(y);
-                for (int x = 0; x < lab.cols; ++x) {
-                    if (m[x]) v.push_back(p[x]);
-                }
-            }
-            std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-            median[c] = v[v.size() / 2];
-        }
-    }
-    cv::Mat distance(lab.size(), CV_32F);
-    lab.forEach<cv::Vec3f>([&](const cv::Vec3f& p, const int* pos) {
-        distance.at<float>(pos[0], pos[1]) = static_cast<float>(cv::norm(p - median));
-    });
-    cv::Mat mask = (distance > o.table_delta_e) & seen;
+    cv::Mat mask = unlike_reference(top, seen, seen, o.table_delta_e);
     const int open = std::max(3, static_cast<int>(std::lround(2 * o.px_per_mm)) | 1);
     cv::morphologyEx(mask, mask, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_ELLIPSE, {open, open}));
     const int close = std::max(3, static_cast<int>(std::lround(6 * o.px_per_mm)) | 1);
@@ -148,8 +124,10 @@ Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const cv::Matx33d& 
     const double s = side_px / n;
     const cv::Matx33d canon_to_view(s * ca, -s * sa, centre_view.x - s * (ca - sa) * n / 2, s * sa, s * ca,
                                     centre_view.y - s * (sa + ca) * n / 2, 0, 0, 1);
+    // Straight from the camera frame (the top view is coarse): canonical -> view -> camera px.
+    const cv::Matx33d canon_to_image = image_to_view.inv() * canon_to_view;
     cv::Mat canonical;
-    cv::warpPerspective(top, canonical, cv::Mat(canon_to_view), {n, n}, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_REPLICATE);
+    cv::warpPerspective(frame, canonical, cv::Mat(canon_to_image), {n, n}, cv::INTER_AREA | cv::WARP_INVERSE_MAP, cv::BORDER_REPLICATE);
     const auto hyps = classifier.score_canonical(canonical, start.id);
     if (hyps.empty()) return invalid(where, "the start tile " + start.id + " is not in the classifier's catalog");
     const int rot_seen = hyps.front().rot;

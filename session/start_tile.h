@@ -29,7 +29,7 @@ namespace meeplecam::session {
 
 struct StartTileOptions {
     double tile_mm = 45.0;          // tile side
-    double px_per_mm = 2.0;         // top view resolution
+    double px_per_mm = 1.0;         // resolution of the top view the tile is looked for in (its rotation is read on the frame itself)
     double max_view_mm = 1600;      // the top view is cropped to this side around the search area's centre
     double table_delta_e = 18.0;    // a top-view pixel is not table when this far (Lab) from the table's median colour
     double size_tolerance = 0.2;    // the blob's rectangle sides within this share of tile_mm

@@ -92,8 +92,9 @@ Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const cv::Matx33d& 
     for (const auto& c : contours) {
         const double area = cv::contourArea(c);
         if (area < 0.25 * side_px * side_px) continue;  // specks
-        ++blobs;
         const cv::RotatedRect r = cv::minAreaRect(c);
+        if (o.ignore_mm.area() > 0 && o.ignore_mm.contains(origin + cv::Point2d(r.center.x, r.center.y) / o.px_per_mm)) continue;
+        ++blobs;
         const double a = r.size.width, b = r.size.height;
         const bool sized = std::abs(a / side_px - 1) <= o.size_tolerance && std::abs(b / side_px - 1) <= o.size_tolerance;
         if (sized && area >= o.min_fill * a * b) tiles.push_back(r);

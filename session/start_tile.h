@@ -34,6 +34,7 @@ struct StartTileOptions {
     double table_delta_e = 18.0;    // a top-view pixel is not table when this far (Lab) from the table's median colour
     double size_tolerance = 0.2;    // the blob's rectangle sides within this share of tile_mm
     double min_fill = 0.6;          // blob area / rectangle area at least this (city parts may look like the table)
+    cv::Rect2d ignore_mm{0, 0, 0, 0};  // a table area whose objects are not the start tile (the draw zone); empty: none
     Status check() const;
 };
 

@@ -10,6 +10,7 @@
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -50,6 +51,9 @@ journal is offered for resuming.
                       are undistorted, and once a frame shows the start tile alone on the
                       calibrated table the tracker reads the moves (default: the file the
                       calibration wizard saved last; --calibration none: no file)
+  --draw-zone-mm R    x,y,w,h: a square of the calibrated table (mm from marker 0) where players
+                      show the drawn tile; the tile seen there becomes the drawn tile
+                      (default: the zone the calibration wizard saved)
   --drawn-tile ID     the drawn tile at start (its legal placements are shown)
 
 Review mode:
@@ -79,6 +83,7 @@ struct AppArgs {
     std::string setup;
     std::string truth_camera;
     std::string calibration;
+    std::string draw_zone;
     std::string drawn_tile;
     std::string screenshot;
     std::string screen;
@@ -132,6 +137,8 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
             a.truth_camera = value();
         } else if (k == "--calibration") {
             a.calibration = value();
+        } else if (k == "--draw-zone-mm") {
+            a.draw_zone = value();
         } else if (k == "--drawn-tile") {
             a.drawn_tile = value();
         } else if (k == "--screenshot") {
@@ -224,6 +231,7 @@ struct LiveInputs {
     std::optional<calibration::Calibration> calibration;  // the file's, when no --truth-camera gives the table
     QString calibration_path;
     QString calibration_warning;  // the remembered file could not be used (the app goes on without it)
+    QRectF draw_zone_mm;          // empty: none
 };
 
 // The calibration: --calibration FILE (its errors stop the app), else the file the wizard
@@ -246,6 +254,13 @@ Status load_live_calibration(const AppArgs& a, LiveInputs& in) {
     }
     in.calibration = cal.value();
     in.calibration_path = path;
+    if (!a.draw_zone.empty()) {
+        auto zone = parse_draw_zone(QString::fromStdString(a.draw_zone), "app: --draw-zone-mm");
+        if (!zone) return zone.error();
+        in.draw_zone_mm = zone.value();
+    } else {
+        in.draw_zone_mm = remembered_draw_zone();
+    }
     return Ok{};
 }
 
@@ -338,10 +353,14 @@ int run_headless(const AppArgs& a, const std::string& program) {
     if (in->table) QMetaObject::invokeMethod(w, "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, *in->table));
     if (in->calibration) {
         QMetaObject::invokeMethod(w, "set_calibration", Qt::QueuedConnection, Q_ARG(meeplecam::calibration::Calibration, *in->calibration));
+        QMetaObject::invokeMethod(w, "set_draw_zone", Qt::QueuedConnection, Q_ARG(QRectF, in->draw_zone_mm));
         std::cout << "calibration " << in->calibration_path.toStdString() << ": waiting for a frame with the start tile alone on the table\n";
     }
     if (!in->calibration_warning.isEmpty()) std::cerr << "meeplecam: warning: " << in->calibration_warning.toStdString() << "\n";
     QObject::connect(w, &MatchWorker::table_found, &app, [&](const TableCalibration&, const QString& what) { std::cout << what.toStdString() << "\n"; });
+    QObject::connect(w, &MatchWorker::drawn_tile_seen, &app, [&](const QString& tile, double confidence) {
+        if (!tile.isEmpty()) std::cout << "draw zone: " << tile.toStdString() << " (" << std::lround(confidence * 100) << " %)\n";
+    });
     QMetaObject::invokeMethod(w, "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, in->setup), Q_ARG(QString, journal));
     std::cout << "No display: running the live pipeline headless on " << source.describe().toStdString()
               << (in->table || in->calibration ? "" : " (no table calibration: nothing can be read from the frames)") << "\n";
@@ -380,7 +399,10 @@ int run_live(const AppArgs& a, const std::string& program) {
 
     LiveWindow window;
     if (in->table) window.set_table_calibration(*in->table);
-    if (in->calibration) window.set_calibration(*in->calibration, in->calibration_path);
+    if (in->calibration) {
+        window.set_calibration(*in->calibration, in->calibration_path);
+        QMetaObject::invokeMethod(window.worker(), "set_draw_zone", Qt::QueuedConnection, Q_ARG(QRectF, in->draw_zone_mm));
+    }
     if (!in->calibration_warning.isEmpty()) std::cerr << "meeplecam: warning: " << in->calibration_warning.toStdString() << "\n";
     // Resume the match in the journal when there is one worth resuming.
     bool resume = false;

@@ -27,6 +27,7 @@
 #include "calibration/printed_targets.h"
 #include "calibration/table_plane.h"
 #include "engine/record.h"
+#include "session/draw_zone.h"
 #include "vision/image_io.h"
 
 namespace meeplecam::ui {
@@ -118,6 +119,25 @@ QString default_path() {
 }  // namespace
 
 QString remembered_calibration_path() { return QSettings().value(kCalibrationPathKey).toString(); }
+
+Result<QRectF> parse_draw_zone(const QString& text, const std::string& where) {
+    const QStringList parts = text.split(',');
+    double v[4] = {0, 0, 0, 0};
+    bool ok = parts.size() == 4;
+    for (int i = 0; ok && i < 4; ++i) v[i] = parts[i].trimmed().toDouble(&ok);
+    if (!ok) return invalid(where, "expected the draw zone as x,y,w,h in mm, e.g. 760,0,80,80, not '" + text.toStdString() + "'");
+    session::DrawZoneOptions options;
+    options.zone_mm = {v[0], v[1], v[2], v[3]};
+    if (auto st = options.check(); !st) return invalid(where, st.error().message);
+    return QRectF(v[0], v[1], v[2], v[3]);
+}
+
+QRectF remembered_draw_zone() {
+    const QString text = QSettings().value(kDrawZoneKey).toString();
+    if (text.isEmpty()) return {};
+    auto zone = parse_draw_zone(text, kDrawZoneKey);
+    return zone ? zone.value() : QRectF();
+}
 
 CalibrationWizard::CalibrationWizard(FrameGrabber grab, QString path, QWidget* parent) : QWizard(parent), grab_(std::move(grab)) {
     setWindowTitle(tr("Calibrate the camera and the table"));
@@ -349,6 +369,10 @@ QWizardPage* CalibrationWizard::build_table_page() {
     table_width_->setValue(700);
     table_height_->setValue(500);
     from_tiles_ = new QCheckBox(tr("from the tiles (no markers; about 1 % scale error)"));
+    draw_zone_ = new QLineEdit(QSettings().value(kDrawZoneKey).toString());
+    draw_zone_->setPlaceholderText(tr("x,y,w,h mm, e.g. 760,0,80,80 (optional)"));
+    draw_zone_->setToolTip(tr("A square marked on the table where players show the drawn tile to the camera, in mm from marker 0, "
+                              "more than two tiles away from the board"));
     table_status_ = wrapped(tr("No view yet."));
     table_preview_ = preview_label();
     busy_bar_table_ = busy_bar();
@@ -382,10 +406,14 @@ QWizardPage* CalibrationWizard::build_table_page() {
     rect->addWidget(table_height_);
     rect->addStretch();
     rect->addWidget(from_tiles_);
+    auto* zone = new QHBoxLayout;
+    zone->addWidget(new QLabel(tr("Draw zone (the drawn tile shown to the camera)")));
+    zone->addWidget(draw_zone_, 1);
     auto* layout = new QVBoxLayout(page);
     layout->addWidget(intro);
     layout->addLayout(buttons);
     layout->addLayout(rect);
+    layout->addLayout(zone);
     layout->addWidget(busy_bar_table_);
     layout->addWidget(table_status_);
     layout->addWidget(table_preview_, 1);
@@ -398,16 +426,21 @@ void CalibrationWizard::set_table_rectangle_mm(double width, double height) {
 }
 
 void CalibrationWizard::set_table_from_tiles(bool on) { from_tiles_->setChecked(on); }
+void CalibrationWizard::set_draw_zone(const QString& text) { draw_zone_->setText(text); }
 
 void CalibrationWizard::measure_table(const cv::Mat& image, const QString& name) {
     calibration::TableMarkerOptions options;
     options.centres_mm = calibration::rectangle_centres(table_width_->value(), table_height_->value());
     const bool tiles = from_tiles_->isChecked();
+    std::optional<QRectF> zone;
+    if (!draw_zone_->text().trimmed().isEmpty()) {
+        if (auto z = parse_draw_zone(draw_zone_->text(), "draw zone"); z) zone = z.value();
+    }
     std::optional<calibration::CameraIntrinsics> camera;
     if (const auto* c = intrinsics()) camera = *c;
     const cv::Mat img = image;
     table_status_->setText(tr("Measuring the table plane…"));
-    run([this, img, name, options, tiles, camera]() -> std::function<void()> {
+    run([this, img, name, options, tiles, camera, zone]() -> std::function<void()> {
         const std::string where = name.toStdString();
         const calibration::CameraIntrinsics* cam = camera ? &*camera : nullptr;
         auto loaded = photo(img, name);
@@ -435,7 +468,15 @@ void CalibrationWizard::measure_table(const cv::Mat& image, const QString& name)
                 }
                 cv::Mat shown = loaded.value();
                 if (table->undistorted && cam) shown = calibration::undistort_image(shown, *cam).value();
-                preview = preview_image(calibration::draw_table_plane(shown, table.value(), found ? &*found : nullptr));
+                cv::Mat drawn = calibration::draw_table_plane(shown, table.value(), found ? &*found : nullptr);
+                if (zone) {  // the draw zone in orange
+                    const std::vector<cv::Point2d> corners{{zone->left(), zone->top()}, {zone->right(), zone->top()},
+                                                           {zone->right(), zone->bottom()}, {zone->left(), zone->bottom()}};
+                    std::vector<cv::Point> px;
+                    for (const auto& c : corners) px.push_back(table->plane.to_image(c));
+                    cv::polylines(drawn, px, true, cv::Scalar(0, 140, 255), std::max(2, drawn.cols / 500), cv::LINE_AA);
+                }
+                preview = preview_image(drawn);
                 const cv::Point2d c(shown.cols / 2.0, shown.rows / 2.0);
                 mm_per_px = cv::norm(table->plane.to_table(c + cv::Point2d(0.5, 0)) - table->plane.to_table(c - cv::Point2d(0.5, 0)));
             } else {
@@ -617,7 +658,11 @@ Status CalibrationWizard::save_to(const QString& path) {
     path_->setText(path);
     const auto cal = calibration();
     Status st = Ok{};
-    if (!cal.camera && !cal.table && !cal.colours) {
+    const QString zone_text = draw_zone_->text().trimmed();
+    Result<QRectF> zone = zone_text.isEmpty() ? Result<QRectF>(QRectF()) : parse_draw_zone(zone_text, "draw zone");
+    if (!zone) {
+        st = zone.error();
+    } else if (!cal.camera && !cal.table && !cal.colours) {
         st = invalid(path.toStdString(), "nothing to save: measure at least one part (camera, table or colours)");
     } else if (path.isEmpty()) {
         st = invalid("calibration wizard", "choose where the calibration file goes");
@@ -630,6 +675,7 @@ Status CalibrationWizard::save_to(const QString& path) {
         return st;
     }
     QSettings().setValue(kCalibrationPathKey, path);
+    QSettings().setValue(kDrawZoneKey, zone_text);
     save_status_->setText(tr("Saved %1; the app uses it from now on.").arg(path));
     emit calibration_saved(path);
     return st;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QImage>
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 #include <QWizard>
@@ -38,6 +39,12 @@ namespace meeplecam::ui {
 inline constexpr const char* kCalibrationPathKey = "calibration/path";
 // The calibration path remembered in QSettings; empty when none.
 QString remembered_calibration_path();
+// The QSettings key of the draw zone ("x,y,w,h" in mm on the calibrated table).
+inline constexpr const char* kDrawZoneKey = "calibration/draw-zone-mm";
+// Parses a draw zone "x,y,w,h" (mm); errors name `where`.
+Result<QRectF> parse_draw_zone(const QString& text, const std::string& where);
+// The draw zone remembered in QSettings; an empty rectangle when none.
+QRectF remembered_draw_zone();
 
 class CalibrationWizard : public QWizard {
     Q_OBJECT
@@ -58,6 +65,8 @@ public:
     void measure_table(const cv::Mat& image, const QString& name);
     void set_table_rectangle_mm(double width, double height);
     void set_table_from_tiles(bool on);
+    // The draw zone "x,y,w,h" (mm on the calibrated table; empty: none), remembered on saving.
+    void set_draw_zone(const QString& text);
     // Page 3: the photo of one follower per player on white paper.
     void set_players(const QStringList& colours);
     void measure_colours(const cv::Mat& image, const QString& name);
@@ -118,6 +127,7 @@ private:
     QDoubleSpinBox* table_width_ = nullptr;
     QDoubleSpinBox* table_height_ = nullptr;
     QCheckBox* from_tiles_ = nullptr;
+    QLineEdit* draw_zone_ = nullptr;
     QLabel* table_status_ = nullptr;
     QLabel* table_preview_ = nullptr;
     QProgressBar* busy_bar_table_ = nullptr;

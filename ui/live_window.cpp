@@ -178,6 +178,11 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         live_->set_geometry(geometry_);
         statusBar()->showMessage(what, 8000);
     });
+    connect(w, &MatchWorker::drawn_tile_seen, this, [this](QString tile, double confidence) {
+        if (tile.isEmpty()) return;  // the zone is empty again: the drawn tile stays until the next one
+        set_drawn_tile(tile);
+        statusBar()->showMessage(tr("drawn tile seen in the draw zone: %1 (%2 %)").arg(tile).arg(std::lround(confidence * 100)), 6000);
+    });
     connect(w, &MatchWorker::exported, this, [this](QString, bool ok, QString message) {
         if (ok) {
             statusBar()->showMessage(message, 5000);
@@ -282,6 +287,7 @@ void LiveWindow::open_calibration_wizard() {
             return;
         }
         set_calibration(calibration.value(), path);
+        QMetaObject::invokeMethod(match_.worker(), "set_draw_zone", Qt::QueuedConnection, Q_ARG(QRectF, remembered_draw_zone()));
     });
     wizard->show();
 }

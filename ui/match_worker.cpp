@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "session/draw_zone.h"
 #include "session/start_tile.h"
 
 namespace meeplecam::ui {
@@ -67,29 +68,65 @@ void MatchWorker::set_calibration(calibration::Calibration calibration) {
     tracker_.reset();
 }
 
-void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
-    if (captured_ns < next_locate_ns_) return;
-    next_locate_ns_ = captured_ns + 1'000'000'000;
+const vision::TileClassifier* MatchWorker::classifier_for_match(FrameReport& report) {
     const Record& record = match_->record();
+    std::string key = record.game + "|" + record.edition;
+    for (const auto& e : record.expansions) key += "|" + e;
+    if (classifier_ && key == classifier_key_) return &*classifier_;
     auto catalog = catalog_for(record);
     if (!catalog) {
         report.notes << tr("calibrated table: %1").arg(QString::fromStdString(catalog.error().to_string()));
+        return nullptr;
+    }
+    auto c = vision::TileClassifier::create(*catalog.value());
+    if (!c) {
+        report.notes << tr("calibrated table: %1").arg(QString::fromStdString(c.error().to_string()));
+        return nullptr;
+    }
+    classifier_.emplace(std::move(c.value()));
+    classifier_catalog_ = catalog.value();  // the classifier keeps the catalog's tile types
+    classifier_key_ = key;
+    return &*classifier_;
+}
+
+void MatchWorker::set_draw_zone(QRectF zone_mm) {
+    draw_zone_mm_ = zone_mm;
+    zone_tile_.clear();
+    next_zone_ns_ = 0;
+}
+
+void MatchWorker::read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
+    if (captured_ns < next_zone_ns_) return;
+    next_zone_ns_ = captured_ns + 500'000'000;
+    const vision::TileClassifier* classifier = classifier_for_match(report);
+    if (!classifier) return;
+    const std::string where = "frame " + std::to_string(report.index);
+    auto h = calibration::image_to_table_for_size(*calibration_->table, frame.size(), where);
+    if (!h) {
+        report.notes << tr("draw zone: %1").arg(QString::fromStdString(h.error().to_string()));
         return;
     }
-    std::string key = record.game + "|" + record.edition;
-    for (const auto& e : record.expansions) key += "|" + e;
-    if (!classifier_ || key != classifier_key_) {
-        auto c = vision::TileClassifier::create(*catalog.value());
-        if (!c) {
-            report.notes << tr("calibrated table: %1").arg(QString::fromStdString(c.error().to_string()));
-            return;
-        }
-        classifier_.emplace(std::move(c.value()));
-        classifier_catalog_ = catalog.value();  // the classifier keeps the catalog's tile types
-        classifier_key_ = key;
+    session::DrawZoneOptions options;
+    options.zone_mm = {draw_zone_mm_.x(), draw_zone_mm_.y(), draw_zone_mm_.width(), draw_zone_mm_.height()};
+    auto seen = session::read_draw_zone(frame, h.value(), *classifier, options, where);
+    if (!seen) {
+        report.notes << tr("draw zone: %1").arg(QString::fromStdString(seen.error().to_string()));
+        return;
     }
+    const QString tile = seen->has_value() ? QString::fromStdString((*seen)->tile) : QString();
+    if (tile == zone_tile_) return;
+    zone_tile_ = tile;
+    emit drawn_tile_seen(tile, seen->has_value() ? (*seen)->confidence : 0.0);
+}
+
+void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
+    if (captured_ns < next_locate_ns_) return;
+    next_locate_ns_ = captured_ns + 1'000'000'000;
+    const vision::TileClassifier* classifier = classifier_for_match(report);
+    if (!classifier) return;
     session::StartTileOptions options;
-    auto fix = session::locate_start_tile(frame, *calibration_, record, *catalog.value(), *classifier_, options,
+    if (!draw_zone_mm_.isEmpty()) options.ignore_mm = {draw_zone_mm_.x(), draw_zone_mm_.y(), draw_zone_mm_.width(), draw_zone_mm_.height()};
+    auto fix = session::locate_start_tile(frame, *calibration_, match_->record(), *classifier_catalog_, *classifier, options,
                                           "frame " + std::to_string(report.index));
     if (!fix) {
         report.notes << tr("calibrated table: %1").arg(QString::fromStdString(fix.error().to_string()));
@@ -161,6 +198,9 @@ void MatchWorker::analyse_frame(Frame frame) {
     }
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const session::TrackerUpdate up = tracker_->on_frame(image);
+        if (up.state != session::FrameState::Moving && calibration_ && calibration_->table && !draw_zone_mm_.isEmpty()) {
+            read_draw_zone(image, frame.captured_ns, report);
+        }
         report.analysed = up.analysed;
         report.table_state = up.state == session::FrameState::Moving     ? tr("table: moving")
                              : up.state == session::FrameState::Occluded ? tr("table: hand over the board")

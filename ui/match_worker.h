@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QObject>
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 
@@ -88,6 +89,10 @@ public slots:
     // (session/start_tile.h) the table's place is known and the tracker starts; table_found()
     // tells the window. A table given by set_table() wins. Each new match looks again.
     void set_calibration(meeplecam::calibration::Calibration calibration);
+    // A draw zone on the calibrated table (mm, the calibration's frame; empty: none): on still
+    // frames the tile shown there is read (session/draw_zone.h) and drawn_tile_seen() sent
+    // when it changes. Needs a calibration with a table plane.
+    void set_draw_zone(QRectF zone_mm);
     // Analyses a frame (the newest one only; see note_newer_frame).
     void analyse_frame(meeplecam::ui::Frame frame);
     void play(meeplecam::Event event);
@@ -110,6 +115,8 @@ signals:
     void frame_analysed(meeplecam::ui::FrameReport report);
     // The table's place in the image was found from the calibration (`what` says how).
     void table_found(meeplecam::ui::TableCalibration table, QString what);
+    // The tile shown in the draw zone (type id; empty: the zone is empty again), with the classifier's confidence.
+    void drawn_tile_seen(QString tile, double confidence);
     void exported(QString path, bool ok, QString message);
 
 private:
@@ -124,6 +131,10 @@ private:
 
     // With a calibration and no table yet: looks for the start tile (at most once a second).
     void locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // Reads the draw zone of a still frame (at most twice a second).
+    void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // The tile classifier of the match's catalog (made once per game, edition and expansions); null on error (noted in `report`).
+    const vision::TileClassifier* classifier_for_match(FrameReport& report);
 
     std::optional<LiveMatch> match_;
     std::optional<TableCalibration> table_;
@@ -134,6 +145,9 @@ private:
     std::shared_ptr<const Catalog> classifier_catalog_;
     std::string classifier_key_;                            // game, edition and expansions the classifier was made for
     std::int64_t next_locate_ns_ = 0;
+    QRectF draw_zone_mm_;
+    std::int64_t next_zone_ns_ = 0;
+    QString zone_tile_;                                     // the tile last seen in the draw zone
     std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
     std::int64_t skipped_ = 0;

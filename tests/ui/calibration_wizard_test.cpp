@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 
@@ -97,6 +99,7 @@ TEST_CASE("the calibration wizard measures a known camera, the table and the col
     const cv::Matx33d truth = testing::plane_to_image(camera, pose);
     cv::circle(hidden, apply(truth, scene.centres_mm[3]), 90, cv::Scalar(80, 120, 190), cv::FILLED);
     wizard.set_table_rectangle_mm(700, 500);
+    wizard.set_draw_zone("600,200,80,80");  // drawn on the preview (orange)
     wizard.measure_table(hidden, "hand.png");
     wait_idle(wizard);
     CHECK(wizard.table_text().contains("marker 3 (SW corner) not found"));
@@ -117,12 +120,19 @@ TEST_CASE("the calibration wizard measures a known camera, the table and the col
     CHECK(wizard.colours_text().contains("Every colour found"));
     screenshot(wizard, ui::CalibrationWizard::ColoursPage, "calibrate-colours.png");
 
-    // Page 4: saved, remembered, and the file holds what was measured.
+    // Page 4: a draw zone smaller than a tile is refused on the page; then saved, remembered,
+    // and the file holds what was measured.
     QSignalSpy saved(&wizard, &ui::CalibrationWizard::calibration_saved);
+    wizard.set_draw_zone("600,200,30,80");
+    REQUIRE_FALSE(wizard.save_to(dir + "/table.json"));
+    CHECK(wizard.save_text().contains("at least one tile"));
+    CHECK_FALSE(QFileInfo::exists(dir + "/table.json"));
+    wizard.set_draw_zone("600,200,80,80");
     REQUIRE(wizard.save_to(dir + "/table.json"));
     screenshot(wizard, ui::CalibrationWizard::SavePage, "calibrate-save.png");
     CHECK(saved.size() == 1);
     CHECK(ui::remembered_calibration_path() == dir + "/table.json");
+    CHECK(ui::remembered_draw_zone() == QRectF(600, 200, 80, 80));
     auto cal = calibration::load_calibration((dir + "/table.json").toStdString());
     REQUIRE(cal);
     REQUIRE(cal->camera);
@@ -139,6 +149,26 @@ TEST_CASE("the calibration wizard measures a known camera, the table and the col
     REQUIRE(cal->colours);
     CHECK(cal->colours->players.size() == 3);
     CHECK(cal->colours->players.count("yellow") == 1);
+}
+
+TEST_CASE("the calibration wizard captures views from the live camera", "[ui][calibration-wizard]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("calibration_wizard_capture");
+    const auto views = testing::charuco_views(known_camera(), calibration::CharucoSpec{}, 2, 5);
+    int grabbed = 0;
+    ui::CalibrationWizard wizard([&] { return views[static_cast<std::size_t>(grabbed++ % 2)]; }, dir + "/c.json");
+    QPushButton* capture = nullptr;
+    for (QPushButton* b : wizard.page(ui::CalibrationWizard::CameraPage)->findChildren<QPushButton*>()) {
+        if (b->text().startsWith("Capture")) capture = b;
+    }
+    REQUIRE(capture);
+    REQUIRE(capture->isEnabled());
+    capture->click();
+    capture->click();
+    wait_idle(wizard);
+    CHECK(grabbed == 2);
+    CHECK(wizard.camera_view_lines().filter("corners").size() == 2);
+    CHECK(wizard.camera_text().contains("2 more needed"));
 }
 
 TEST_CASE("the calibration wizard refuses to save nothing and shows why", "[ui][calibration-wizard]") {

@@ -291,10 +291,11 @@ void CalibrationWizard::add_camera_view(const cv::Mat& image, const QString& nam
             if (view) {
                 camera_views_->addItem(tr("%1: %2 corners, %3 markers").arg(name).arg(view->corners.size()).arg(view->markers));
                 views_.push_back(view.value());
+                last_view_error_.clear();
             } else {
                 camera_views_->addItem(QString::fromStdString(view.error().to_string()));
                 camera_views_->item(camera_views_->count() - 1)->setForeground(Qt::darkRed);
-                camera_status_->setText(error_html(view.error()));
+                last_view_error_ = error_html(view.error());
             }
             camera_views_->scrollToBottom();
             refit_camera();
@@ -304,28 +305,28 @@ void CalibrationWizard::add_camera_view(const cv::Mat& image, const QString& nam
 
 void CalibrationWizard::refit_camera() {
     const int usable = static_cast<int>(views_.size());
+    const QString error = last_view_error_.isEmpty() ? QString() : last_view_error_ + "<br>";  // the last photo's problem stays in view
     if (usable < camera_options_.min_views) {
-        if (camera_status_->text().contains("color:#b00000") && usable == 0) return;  // keep the error of the last photo in view
-        camera_status_->setText(tr("%1 usable views; %2 more needed before the camera can be fitted.").arg(usable).arg(camera_options_.min_views - usable));
+        camera_status_->setText(error + tr("%1 usable views; %2 more needed before the camera can be fitted.").arg(usable).arg(camera_options_.min_views - usable));
         return;
     }
     const int generation = ++camera_generation_;
     const auto views = views_;
     const auto options = camera_options_;
-    camera_status_->setText(tr("%1 usable views: fitting the camera…").arg(usable));
-    run([this, views, options, generation]() -> std::function<void()> {
+    camera_status_->setText(error + tr("%1 usable views: fitting the camera…").arg(usable));
+    run([this, views, options, generation, error]() -> std::function<void()> {
         auto cam = calibration::calibrate_camera(views, options);
-        return [this, cam, generation] {
+        return [this, cam, generation, error] {
             if (generation != camera_generation_) return;  // a newer fit is on its way
             if (!cam) {
                 camera_.reset();
-                camera_status_->setText(error_html(cam.error()));
+                camera_status_->setText(error + error_html(cam.error()));
                 return;
             }
             camera_ = cam.value();
             const auto& K = cam->camera_matrix;
             const double e = cam->reprojection_error_px;
-            camera_status_->setText(tr("%1 views: fx %2, fy %3, centre (%4, %5) px; <b>reprojection error %6 px</b> (%7).")
+            camera_status_->setText(error + tr("%1 views: fx %2, fy %3, centre (%4, %5) px; <b>reprojection error %6 px</b> (%7).")
                                         .arg(cam->views)
                                         .arg(K(0, 0), 0, 'f', 1)
                                         .arg(K(1, 1), 0, 'f', 1)

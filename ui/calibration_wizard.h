@@ -116,6 +116,7 @@ private:
     std::vector<calibration::CharucoView> views_;
     std::optional<calibration::CameraIntrinsics> camera_;
     int camera_generation_ = 0;
+    QString last_view_error_;             // why the last view was not usable (empty: it was)
     std::optional<calibration::TableCalibration> table_;
     std::optional<calibration::ColourCalibration> colours_;
     int shots_ = 0;

@@ -12,6 +12,7 @@
 #include "app/cli_args.h"
 #include "calibration/calibration_file.h"
 #include "calibration/camera_calibration.h"
+#include "calibration/overlays.h"
 #include "calibration/player_colours.h"
 #include "calibration/printed_targets.h"
 #include "calibration/table_plane.h"
@@ -335,28 +336,9 @@ int table(const std::vector<std::string>& argv) {
     std::cout << path << ": table plane from " << t.source << (t.undistorted ? " (undistorted)" : "") << ", rms " << fixed(t.plane.rms_error_px, 3)
               << " px, " << fixed(mm_per_px, 3) << " mm per pixel at the image centre\n";
     if (auto o = args->value("overlay")) {
-        cv::Mat overlay = image->clone();
-        if (t.undistorted && camera) overlay = calibration::undistort_image(overlay, *camera).value();
-        // A 100 mm grid over the table area the markers span (or 1 m square from the tiles' origin).
-        double x0 = 0, y0 = 0, x1 = 1000, y1 = 1000;
-        if (!t.markers.empty()) {
-            x0 = y0 = 1e18, x1 = y1 = -1e18;
-            for (const auto& m : t.markers) {
-                x0 = std::min(x0, m.centre_mm.x), y0 = std::min(y0, m.centre_mm.y), x1 = std::max(x1, m.centre_mm.x), y1 = std::max(y1, m.centre_mm.y);
-            }
-        }
-        for (double x = x0; x <= x1 + 1e-9; x += 100) {
-            cv::line(overlay, t.plane.to_image({x, y0}), t.plane.to_image({x, y1}), cv::Scalar(0, 255, 255), 2, cv::LINE_AA);
-        }
-        for (double y = y0; y <= y1 + 1e-9; y += 100) {
-            cv::line(overlay, t.plane.to_image({x0, y}), t.plane.to_image({x1, y}), cv::Scalar(0, 255, 255), 2, cv::LINE_AA);
-        }
-        if (!t.markers.empty() && !t.undistorted) {
-            for (const auto& m : found) {
-                for (std::size_t k = 0; k < 4; ++k) cv::line(overlay, m.corners_px[k], m.corners_px[(k + 1) % 4], cv::Scalar(0, 0, 255), 3, cv::LINE_AA);
-                cv::putText(overlay, std::to_string(m.id), m.centre_px, cv::FONT_HERSHEY_SIMPLEX, 1.5, cv::Scalar(0, 0, 255), 3);
-            }
-        }
+        cv::Mat picture = image.value();
+        if (t.undistorted && camera) picture = calibration::undistort_image(picture, *camera).value();
+        const cv::Mat overlay = calibration::draw_table_plane(picture, t, &found);
         if (!cv::imwrite(*o, overlay)) return report(invalid(*o, "cannot write the overlay image"));
     }
     cal->table = t;
@@ -389,12 +371,7 @@ int colours(const std::vector<std::string>& argv) {
                   << " " << fixed(m.lab_mean[1], 1) << " " << fixed(m.lab_mean[2], 1) << " over " << m.pixels << " px\n";
     }
     if (auto o = args->value("overlay")) {
-        cv::Mat overlay = calibration::apply_white_balance(image.value(), wb);
-        cv::polylines(overlay, shot->paper_outline, true, cv::Scalar(0, 200, 0), 3, cv::LINE_AA);
-        for (const auto& f : shot->followers) {
-            cv::circle(overlay, f.centre_px, 12, cv::Scalar(255, 0, 255), 3, cv::LINE_AA);
-            cv::putText(overlay, f.colour, f.centre_px + cv::Point2d(16, 8), cv::FONT_HERSHEY_SIMPLEX, 1.0, cv::Scalar(255, 0, 255), 2);
-        }
+        const cv::Mat overlay = calibration::draw_colour_shot(image.value(), shot.value());
         if (!cv::imwrite(*o, overlay)) return report(invalid(*o, "cannot write the overlay image"));
     }
     cal->colours = shot->calibration;

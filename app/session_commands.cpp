@@ -13,9 +13,13 @@
 #include "engine/journal.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
+#include "calibration/calibrated_frame.h"
+#include "calibration/calibration_file.h"
 #include "session/footage.h"
 #include "session/frame_source.h"
+#include "session/start_tile.h"
 #include "session/tracker.h"
+#include "vision/tile_classifier.h"
 
 namespace meeplecam::cli {
 namespace {
@@ -50,8 +54,11 @@ the rules engine check it and records it. Prints the recorded match and the scor
   --video FILE        a video file
   --truth-camera F    take the camera (and, unless --game is given, the set-up: game,
                       expansions, players, start tile) from a render-footage truth.json
-  --calibration F     a JSON file {"table_to_image": 3x3 (mm -> px), "start_cell_mm": [x, y]}:
-                      the table plane and where the start tile's centre lies on it
+  --calibration F     a calibration file (meeplecam calibrate, or the app's wizard): frames are
+                      undistorted as it needs, and the tracker starts on the first frame that
+                      shows the start tile alone on its table plane; or a JSON file
+                      {"table_to_image": 3x3 (mm -> px), "start_cell_mm": [x, y]}: the table
+                      plane and where the start tile's centre lies on it
   --game, --expansions, --players, --edition   the set-up when not taken from the truth
   -o, --output F      the record to write (atomically)
   --journal F         append every confirmed event to this journal as it happens (fsynced)
@@ -63,6 +70,15 @@ the rules engine check it and records it. Prints the recorded match and the scor
 
 exit codes: 0 ok; 2 unreadable or invalid input
 )";
+
+// Whether `path` is a calibration file (format "meeplecam-calibration") rather than the small
+// {"table_to_image", "start_cell_mm"} file; unreadable files are left to the readers' errors.
+bool is_calibration_file(const std::string& path) {
+    auto text = read_whole_file(path);
+    if (!text) return false;
+    const auto j = nlohmann::json::parse(text.value(), nullptr, false);
+    return j.is_object() && j.contains("format");
+}
 
 Result<cv::Matx33d> read_calibration(const std::string& path) {
     auto text = read_whole_file(path);
@@ -151,6 +167,7 @@ int run_track(const std::vector<std::string>& argv) {
     // Camera and set-up.
     session::TrackerOptions topt;
     cv::Matx33d image_to_table;
+    std::optional<calibration::Calibration> calibration_file;  // the tracker waits for the start tile on its plane
     std::optional<session::FootageTruth> truth;
     Record setup;
     if (auto t = args->value("truth-camera")) {
@@ -163,6 +180,11 @@ int run_track(const std::vector<std::string>& argv) {
         setup = truth->record;
         setup.events.resize(1);
         setup.finished = false;
+    } else if (is_calibration_file(*args->value("calibration"))) {
+        auto cal = calibration::load_calibration(*args->value("calibration"));
+        if (!cal) return report(cal.error());
+        if (!cal->table) return report(invalid(*args->value("calibration"), "the calibration has no table plane (calibrate table)"));
+        calibration_file = std::move(cal).value();
     } else {
         auto h = read_calibration(*args->value("calibration"));
         if (!h) return report(h.error());
@@ -182,18 +204,40 @@ int run_track(const std::vector<std::string>& argv) {
         setup.events.push_back(start);
     }
     if (args->has("enter-from-truth") && !truth) return report(invalid("--enter-from-truth", "needs --truth-camera"));
-    auto tracker = session::Tracker::create(setup, topt, image_to_table);
-    if (!tracker) return report(tracker.error());
+    std::optional<session::Tracker> tracker;
     std::optional<JournalWriter> journal;
-    if (auto j = args->value("journal")) {
-        auto w = JournalWriter::create(*j, tracker->record());
-        if (!w) return report(w.error());
-        journal.emplace(std::move(w).value());
+    std::size_t journaled = 0;
+    auto start_tracker = [&](const cv::Matx33d& h) -> Status {
+        auto t = session::Tracker::create(setup, topt, h);
+        if (!t) return t.error();
+        tracker.emplace(std::move(t).value());
+        journaled = tracker->record().events.size();
+        if (auto j = args->value("journal")) {
+            auto w = JournalWriter::create(*j, tracker->record());
+            if (!w) return w.error();
+            journal.emplace(std::move(w).value());
+        }
+        return Ok{};
+    };
+    if (!calibration_file) {
+        if (auto st = start_tracker(image_to_table); !st) return report(st.error());
+    }
+    // With a calibration file: the start tile's place, found on the (undistorted) frames.
+    std::shared_ptr<const Catalog> catalog;
+    std::optional<vision::TileClassifier> classifier;
+    std::optional<calibration::FrameUndistorter> undistorter;
+    std::string not_found;  // why the start tile was not found on the last frame
+    if (calibration_file) {
+        auto c = catalog_for(setup);
+        if (!c) return report(c.error());
+        catalog = c.value();
+        auto k = vision::TileClassifier::create(*catalog);
+        if (!k) return report(k.error());
+        classifier.emplace(std::move(k).value());
     }
     auto source = args->value("images") ? session::open_image_folder(*args->value("images")) : session::open_video_file(*args->value("video"));
     if (!source) return report(source.error());
 
-    std::size_t journaled = tracker->record().events.size();
     auto sync_journal = [&]() -> Status {
         if (!journal) return Ok{};
         const auto& events = tracker->record().events;
@@ -211,6 +255,28 @@ int run_track(const std::vector<std::string>& argv) {
         auto more = source.value()->next(frame);
         if (!more) return report(more.error());
         if (!more.value()) break;
+        if (calibration_file && calibration::undistorts_frames(*calibration_file)) {
+            if (!undistorter || undistorter->size() != frame.size()) {
+                auto u = calibration::FrameUndistorter::create(*calibration_file->camera, frame.size(), source.value()->last_name());
+                if (!u) return report(u.error());
+                undistorter.emplace(std::move(u).value());
+            }
+            frame = undistorter->apply(frame);
+        }
+        if (!tracker) {
+            ++frames;
+            auto fix = session::locate_start_tile(frame, *calibration_file, setup, *catalog, *classifier, {}, source.value()->last_name());
+            if (!fix) {
+                not_found = fix.error().to_string();
+                if (args->has("verbose")) std::cout << not_found << "\n";
+                continue;
+            }
+            std::cout << source.value()->last_name() << ": start tile found at (" << std::lround(fix->centre_mm.x) << ", "
+                      << std::lround(fix->centre_mm.y) << ") mm on the calibrated table, turned " << std::lround(fix->turn_deg)
+                      << " deg: tracking from here\n";
+            if (auto st = start_tracker(fix->image_to_board_mm); !st) return report(st.error());
+            continue;
+        }
         if (args->has("enter-from-truth") && frames < static_cast<int>(truth->frames.size())) {
             for (const int i : truth->frames[static_cast<std::size_t>(frames)].enter_before) {
                 if (auto st = tracker->record_event(truth->record.events[static_cast<std::size_t>(i)]); !st) {
@@ -257,6 +323,10 @@ int run_track(const std::vector<std::string>& argv) {
         for (std::size_t k = static_cast<std::size_t>(frames); k < truth->frames.size(); ++k) {
             for (const int i : truth->frames[k].enter_before) (void)tracker->record_event(truth->record.events[static_cast<std::size_t>(i)]);
         }
+    }
+    if (!tracker) {
+        return report(invalid(*args->value("calibration"), "no frame showed the start tile alone on the calibrated table (last frame: " +
+                                                                (not_found.empty() ? std::string("no frames") : not_found) + ")"));
     }
     if (!args->has("unfinished")) {
         if (auto st = tracker->finish(); !st) return report(st.error());

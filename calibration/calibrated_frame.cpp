@@ -2,14 +2,16 @@
 
 #include "calibration/camera_calibration.h"
 
+#include <opencv2/calib3d.hpp>
+#include <opencv2/imgproc.hpp>
+
 namespace meeplecam::calibration {
 
 Result<cv::Mat> prepare_frame(const Calibration& calibration, const cv::Mat& frame, vision::ReaderOptions& options,
                               const std::string& where) {
     cv::Mat out = frame;
     // A plane measured on raw frames (before the camera was calibrated) needs raw frames.
-    const bool undistort = calibration.camera && (!calibration.table || calibration.table->undistorted);
-    if (undistort) {
+    if (undistorts_frames(calibration)) {
         auto cam = intrinsics_for_size(*calibration.camera, frame.size(), where);
         if (!cam) return cam.error();
         auto undistorted = undistort_image(frame, *calibration.camera);
@@ -25,6 +27,28 @@ Result<cv::Mat> prepare_frame(const Calibration& calibration, const cv::Mat& fra
         if (!h) return h.error();
         options.lattice.image_to_table_mm = h.value();
     }
+    return out;
+}
+
+bool undistorts_frames(const Calibration& calibration) {
+    return calibration.camera && (!calibration.table || calibration.table->undistorted);
+}
+
+Result<FrameUndistorter> FrameUndistorter::create(const CameraIntrinsics& camera, cv::Size frame_size, const std::string& where) {
+    auto cam = intrinsics_for_size(camera, frame_size, where);
+    if (!cam) return cam.error();
+    FrameUndistorter u;
+    u.size_ = frame_size;
+    // The same mapping cv::undistort uses (new camera matrix = the camera matrix).
+    cv::initUndistortRectifyMap(cv::Mat(cam->camera_matrix), cam->distortion, cv::noArray(), cv::Mat(cam->camera_matrix), frame_size,
+                                CV_16SC2, u.map_x_, u.map_y_);
+    return u;
+}
+
+cv::Mat FrameUndistorter::apply(const cv::Mat& frame) const {
+    MEEPLECAM_CHECK(frame.size() == size_, "FrameUndistorter::apply gets frames of the size it was made for");
+    cv::Mat out;
+    cv::remap(frame, out, map_x_, map_y_, cv::INTER_LINEAR, cv::BORDER_CONSTANT);
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <QStandardPaths>
 #include <QTimer>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +19,7 @@
 #include "engine/record.h"
 #include "engine/score_sheet.h"
 #include "session/footage.h"
+#include "ui/calibration_wizard.h"
 #include "ui/final_score.h"
 #include "ui/live_window.h"
 #include "ui/new_game_dialog.h"
@@ -45,6 +47,13 @@ journal is offered for resuming.
   --setup FILE        a record whose set-up (and events) start the new match
   --truth-camera F    the table's place in the image (and the set-up) from a render-footage
                       truth.json: the tracker then reads the moves from the frames
+  --calibration C     the calibration file (meeplecam calibrate, or Tools > Calibrate): frames
+                      are undistorted, and once a frame shows the start tile alone on the
+                      calibrated table the tracker reads the moves (default: the file the
+                      calibration wizard saved last; --calibration none: no file)
+  --draw-zone-mm R    x,y,w,h: a square of the calibrated table (mm from marker 0) where players
+                      show the drawn tile; the tile seen there becomes the drawn tile
+                      (default: the zone the calibration wizard saved)
   --drawn-tile ID     the drawn tile at start (its legal placements are shown)
 
 Review mode:
@@ -73,6 +82,8 @@ struct AppArgs {
     std::string resume = "ask";
     std::string setup;
     std::string truth_camera;
+    std::string calibration;
+    std::string draw_zone;
     std::string drawn_tile;
     std::string screenshot;
     std::string screen;
@@ -124,7 +135,10 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
             a.setup = value();
         } else if (k == "--truth-camera") {
             a.truth_camera = value();
-
+        } else if (k == "--calibration") {
+            a.calibration = value();
+        } else if (k == "--draw-zone-mm") {
+            a.draw_zone = value();
         } else if (k == "--drawn-tile") {
             a.drawn_tile = value();
         } else if (k == "--screenshot") {
@@ -214,7 +228,41 @@ Result<Record> initial_setup(const AppArgs& a) {
 struct LiveInputs {
     Record setup;
     std::optional<TableCalibration> table;
+    std::optional<calibration::Calibration> calibration;  // the file's, when no --truth-camera gives the table
+    QString calibration_path;
+    QString calibration_warning;  // the remembered file could not be used (the app goes on without it)
+    QRectF draw_zone_mm;          // empty: none
 };
+
+// The calibration: --calibration FILE (its errors stop the app), else the file the wizard
+// saved last (its errors are a warning), none with --truth-camera or --calibration none.
+Status load_live_calibration(const AppArgs& a, LiveInputs& in) {
+    if (!a.truth_camera.empty() || a.calibration == "none") return Ok{};
+    const QString path = a.calibration.empty() ? remembered_calibration_path() : QString::fromStdString(a.calibration);
+    if (path.isEmpty()) return Ok{};
+    auto cal = calibration::load_calibration(path.toStdString());
+    if (!cal) {
+        if (!a.calibration.empty()) return cal.error();
+        in.calibration_warning = QString::fromStdString(cal.error().to_string());
+        return Ok{};
+    }
+    if (!cal->table) {
+        const std::string why = path.toStdString() + ": the calibration has no table plane, so the camera cannot read moves (calibrate table)";
+        if (!a.calibration.empty()) return invalid("app: --calibration", why);
+        in.calibration_warning = QString::fromStdString(why);
+        return Ok{};
+    }
+    in.calibration = cal.value();
+    in.calibration_path = path;
+    if (!a.draw_zone.empty()) {
+        auto zone = parse_draw_zone(QString::fromStdString(a.draw_zone), "app: --draw-zone-mm");
+        if (!zone) return zone.error();
+        in.draw_zone_mm = zone.value();
+    } else {
+        in.draw_zone_mm = remembered_draw_zone();
+    }
+    return Ok{};
+}
 
 // The set-up and, with --truth-camera, the table's place in the image (the footage's camera).
 Result<LiveInputs> live_inputs(const AppArgs& a) {
@@ -231,6 +279,7 @@ Result<LiveInputs> live_inputs(const AppArgs& a) {
     auto setup = initial_setup(a);
     if (!setup) return setup.error();
     in.setup = std::move(setup.value());
+    if (auto st = load_live_calibration(a, in); !st) return st.error();
     return in;
 }
 
@@ -302,9 +351,19 @@ int run_headless(const AppArgs& a, const std::string& program) {
     });
     w->set_auto_choose(true);  // before the worker sees any frame
     if (in->table) QMetaObject::invokeMethod(w, "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, *in->table));
+    if (in->calibration) {
+        QMetaObject::invokeMethod(w, "set_calibration", Qt::QueuedConnection, Q_ARG(meeplecam::calibration::Calibration, *in->calibration));
+        QMetaObject::invokeMethod(w, "set_draw_zone", Qt::QueuedConnection, Q_ARG(QRectF, in->draw_zone_mm));
+        std::cout << "calibration " << in->calibration_path.toStdString() << ": waiting for a frame with the start tile alone on the table\n";
+    }
+    if (!in->calibration_warning.isEmpty()) std::cerr << "meeplecam: warning: " << in->calibration_warning.toStdString() << "\n";
+    QObject::connect(w, &MatchWorker::table_found, &app, [&](const TableCalibration&, const QString& what) { std::cout << what.toStdString() << "\n"; });
+    QObject::connect(w, &MatchWorker::drawn_tile_seen, &app, [&](const QString& tile, double confidence) {
+        if (!tile.isEmpty()) std::cout << "draw zone: " << tile.toStdString() << " (" << std::lround(confidence * 100) << " %)\n";
+    });
     QMetaObject::invokeMethod(w, "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, in->setup), Q_ARG(QString, journal));
     std::cout << "No display: running the live pipeline headless on " << source.describe().toStdString()
-              << (in->table ? "" : " (no table calibration: nothing can be read from the frames)") << "\n";
+              << (in->table || in->calibration ? "" : " (no table calibration: nothing can be read from the frames)") << "\n";
     app.exec();
     capture.stop();
     match.stop();
@@ -340,6 +399,11 @@ int run_live(const AppArgs& a, const std::string& program) {
 
     LiveWindow window;
     if (in->table) window.set_table_calibration(*in->table);
+    if (in->calibration) {
+        window.set_calibration(*in->calibration, in->calibration_path);
+        QMetaObject::invokeMethod(window.worker(), "set_draw_zone", Qt::QueuedConnection, Q_ARG(QRectF, in->draw_zone_mm));
+    }
+    if (!in->calibration_warning.isEmpty()) std::cerr << "meeplecam: warning: " << in->calibration_warning.toStdString() << "\n";
     // Resume the match in the journal when there is one worth resuming.
     bool resume = false;
     if (a.resume != "no" && QFileInfo::exists(journal)) {
@@ -406,6 +470,16 @@ int run_live(const AppArgs& a, const std::string& program) {
         return save_shot(window, a.screenshot);
     }
     window.show();
+    // A live camera with nothing telling where the table is: offer the calibration wizard.
+    const bool camera = !a.no_camera && (a.source ? a.source->kind == FrameSourceOptions::Kind::Camera : std::filesystem::exists("/dev/video0"));
+    if (camera && !in->table && !in->calibration) {
+        QTimer::singleShot(0, &window, [&window, warning = in->calibration_warning] {
+            const QString text = QObject::tr("The camera cannot read moves until the camera and the table are calibrated%1.\n"
+                                             "Calibrate now? (Tools > Calibrate camera and table, any time)")
+                                     .arg(warning.isEmpty() ? QString() : QObject::tr(" (%1)").arg(warning));
+            if (QMessageBox::question(&window, QObject::tr("Calibrate?"), text) == QMessageBox::Yes) window.open_calibration_wizard();
+        });
+    }
     return app.exec();
 }
 

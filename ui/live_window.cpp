@@ -25,6 +25,7 @@
 
 #include "engine/ports.h"
 #include "ui/board_view.h"
+#include "ui/calibration_wizard.h"
 #include "ui/final_score.h"
 #include "ui/new_game_dialog.h"
 #include "ui/score_table_model.h"
@@ -172,6 +173,16 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         emit refused_shown(why);
     });
     connect(w, &MatchWorker::frame_analysed, this, &LiveWindow::on_frame_analysed);
+    connect(w, &MatchWorker::table_found, this, [this](TableCalibration table, QString what) {
+        geometry_ = TableGeometry{table.image_to_table_mm.inv(), table.tile_mm + table.gap_mm};
+        live_->set_geometry(geometry_);
+        statusBar()->showMessage(what, 8000);
+    });
+    connect(w, &MatchWorker::drawn_tile_seen, this, [this](QString tile, double confidence) {
+        if (tile.isEmpty()) return;  // the zone is empty again: the drawn tile stays until the next one
+        set_drawn_tile(tile);
+        statusBar()->showMessage(tr("drawn tile seen in the draw zone: %1 (%2 %)").arg(tile).arg(std::lround(confidence * 100)), 6000);
+    });
     connect(w, &MatchWorker::exported, this, [this](QString, bool ok, QString message) {
         if (ok) {
             statusBar()->showMessage(message, 5000);
@@ -216,6 +227,7 @@ void LiveWindow::build_menus() {
     game->addSeparator();
     add(game, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
     QMenu* tools = menuBar()->addMenu(tr("T&ools"));
+    add(tools, tr("&Calibrate camera and table…"), QKeySequence(Qt::CTRL | Qt::Key_K), [this] { open_calibration_wizard(); });
     add(tools, tr("&Tile library…"), QKeySequence(Qt::CTRL | Qt::Key_L), [this] {
         auto* wizard = new TileLibraryWizard({}, this);
         wizard->setAttribute(Qt::WA_DeleteOnClose);
@@ -260,6 +272,26 @@ void LiveWindow::set_table_calibration(const TableCalibration& table) {
     QMetaObject::invokeMethod(match_.worker(), "set_table", Qt::QueuedConnection, Q_ARG(meeplecam::ui::TableCalibration, table));
 }
 
+void LiveWindow::set_calibration(const calibration::Calibration& calibration, const QString& path) {
+    QMetaObject::invokeMethod(match_.worker(), "set_calibration", Qt::QueuedConnection, Q_ARG(meeplecam::calibration::Calibration, calibration));
+    statusBar()->showMessage(tr("calibration %1: put the start tile alone on the table").arg(path), 8000);
+}
+
+void LiveWindow::open_calibration_wizard() {
+    auto* wizard = new CalibrationWizard([this] { return last_frame_; }, {}, this);
+    wizard->setAttribute(Qt::WA_DeleteOnClose);
+    connect(wizard, &CalibrationWizard::calibration_saved, this, [this](QString path) {
+        auto calibration = calibration::load_calibration(path.toStdString());
+        if (!calibration) {
+            show_panel(tr("Calibration not used"), QString::fromStdString(calibration.error().to_string()), true);
+            return;
+        }
+        set_calibration(calibration.value(), path);
+        QMetaObject::invokeMethod(match_.worker(), "set_draw_zone", Qt::QueuedConnection, Q_ARG(QRectF, remembered_draw_zone()));
+    });
+    wizard->show();
+}
+
 void LiveWindow::new_match(const Record& setup, const QString& journal) {
     QMetaObject::invokeMethod(match_.worker(), "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, setup),
                               Q_ARG(QString, journal));
@@ -281,6 +313,7 @@ void LiveWindow::import_record(const QString& path, const QString& journal) {
 void LiveWindow::on_frame(const Frame& frame) {
     // Drop a backlog: only the newest frame is worth converting and painting.
     if (frame.index < latest_frame_.load()) return;
+    last_frame_ = frame.image;
     live_->set_frame(frame);
 }
 

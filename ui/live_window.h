@@ -62,6 +62,11 @@ public:
     // Where the table lies in the camera image: the overlay is drawn there and the tracker
     // starts reading moves from the frames.
     void set_table_calibration(const TableCalibration& table);
+    // Uses a calibration file (calibration/calibration_file.h): the match worker undistorts the
+    // frames and finds the table's place from the lone start tile (table_found follows).
+    void set_calibration(const calibration::Calibration& calibration, const QString& path);
+    // Opens the calibration wizard (non-modal); a saved calibration is used at once.
+    void open_calibration_wizard();
     // Starts a new match journaled at `journal`, or resumes the one in `journal` (asynchronous:
     // match_ready() follows).
     void new_match(const Record& setup, const QString& journal);
@@ -137,6 +142,7 @@ private:
     QString drawn_tile_;
     TileArtCache art_;
     std::optional<TableGeometry> geometry_;
+    cv::Mat last_frame_;                    // the newest frame shown (the calibration wizard captures it)
     std::atomic<std::int64_t> latest_frame_{-1};  // newest frame index sent (set on the capture thread)
     QString shown_question_;                // the ambiguity or illegal move the panel shows now
     std::vector<FollowerMark> must_return_; // followers a scoring returned, still on the table

@@ -4,6 +4,9 @@
 
 #include <chrono>
 
+#include "session/draw_zone.h"
+#include "session/start_tile.h"
+
 namespace meeplecam::ui {
 
 void register_meta_types() {
@@ -11,6 +14,7 @@ void register_meta_types() {
         qRegisterMetaType<Frame>();
         qRegisterMetaType<FrameReport>();
         qRegisterMetaType<TableCalibration>();
+        qRegisterMetaType<calibration::Calibration>();
         qRegisterMetaType<Record>();
         qRegisterMetaType<Event>();
         qRegisterMetaType<Cell>();
@@ -51,7 +55,94 @@ void MatchWorker::restart_tracker() {
 
 void MatchWorker::set_table(TableCalibration table) {
     table_ = table;
+    table_given_ = true;
     restart_tracker();
+}
+
+void MatchWorker::set_calibration(calibration::Calibration calibration) {
+    calibration_ = std::move(calibration);
+    undistorter_.reset();
+    next_locate_ns_ = 0;
+    if (table_given_) return;
+    table_.reset();
+    tracker_.reset();
+}
+
+const vision::TileClassifier* MatchWorker::classifier_for_match(FrameReport& report) {
+    const Record& record = match_->record();
+    std::string key = record.game + "|" + record.edition;
+    for (const auto& e : record.expansions) key += "|" + e;
+    if (classifier_ && key == classifier_key_) return &*classifier_;
+    auto catalog = catalog_for(record);
+    if (!catalog) {
+        report.notes << tr("calibrated table: %1").arg(QString::fromStdString(catalog.error().to_string()));
+        return nullptr;
+    }
+    auto c = vision::TileClassifier::create(*catalog.value());
+    if (!c) {
+        report.notes << tr("calibrated table: %1").arg(QString::fromStdString(c.error().to_string()));
+        return nullptr;
+    }
+    classifier_.emplace(std::move(c.value()));
+    classifier_catalog_ = catalog.value();  // the classifier keeps the catalog's tile types
+    classifier_key_ = key;
+    return &*classifier_;
+}
+
+void MatchWorker::set_draw_zone(QRectF zone_mm) {
+    draw_zone_mm_ = zone_mm;
+    zone_tile_.clear();
+    next_zone_ns_ = 0;
+}
+
+void MatchWorker::read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
+    if (captured_ns < next_zone_ns_) return;
+    next_zone_ns_ = captured_ns + 500'000'000;
+    const vision::TileClassifier* classifier = classifier_for_match(report);
+    if (!classifier) return;
+    const std::string where = "frame " + std::to_string(report.index);
+    auto h = calibration::image_to_table_for_size(*calibration_->table, frame.size(), where);
+    if (!h) {
+        report.notes << tr("draw zone: %1").arg(QString::fromStdString(h.error().to_string()));
+        return;
+    }
+    session::DrawZoneOptions options;
+    options.zone_mm = {draw_zone_mm_.x(), draw_zone_mm_.y(), draw_zone_mm_.width(), draw_zone_mm_.height()};
+    auto seen = session::read_draw_zone(frame, h.value(), *classifier, options, where);
+    if (!seen) {
+        report.notes << tr("draw zone: %1").arg(QString::fromStdString(seen.error().to_string()));
+        return;
+    }
+    const QString tile = seen->has_value() ? QString::fromStdString((*seen)->tile) : QString();
+    if (tile == zone_tile_) return;
+    zone_tile_ = tile;
+    emit drawn_tile_seen(tile, seen->has_value() ? (*seen)->confidence : 0.0);
+}
+
+void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
+    if (captured_ns < next_locate_ns_) return;
+    next_locate_ns_ = captured_ns + 1'000'000'000;
+    const vision::TileClassifier* classifier = classifier_for_match(report);
+    if (!classifier) return;
+    session::StartTileOptions options;
+    if (!draw_zone_mm_.isEmpty()) options.ignore_mm = {draw_zone_mm_.x(), draw_zone_mm_.y(), draw_zone_mm_.width(), draw_zone_mm_.height()};
+    auto fix = session::locate_start_tile(frame, *calibration_, match_->record(), *classifier_catalog_, *classifier, options,
+                                          "frame " + std::to_string(report.index));
+    if (!fix) {
+        report.notes << tr("calibrated table: %1").arg(QString::fromStdString(fix.error().to_string()));
+        return;
+    }
+    TableCalibration table;
+    table.image_to_table_mm = fix->image_to_board_mm;
+    table.tile_mm = options.tile_mm;
+    table_ = table;
+    restart_tracker();
+    const QString what = tr("start tile found at (%1, %2) mm on the calibrated table, turned %3°: the camera reads the moves now")
+                             .arg(fix->centre_mm.x, 0, 'f', 0)
+                             .arg(fix->centre_mm.y, 0, 'f', 0)
+                             .arg(fix->turn_deg, 0, 'f', 1);
+    report.notes << what;
+    emit table_found(table, what);
 }
 
 void MatchWorker::start_match(Record setup, QString journal) {
@@ -61,6 +152,7 @@ void MatchWorker::start_match(Record setup, QString journal) {
         return;
     }
     match_.emplace(std::move(m.value()));
+    if (calibration_ && !table_given_) table_.reset();  // a new match: the start tile is put down anew
     restart_tracker();
     emit match_opened(match_->record(), journal, {});
 }
@@ -87,8 +179,28 @@ void MatchWorker::analyse_frame(Frame frame) {
     FrameReport report;
     report.index = frame.index;
     report.captured_ns = frame.captured_ns;
-    if (tracker_ && match_ && !match_->record().finished && frame.image.type() == CV_8UC3) {
-        const session::TrackerUpdate up = tracker_->on_frame(frame.image);
+    cv::Mat image = frame.image;
+    if (calibration_ && calibration::undistorts_frames(*calibration_) && !image.empty()) {
+        if (!undistorter_ || undistorter_->size() != image.size()) {
+            auto u = calibration::FrameUndistorter::create(*calibration_->camera, image.size(), "frame " + std::to_string(frame.index));
+            if (u) {
+                undistorter_.emplace(std::move(u.value()));
+            } else {
+                undistorter_.reset();
+                report.notes << tr("calibration: %1").arg(QString::fromStdString(u.error().to_string()));
+                image = cv::Mat();
+            }
+        }
+        if (undistorter_) image = undistorter_->apply(image);
+    }
+    if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
+        locate_table(image, frame.captured_ns, report);
+    }
+    if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
+        const session::TrackerUpdate up = tracker_->on_frame(image);
+        if (up.state != session::FrameState::Moving && calibration_ && calibration_->table && !draw_zone_mm_.isEmpty()) {
+            read_draw_zone(image, frame.captured_ns, report);
+        }
         report.analysed = up.analysed;
         report.table_state = up.state == session::FrameState::Moving     ? tr("table: moving")
                              : up.state == session::FrameState::Occluded ? tr("table: hand over the board")

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <QObject>
+#include <QRectF>
 #include <QString>
 #include <QStringList>
 
@@ -15,8 +16,11 @@
 
 #include <opencv2/core.hpp>
 
+#include "calibration/calibrated_frame.h"
+#include "calibration/calibration_file.h"
 #include "engine/record.h"
 #include "session/tracker.h"
+#include "vision/tile_classifier.h"
 #include "ui/frame_source.h"
 #include "ui/live_match.h"
 
@@ -80,6 +84,15 @@ public slots:
     void set_auto_choose(bool on) { auto_choose_ = on; }
     // Gives the tracker the table's place in the image; the tracker runs from then on.
     void set_table(meeplecam::ui::TableCalibration table);
+    // Takes the table plane and the lens from a calibration file: frames are undistorted as
+    // the file needs, and once a frame shows the lone start tile on the calibrated table
+    // (session/start_tile.h) the table's place is known and the tracker starts; table_found()
+    // tells the window. A table given by set_table() wins. Each new match looks again.
+    void set_calibration(meeplecam::calibration::Calibration calibration);
+    // A draw zone on the calibrated table (mm, the calibration's frame; empty: none): on still
+    // frames the tile shown there is read (session/draw_zone.h) and drawn_tile_seen() sent
+    // when it changes. Needs a calibration with a table plane.
+    void set_draw_zone(QRectF zone_mm);
     // Analyses a frame (the newest one only; see note_newer_frame).
     void analyse_frame(meeplecam::ui::Frame frame);
     void play(meeplecam::Event event);
@@ -100,6 +113,10 @@ signals:
     // A move or correction was refused: where and the rule it breaks; nothing changed.
     void refused(QString why);
     void frame_analysed(meeplecam::ui::FrameReport report);
+    // The table's place in the image was found from the calibration (`what` says how).
+    void table_found(meeplecam::ui::TableCalibration table, QString what);
+    // The tile shown in the draw zone (type id; empty: the zone is empty again), with the classifier's confidence.
+    void drawn_tile_seen(QString tile, double confidence);
     void exported(QString path, bool ok, QString message);
 
 private:
@@ -112,8 +129,25 @@ private:
     void change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
                 const QString& what);
 
+    // With a calibration and no table yet: looks for the start tile (at most once a second).
+    void locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // Reads the draw zone of a still frame (at most twice a second).
+    void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // The tile classifier of the match's catalog (made once per game, edition and expansions); null on error (noted in `report`).
+    const vision::TileClassifier* classifier_for_match(FrameReport& report);
+
     std::optional<LiveMatch> match_;
     std::optional<TableCalibration> table_;
+    bool table_given_ = false;                              // set_table() was called: the calibration does not replace it
+    std::optional<calibration::Calibration> calibration_;
+    std::optional<calibration::FrameUndistorter> undistorter_;
+    std::optional<vision::TileClassifier> classifier_;      // for the start tile, of classifier_catalog_
+    std::shared_ptr<const Catalog> classifier_catalog_;
+    std::string classifier_key_;                            // game, edition and expansions the classifier was made for
+    std::int64_t next_locate_ns_ = 0;
+    QRectF draw_zone_mm_;
+    std::int64_t next_zone_ns_ = 0;
+    QString zone_tile_;                                     // the tile last seen in the draw zone
     std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
     std::int64_t skipped_ = 0;
@@ -142,6 +176,7 @@ void register_meta_types();
 
 Q_DECLARE_METATYPE(meeplecam::ui::FrameReport)
 Q_DECLARE_METATYPE(meeplecam::ui::TableCalibration)
+Q_DECLARE_METATYPE(meeplecam::calibration::Calibration)
 Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)

@@ -30,6 +30,34 @@ if(NOT journal_count EQUAL 8)
   message(SEND_ERROR "the journal should hold a header and 7 events, it has ${journal_count} lines")
 endif()
 expect_run(0 "Final score" score ${WORK_DIR}/tracked.json)
+# The same footage with a calibration file (the footage's true plane in its own table frame,
+# nothing about the start tile): the start tile is found on the first frame and the same
+# events are recorded.
+file(READ ${WORK_DIR}/footage/truth.json truth)
+string(JSON plane GET "${truth}" table_to_image)
+file(WRITE ${WORK_DIR}/calibration.json
+     "{\"format\": \"meeplecam-calibration\", \"version\": 1, \"table\": {\"source\": \"tiles\", \"image_size\": [800, 450], \"table_to_image\": ${plane}, \"rms_error_px\": 0}}")
+expect_run(0 "frame_00000.jpg: start tile found at" track --images ${WORK_DIR}/footage --calibration ${WORK_DIR}/calibration.json
+           -o ${WORK_DIR}/calibrated.json)
+file(READ ${WORK_DIR}/tracked.json by_truth)
+file(READ ${WORK_DIR}/calibrated.json by_calibration)
+string(JSON by_truth_events GET "${by_truth}" events)
+string(JSON by_calibration_events GET "${by_calibration}" events)
+if(NOT by_truth_events STREQUAL by_calibration_events)
+  message(SEND_ERROR "track --calibration recorded other events than --truth-camera:\n${by_calibration_events}\n${by_truth_events}")
+endif()
+# A calibration file without a table plane, and frames that never show the start tile alone.
+file(WRITE ${WORK_DIR}/no_table.json "{\"format\": \"meeplecam-calibration\", \"version\": 1}")
+expect_run(2 "the calibration has no table plane" track --images ${WORK_DIR}/footage --calibration ${WORK_DIR}/no_table.json -o ${WORK_DIR}/x.json)
+file(MAKE_DIRECTORY ${WORK_DIR}/late)
+file(GLOB frames ${WORK_DIR}/footage/frame_*.jpg)
+list(SORT frames)
+list(LENGTH frames n_frames)
+math(EXPR last "${n_frames} - 1")
+list(GET frames ${last} last_frame)
+file(COPY ${last_frame} DESTINATION ${WORK_DIR}/late)
+expect_run(2 "no frame showed the start tile alone on the calibrated table" track --images ${WORK_DIR}/late
+           --calibration ${WORK_DIR}/calibration.json -o ${WORK_DIR}/x.json)
 
 # Bad input.
 expect_run(2 "-o RECORD.json is required" track --images ${WORK_DIR}/footage --truth-camera ${WORK_DIR}/footage/truth.json)

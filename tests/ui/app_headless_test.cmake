@@ -36,3 +36,41 @@ list(GET lines 0 header)
 if(NOT header MATCHES "\"finished\":true")
   message(FATAL_ERROR "the journal header should say finished: ${header}")
 endif()
+
+# The same footage through a calibration file instead of the footage's camera: a table plane
+# (the renderer's true plane, table mm with its own origin) and a set-up holding only the
+# start tile. The app must find the start tile on the first frames and record the same match.
+file(READ "${WORK_DIR}/footage/truth.json" truth)
+string(JSON plane GET "${truth}" table_to_image)
+file(WRITE "${WORK_DIR}/calibration.json"
+     "{\"format\": \"meeplecam-calibration\", \"version\": 1, \"table\": {\"source\": \"tiles\", \"image_size\": [960, 540], \"table_to_image\": ${plane}, \"rms_error_px\": 0}}")
+string(JSON setup GET "${truth}" record)
+string(JSON start GET "${setup}" events 0)
+string(JSON setup SET "${setup}" events "[${start}]")
+string(JSON setup SET "${setup}" finished false)
+file(WRITE "${WORK_DIR}/setup.json" "${setup}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+                        "${MEEPLECAM}" app --images "${WORK_DIR}/footage" --calibration "${WORK_DIR}/calibration.json"
+                        --setup "${WORK_DIR}/setup.json" --fps 20 --journal "${WORK_DIR}/calibrated.journal"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "app headless with --calibration failed (${rc}): ${out} ${err}")
+endif()
+foreach(want
+    "start tile found at"
+    "recorded match \\(3 events"
+    "1: {\"at\":\\[-1,0\\],\"player\":\"red\",\"rot\":270,\"tile\":\"V\",\"type\":\"tile\"}"
+    "2: {\"at\":\\[-1,0\\],\"loc\":\"NL\",\"player\":\"red\",\"type\":\"meeple\"}")
+  if(NOT out MATCHES "${want}")
+    message(FATAL_ERROR "app headless --calibration output lacks '${want}':\n${out}\n${err}")
+  endif()
+endforeach()
+# A calibration file that cannot be read stops the app with exit code 2 and names the file.
+file(WRITE "${WORK_DIR}/bad-calibration.json" "{\"format\": \"meeplecam-calibration\", \"version\": 7}")
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+                        "${MEEPLECAM}" app --images "${WORK_DIR}/footage" --calibration "${WORK_DIR}/bad-calibration.json"
+                        --setup "${WORK_DIR}/setup.json" --journal "${WORK_DIR}/bad.journal"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "bad-calibration.json")
+  message(FATAL_ERROR "app --calibration with a bad file should exit 2 naming it, got ${rc}: ${out} ${err}")
+endif()

@@ -1,0 +1,67 @@
+// The live match worker with a calibration file: it finds the start tile on the calibrated
+// table (the tracker starts) and names the tile shown in the draw zone (rendered frames, the
+// renderer's true plane as the file's table plane).
+#include <catch2/catch.hpp>
+
+#include <QSignalSpy>
+
+#include "engine/record.h"
+#include "tests/ui/qt_app.h"
+#include "ui/match_worker.h"
+#include "ui/new_game_dialog.h"
+#include "vision/table_renderer.h"
+
+using namespace meeplecam;
+
+TEST_CASE("the match worker takes the table from a calibration file and reads the draw zone", "[ui][calibration][draw-zone]") {
+    test::qt_app();
+    ui::register_meta_types();
+    const QString dir = test::fresh_dir("calibrated_live");
+    auto setup = ui::make_setup("carcassonne", {}, "C3", {{"Ana", "red"}, {"Ben", "blue"}});
+    REQUIRE(setup);
+    const auto catalog = catalog_for(setup.value()).value();
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    options.width = 1280;
+    options.height = 720;
+    options.hand_chance = 0;
+    options.scene_seed = 8;
+    for (int y = -2; y <= 2; ++y) {
+        for (int x = -3; x <= 3; ++x) options.layout_cells.push_back({x, y});
+    }
+    // The start tile on the board, and V shown in the draw zone three cells east (out of the tracker's reach).
+    const std::vector<vision::SceneTile> tiles{{catalog->find("D"), {0, 0}, 0}, {catalog->find("V"), {3, 1}, 2}};
+    auto r = vision::render_table(tiles, options, 8);
+    REQUIRE(r);
+    calibration::Calibration cal;
+    calibration::TableCalibration table;
+    table.source = "tiles";
+    table.image_size = r->image.size();
+    table.plane.table_to_image = r->truth.table_to_image;
+    cal.table = table;
+    const cv::Point2d zone_centre = r->truth.tiles[1].centre_mm;
+
+    ui::MatchThread thread;
+    ui::MatchWorker* w = thread.worker();
+    QSignalSpy found(w, &ui::MatchWorker::table_found);
+    QSignalSpy drawn(w, &ui::MatchWorker::drawn_tile_seen);
+    QSignalSpy opened(w, &ui::MatchWorker::match_opened);
+    QMetaObject::invokeMethod(w, "start_match", Qt::QueuedConnection, Q_ARG(meeplecam::Record, setup.value()), Q_ARG(QString, dir + "/j.journal"));
+    QMetaObject::invokeMethod(w, "set_calibration", Qt::QueuedConnection, Q_ARG(meeplecam::calibration::Calibration, cal));
+    QMetaObject::invokeMethod(w, "set_draw_zone", Qt::QueuedConnection,
+                              Q_ARG(QRectF, QRectF(zone_centre.x - 40, zone_centre.y - 40, 80, 80)));
+    REQUIRE(opened.wait(10000));
+    // Still frames, 0.6 s apart on the capture clock.
+    for (int i = 0; i < 8; ++i) {
+        ui::Frame f{r->image, i, 1'000'000'000LL + i * 600'000'000LL};
+        QMetaObject::invokeMethod(w, "analyse_frame", Qt::QueuedConnection, Q_ARG(meeplecam::ui::Frame, f));
+    }
+    REQUIRE((found.size() > 0 || found.wait(20000)));
+    // The tracker's frame: the start tile's centre at the origin.
+    const auto t = found.first().at(0).value<ui::TableCalibration>();
+    std::vector<cv::Point2d> in{r->truth.tiles[0].centre_px}, out;
+    cv::perspectiveTransform(in, out, cv::Mat(t.image_to_table_mm));
+    CHECK(cv::norm(out[0]) < 2.0);
+    REQUIRE((drawn.size() > 0 || drawn.wait(20000)));
+    CHECK(drawn.first().at(0).toString() == "V");
+    thread.stop();
+}

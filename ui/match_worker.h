@@ -17,6 +17,7 @@
 
 #include "engine/record.h"
 #include "session/tracker.h"
+#include "ui/corrections.h"
 #include "ui/frame_source.h"
 #include "ui/live_match.h"
 
@@ -100,6 +101,9 @@ signals:
     // A move or correction was refused: where and the rule it breaks; nothing changed.
     void refused(QString why);
     void frame_analysed(meeplecam::ui::FrameReport report);
+    // The tracker's likelihood of every legal placement, per cell it read a tile in (sent with
+    // every change of the match while a tracker runs).
+    void likelihoods_changed(meeplecam::ui::CellOdds odds);
     void exported(QString path, bool ok, QString message);
 
 private:
@@ -145,3 +149,4 @@ Q_DECLARE_METATYPE(meeplecam::ui::TableCalibration)
 Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)
+Q_DECLARE_METATYPE(meeplecam::ui::CellOdds)

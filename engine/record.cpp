@@ -84,6 +84,8 @@ Result<Event> parse_event(const json& j, const std::string& where) {
 
 }  // namespace
 
+Result<Event> parse_record_event(const json& j, const std::string& where) { return parse_event(j, where); }
+
 json Event::to_json() const {
     json j = raw.is_object() ? raw : json::object();
     j["type"] = type;

@@ -10,7 +10,7 @@
 
 namespace meeplecam::ui {
 
-void rank_tile_choices(std::vector<TileChoice>& choices, const std::vector<TileOdds>* odds) {
+void rank_tile_choices(std::vector<TileChoice>& choices, const std::vector<TileOdds>* odds, const std::string& current_type) {
     for (TileChoice& c : choices) {
         c.likelihood = -1;
         if (!odds) continue;
@@ -18,9 +18,10 @@ void rank_tile_choices(std::vector<TileChoice>& choices, const std::vector<TileO
             if (o.tile == c.tile && o.rot == c.rot) c.likelihood = std::max(c.likelihood, o.share);
         }
     }
-    std::stable_sort(choices.begin(), choices.end(), [](const TileChoice& a, const TileChoice& b) {
+    std::stable_sort(choices.begin(), choices.end(), [&](const TileChoice& a, const TileChoice& b) {
         if ((a.likelihood >= 0) != (b.likelihood >= 0)) return a.likelihood >= 0;
         if (a.likelihood != b.likelihood) return a.likelihood > b.likelihood;
+        if ((a.tile == current_type) != (b.tile == current_type)) return a.tile == current_type;
         return a.copies_left > b.copies_left;
     });
     for (TileChoice& c : choices) {
@@ -46,7 +47,7 @@ std::vector<TileChoice> record_tile_choices(const Record& record, const Game& op
             out.push_back({t.id, r, -1, left - (t.id == it->tile ? 1 : 0), {}});
         }
     }
-    rank_tile_choices(out, odds);
+    rank_tile_choices(out, odds, it->tile);
     return out;
 }
 

@@ -39,9 +39,10 @@ struct PieceChoice {
     QString label;
 };
 
-// Orders tile choices: the judged ones by likelihood (highest first), then the rest by copies
-// left; fills in likelihoods from `odds` (may be null) and the labels.
-void rank_tile_choices(std::vector<TileChoice>& choices, const std::vector<TileOdds>* odds);
+// Orders tile choices: the judged ones by likelihood (highest first), then the rest — other
+// rotations of `current_type` (the type read) first, then by copies left; fills in
+// likelihoods from `odds` (may be null) and the labels.
+void rank_tile_choices(std::vector<TileChoice>& choices, const std::vector<TileOdds>* odds, const std::string& current_type);
 
 // Every (type, rotation) the tile at `at` may be instead that keeps the whole record legal
 // (each is tried as a correction event and replayed), ranked by rank_tile_choices.

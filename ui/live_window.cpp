@@ -28,6 +28,7 @@
 #include "ui/board_view.h"
 #include "ui/final_score.h"
 #include "ui/new_game_dialog.h"
+#include "ui/photo_window.h"
 #include "ui/score_table_model.h"
 #include "ui/tile_library_wizard.h"
 #include "vision/tile_art.h"
@@ -215,6 +216,15 @@ void LiveWindow::build_menus() {
     add(game, tr("&Import record…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Import a match record"), {}, tr("Match records (*.json)"));
         if (!path.isEmpty()) import_record(path, journal_);
+    });
+    add(game, tr("Open &photo…"), QKeySequence(Qt::CTRL | Qt::Key_P), [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a photo of a finished table"), {}, tr("Images (*.jpg *.jpeg *.png)"));
+        if (path.isEmpty()) return;
+        auto* photo = new PhotoWindow(this);  // photo mode, for the players and rules of this match
+        photo->setAttribute(Qt::WA_DeleteOnClose);
+        photo->setWindowFlag(Qt::Window);
+        photo->open_photo(path, record_);
+        photo->show();
     });
     game->addSeparator();
     add(game, tr("&Quit"), QKeySequence::Quit, [this] { close(); });

@@ -79,6 +79,8 @@ public:
 
     // For tests and the status bar.
     const Record& record() const { return record_; }
+    // The tracker's likelihood of each legal placement, per cell it read a tile in.
+    const CellOdds& likelihoods() const { return odds_; }
     const Game* scored_game() const { return scored_.get(); }
     const Game* open_game() const { return open_.get(); }
     QString source_status() const;

@@ -5,7 +5,6 @@
 #include <utility>
 
 #include "engine/ports.h"
-#include "engine/record.h"
 
 namespace meeplecam {
 namespace {
@@ -220,6 +219,15 @@ void truncate_events(Record& record, std::size_t keep) {
         }
     }
     record.events = std::move(kept);
+}
+
+Record record_prefix(const Record& record, std::size_t count) {
+    Record prefix = record;
+    prefix.events.clear();
+    for (std::size_t i = 0; i < count && i < record.events.size(); ++i) {
+        if (record.events[i].type != "correction") prefix.events.push_back(record.events[i]);
+    }
+    return prefix;
 }
 
 std::string describe_correction(const Event& e) {

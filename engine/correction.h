@@ -12,10 +12,10 @@
 
 #include "engine/error.h"
 #include "engine/event.h"
+#include "engine/record.h"
 
 namespace meeplecam {
 
-struct Record;
 
 struct Correction {
     int event = -1;              // index of the corrected event in the record (a removed follower: where it stood)
@@ -49,6 +49,10 @@ Status correct_follower_event(Record& record, Cell at, const std::string& colour
 // Cuts the record to its first `keep` events; corrections after the cut of events before it stay (the
 // events they name keep their corrected values), those of cut events go with them.
 void truncate_events(Record& record, std::size_t keep);
+// Returns the record with only its first `count` events, less the correction events among them
+// (what the board looked like then, in its corrected form; a correction there may have been
+// corrected again later, which the prefix no longer shows).
+Record record_prefix(const Record& record, std::size_t count);
 // Returns one line for a correction event: "correction of event 7 (tile at [1, 0]): Q 90° -> R 0° by the players".
 std::string describe_correction(const Event& e);
 

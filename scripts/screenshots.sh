@@ -47,6 +47,11 @@ PY
 "$app" app --setup "$tmp/footage-mid.json" --images "$tmp/frames" --truth-camera "$footage/truth.json" \
   --journal "$tmp/lost.journal" --resume no \
   --screenshot docs/screenshots/camera-lost.png --screen camera-lost --frames 2
+# Photo mode: a rendered finished table (seed 6, 16 tiles, a follower wherever one could go), read
+# and scored; the screen shows the photo with the reading drawn over it, the board and the final score.
+"$app" random-game --seed 6 --players 2 --followers 1 --max-tiles 16 -o "$tmp/table.json" >/dev/null
+"$app" render "$tmp/table.json" -o "$tmp/table.png" --seed 6 --preset easy --style classic --surface plain >/dev/null
+"$app" app --photo "$tmp/table.png" --players red,blue --screenshot docs/screenshots/photo.png
 # Keep them small.
 if command -v pngquant >/dev/null; then
   for f in docs/screenshots/*.png; do pngquant --force --skip-if-larger --output "$f" -- "$f" || true; done

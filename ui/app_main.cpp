@@ -59,7 +59,7 @@ Photo mode:
                       the board, and show the final scoring (updated after each correction)
   --players C,C       the player colours in turn order (default: the set-up's players)
 
-Both:
+All modes:
   --screenshot F.png  render the window offscreen to F.png and exit (docs, tests)
   --screen S          what to render: live, final, new-game, review, photo (default: the mode's window)
   --frames N          with --screenshot: wait until N frames were shown first (default 3)

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "app/cli_args.h"
+#include "engine/correction.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
@@ -87,10 +88,21 @@ int run_score(const std::vector<std::string>& argv) {
     }
     auto game = load_game(args.value(), "score", /*apply_finish=*/true);
     if (!game) return report(game.error());
+    // The record's corrections, one line each (the record replayed above, so it reads).
+    std::vector<std::string> corrections;
+    if (auto record = read_record(args->positional[0])) {
+        for (const Event& e : record->events) {
+            if (e.type == "correction") corrections.push_back(describe_correction(e));
+        }
+    }
     if (args->has("json")) {
-        std::cout << score_sheet_json(game.value()).dump(2) << "\n";
+        nlohmann::json sheet = score_sheet_json(game.value());
+        if (!corrections.empty()) sheet["corrections"] = corrections;
+        std::cout << sheet.dump(2) << "\n";
     } else {
         std::cout << format_score_sheet(game.value());
+        if (!corrections.empty()) std::cout << "\nCorrections\n";
+        for (const auto& line : corrections) std::cout << "  " << line << "\n";
     }
     return 0;
 }

@@ -162,22 +162,15 @@ int run_score_photo(const std::vector<std::string>& argv) {
         cv::multiply(frame, cv::Scalar(white_balance[2], white_balance[1], white_balance[0]), frame);
         frame.convertTo(frame, CV_8UC3);
     }
-    vision::ReaderOptions reader_options;
-    reader_options.decoder.edition = setup.edition;
-    auto reading = vision::read_board(frame, *catalog.value(), reader_options);
-    if (!reading) {
-        Error e = reading.error();
-        e.where = path + ": " + e.where;
+    auto read = vision::read_photo(frame, *catalog.value(), setup.edition, colours);
+    if (!read) {
+        Error e = read.error();
+        e.where = e.where == "photo" ? path : path + ": " + e.where;
         return report(e);
     }
-    if (!reading->found) return report(invalid(path, reading->message.empty() ? std::string("no board found") : reading->message));
-    auto detection = vision::detect_pieces(frame, reading.value(), *catalog.value(), colours);
-    if (!detection) {
-        Error e = detection.error();
-        e.where = path + ": " + e.where;
-        return report(e);
-    }
-    auto photo = vision::build_photo_game(setup, catalog.value(), reading.value(), detection->pieces);
+    const vision::BoardReading* reading = &read->board;
+    const vision::PieceDetection* detection = &read->pieces;
+    auto photo = vision::build_photo_game(setup, catalog.value(), *reading, detection->pieces);
     if (!photo) {
         Error e = photo.error();
         e.where = path + ": " + e.where;
@@ -185,7 +178,7 @@ int run_score_photo(const std::vector<std::string>& argv) {
     }
     const Game& game = photo->game;
     if (auto out = args->value("overlay")) {
-        const cv::Mat overlay = vision::draw_photo_score(image.value(), reading.value(), detection.value(), photo.value());
+        const cv::Mat overlay = vision::draw_photo_score(image.value(), *reading, *detection, photo.value());
         std::vector<std::uint8_t> bytes;
         if (!cv::imencode(".png", overlay, bytes)) return report(invalid(*out, "cannot encode the overlay"));
         if (auto st = write_file_atomically(*out, std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size())); !st) {
@@ -215,17 +208,7 @@ int run_score_photo(const std::vector<std::string>& argv) {
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << path << ": " << reading->tiles.size() << " tiles, " << detection->pieces.size() << " followers\n\nFinal scoring (as if the game ended now)\n";
-    for (const auto& p : game.players()) std::cout << "  " << p.color << "  " << points.at(p.color) << "\n";
-    std::cout << "\n";
-    for (const auto& ev : game.score_events()) {
-        if (ev.phase != ScoreEvent::Phase::Final) continue;
-        std::string winners;
-        for (int w : ev.winners) winners += (winners.empty() ? "" : ", ") + game.players()[static_cast<std::size_t>(w)].color;
-        std::cout << "  " << ev.feature << " at " << (ev.tiles.empty() ? std::string("?") : to_string(ev.tiles.front())) << ": " << ev.explanation
-                  << " -> " << (winners.empty() ? std::string("nobody") : winners) << "\n";
-    }
-    for (const auto& w : photo->warnings) std::cout << "warning: " << w << "\n";
+    std::cout << vision::photo_score_text(path, photo.value(), reading->tiles.size(), detection->pieces.size());
     return 0;
 }
 

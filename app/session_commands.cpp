@@ -376,6 +376,33 @@ int run_track(const std::vector<std::string>& argv) {
         std::cout << "moves: " << visible << " seen in the script; committed right " << right << ", wrong " << wrong
                   << "; ambiguous " << picks.size() << " (first candidate right " << pick_right << "); not recorded " << missed
                   << "\n";
+        // Where the correction menu (ranked by the tracker's likelihoods) puts the true tile of
+        // each tile committed wrong: its rank among the legal placements other than the one read.
+        std::vector<int> ranks;  // 1 = the menu's first choice; 0 = not among the placements judged
+        for (const auto& e : auto_committed) {
+            if (e.type != "tile" || in_script(e.to_json())) continue;
+            const auto truth_tile = std::find_if(want.begin(), want.end(), [&](const Event& w) { return w.type == "tile" && w.at == e.at; });
+            if (truth_tile == want.end()) continue;
+            const auto judged = tracker->likelihoods().find(e.at);
+            const TileType* type = tracker->game().catalog().find(truth_tile->tile);
+            int rank = 0, position = 0;
+            if (judged != tracker->likelihoods().end() && type) {
+                for (const auto& c : judged->second) {
+                    if (c.tile == e.tile && c.rot == e.rot) continue;  // the placement read
+                    ++position;
+                    if (c.tile == truth_tile->tile && vision::same_rotation(*type, c.rot, truth_tile->rot)) {
+                        rank = position;
+                        break;
+                    }
+                }
+            }
+            ranks.push_back(rank);
+        }
+        if (!ranks.empty()) {
+            std::cout << "tiles committed wrong: " << ranks.size() << "; the true tile is the correction menu's choice";
+            for (int r : ranks) std::cout << " " << (r > 0 ? std::to_string(r) : std::string("-"));
+            std::cout << " (1 = first; - = not judged legal)\n";
+        }
     }
     return 0;
 }

@@ -161,13 +161,11 @@ Result<JournalRecovery> recover_journal(const std::string& path) {
         } else if ((*parsed)["seq"] != static_cast<int>(out.record.events.size())) {
             trouble = "out-of-order entry (expected seq " + std::to_string(out.record.events.size()) + ")";
         } else {
-            nlohmann::json one = doc;
-            one["events"] = nlohmann::json::array({(*parsed)["event"]});
-            auto ev = parse_record(one, path + ": " + where);
+            auto ev = parse_record_event((*parsed)["event"], path + ": " + where);
             if (!ev) {
                 trouble = ev.error().message;
             } else {
-                out.record.events.push_back(std::move(ev->events.front()));
+                out.record.events.push_back(std::move(ev.value()));
                 out.intact_bytes = end + 1;
                 pos = end + 1;
                 continue;

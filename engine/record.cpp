@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/atomic_file.h"
+#include "engine/correction.h"
 #include "engine/json_text.h"
 #include "engine/modules/city.h"
 
@@ -83,6 +84,8 @@ Result<Event> parse_event(const json& j, const std::string& where) {
 
 }  // namespace
 
+Result<Event> parse_record_event(const json& j, const std::string& where) { return parse_event(j, where); }
+
 json Event::to_json() const {
     json j = raw.is_object() ? raw : json::object();
     j["type"] = type;
@@ -159,6 +162,11 @@ Result<Record> parse_record(const json& doc, const std::string& source) {
         auto e = parse_event(doc["events"][i], source + ": event " + std::to_string(i));
         if (!e) return e.error();
         r.events.push_back(std::move(e.value()));
+    }
+    if (auto st = check_corrections(r); !st) {
+        Error e = st.error();
+        e.where = source + ": " + e.where;
+        return e;
     }
     if (doc.contains("options")) {
         if (!doc["options"].is_object()) return invalid(source, "'options' must be an object {module: {...}}");
@@ -255,6 +263,7 @@ Result<Game> new_game_for(const Record& record, const ReplayOptions& options) {
 }
 
 Result<Game> replay(const Record& record, const ReplayOptions& options) {
+    if (auto st = check_corrections(record); !st) return st.error();
     auto game = new_game_for(record, options);
     if (!game) return game.error();
     for (std::size_t i = 0; i < record.events.size(); ++i) {

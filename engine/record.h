@@ -27,6 +27,9 @@ struct Record {
 
 // Parses a record document; errors name `source` and the offending event or field.
 Result<Record> parse_record(const nlohmann::json& doc, const std::string& source);
+// Parses one event's fields (a journal line); how corrections agree with the rest of the
+// record is checked by parse_record and replay (engine/correction.h).
+Result<Event> parse_record_event(const nlohmann::json& j, const std::string& where);
 // Parses record text (reports the byte offset of a JSON syntax error).
 Result<Record> parse_record_text(std::string_view text, const std::string& source);
 // Reads a record file.

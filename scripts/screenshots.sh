@@ -80,6 +80,11 @@ PY
 # The calibration wizard's four pages, driven with rendered photos of a known camera (the
 # ui test renders them; see tests/ui/calibration_wizard_test.cpp).
 MEEPLECAM_SCREENSHOTS="$PWD/docs/screenshots" ./build/tests/ui_tests "the calibration wizard measures a known camera*"
+# Photo mode: a rendered finished table (seed 6, 16 tiles, a follower wherever one could go), read
+# and scored; the screen shows the photo with the reading drawn over it, the board and the final score.
+"$app" random-game --seed 6 --players 2 --followers 1 --max-tiles 16 -o "$tmp/table.json" >/dev/null
+"$app" render "$tmp/table.json" -o "$tmp/table.png" --seed 6 --preset easy --style classic --surface plain >/dev/null
+"$app" app --photo "$tmp/table.png" --players red,blue --screenshot docs/screenshots/photo.png
 # Keep them small.
 if command -v pngquant >/dev/null; then
   for f in docs/screenshots/*.png; do pngquant --force --skip-if-larger --output "$f" -- "$f" || true; done

@@ -19,7 +19,7 @@ for mix in base ferries bridges,castles,bazaars; do
       "$mc" render-footage "$out/$n.json" -o "$out/$n" --seed "$s" --size 960x540 > /dev/null
     fi
     "$mc" track --images "$out/$n" --truth-camera "$out/$n/truth.json" --enter-from-truth -o "$out/$n.tracked.json" > "$out/$n.log" 2>&1
-    echo "$n: $(grep '^against' "$out/$n.log") | $(grep '^moves' "$out/$n.log") | $(grep '^ms per frame' "$out/$n.log")"
+    echo "$n: $(grep '^against' "$out/$n.log") | $(grep '^moves' "$out/$n.log") | $(grep '^ms per frame' "$out/$n.log")$(grep '^tiles committed wrong' "$out/$n.log" | sed 's/^/ | /')"
   done
 done | tee "$out/summary.txt"
 awk -F'[ ,;()]+' '/moves:/ { for (i = 1; i <= NF; ++i) {

@@ -9,6 +9,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "engine/correction.h"
 #include "engine/ports.h"
 #include "session/table_view.h"
 #include "vision/tile_art.h"
@@ -160,6 +161,7 @@ struct Tracker::State {
     std::optional<Game> game;
     std::optional<vision::TileClassifier> classifier;
     std::vector<std::string> corrections;
+    std::map<Cell, std::vector<CandidateMove>> likelihood;  // per cell read: every legal placement, likeliest first
 
     // Motion.
     cv::Mat previous_small;
@@ -198,7 +200,8 @@ struct Tracker::State {
     TableView view_for_board() const;
     void regrow_view(const cv::Mat& frame);
     cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
-    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal) const;
+    // Ranks the legal placements at `at`; keeps every one of them, with its likelihood, in `likelihood`.
+    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal);
     Status commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up);
     void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
     bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
@@ -283,7 +286,7 @@ void Tracker::State::note_released(std::vector<Follower>& before, TrackerUpdate&
 // Ranks the legal placements at `at` by how well the tile seen there fits them; sets
 // `illegal` when an illegal (type, rotation) fits clearly better than every legal one.
 std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_view, Cell at,
-                                                           std::optional<IllegalMove>* illegal) const {
+                                                           std::optional<IllegalMove>* illegal) {
     // The cell is known in table coordinates: crop the tile square itself (neighbours touch it,
     // so the classifier's own square finder would take them in), at the classifier's size.
     const cv::Mat crop = cell_crop(frame_view, at, opt.tile_mm / pitch());
@@ -359,10 +362,16 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         }
         *illegal = IllegalMove{*best_illegal, rule};
     }
+    const double t = classifier->options().temperature;
+    // Every legal placement's likelihood (a softmax over all of them), for the correction menu.
+    std::vector<CandidateMove> all = out;
+    double all_sum = 0;
+    for (auto& c : all) all_sum += std::exp(-(c.cost - all.front().cost) / t);
+    for (auto& c : all) c.confidence = std::exp(-(c.cost - all.front().cost) / t) / all_sum;
+    likelihood[at] = std::move(all);
     if (static_cast<int>(out.size()) > opt.max_candidates) out.resize(static_cast<std::size_t>(opt.max_candidates));
     // Confidence: a softmax over the listed candidates.
     double sum = 0;
-    const double t = classifier->options().temperature;
     for (auto& c : out) sum += std::exp(-(c.cost - out.front().cost) / t);
     for (auto& c : out) c.confidence = std::exp(-(c.cost - out.front().cost) / t) / sum;
     return out;
@@ -835,7 +844,7 @@ Status Tracker::undo_last_move() {
     }
     if (last == 0) return invalid("tracker", "no move to take back (only the start tile is on the table)");
     const std::vector<Event> kept_events = s.record.events;
-    s.record.events.resize(last);
+    truncate_events(s.record, last);
     s.record.finished = false;
     if (auto st = s.rebuild_game(); !st) {
         s.record.events = kept_events;
@@ -872,62 +881,21 @@ Status apply_edit(Record& record, std::optional<Game>& game, Record edited) {
 Status Tracker::correct_tile(Cell at, const std::string& tile, int rot) {
     State& s = *s_;
     Record edited = s.record;
-    int index = -1;
-    for (std::size_t i = 0; i < edited.events.size(); ++i) {
-        auto& e = edited.events[i];
-        if (e.type == "tile" && e.at == at) {
-            index = static_cast<int>(i);
-            const std::string before = e.tile + " " + std::to_string(e.rot * 90);
-            e.tile = tile;
-            e.rot = ((rot % 4) + 4) % 4;
-            e.raw = nullptr;
-            if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
-            s.corrections.push_back("event " + std::to_string(index) + ": tile at " + to_string(at) + " " + before + " -> " + tile + " " +
-                                    std::to_string(((rot % 4) + 4) % 4 * 90));
-            s.sync_followers_from_game();
-            return Ok{};
-        }
-    }
-    return invalid("tracker", "no tile was recorded at " + to_string(at));
+    if (auto st = correct_tile_event(edited, at, tile, rot); !st) return st;
+    if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
+    s.corrections.push_back(describe_correction(s.record.events.back()));
+    s.sync_followers_from_game();
+    return Ok{};
 }
 
 Status Tracker::correct_piece(Cell at, const std::string& colour, const std::string& loc) {
     State& s = *s_;
     Record edited = s.record;
-    for (std::size_t i = 0; i < edited.events.size(); ++i) {
-        if (edited.events[i].type == "meeple" && edited.events[i].at == at) {
-            const std::string before = edited.events[i].player + " " + edited.events[i].loc;
-            if (colour.empty()) {
-                edited.events.erase(edited.events.begin() + static_cast<std::ptrdiff_t>(i));
-            } else {
-                edited.events[i].player = colour;
-                edited.events[i].loc = loc;
-                edited.events[i].raw = nullptr;
-            }
-            if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
-            s.corrections.push_back("event " + std::to_string(i) + ": follower at " + to_string(at) + " " + before + " -> " +
-                                    (colour.empty() ? std::string("removed") : colour + " " + loc));
-            s.sync_followers_from_game();
-            return Ok{};
-        }
-    }
-    if (colour.empty()) return invalid("tracker", "no follower was recorded at " + to_string(at));
-    // No follower there yet: insert one right after the tile at that cell.
-    for (std::size_t i = 0; i < edited.events.size(); ++i) {
-        if (edited.events[i].type == "tile" && edited.events[i].at == at) {
-            Event m;
-            m.type = "meeple";
-            m.player = colour;
-            m.at = at;
-            m.loc = loc;
-            edited.events.insert(edited.events.begin() + static_cast<std::ptrdiff_t>(i + 1), m);
-            if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
-            s.corrections.push_back("event " + std::to_string(i + 1) + ": follower added at " + to_string(at) + " " + colour + " " + loc);
-            s.sync_followers_from_game();
-            return Ok{};
-        }
-    }
-    return invalid("tracker", "no tile was recorded at " + to_string(at));
+    if (auto st = correct_follower_event(edited, at, colour, loc); !st) return st;
+    if (auto st = apply_edit(s.record, s.game, std::move(edited)); !st) return st;
+    s.corrections.push_back(describe_correction(s.record.events.back()));
+    s.sync_followers_from_game();
+    return Ok{};
 }
 
 Status Tracker::finish() {
@@ -941,5 +909,6 @@ const Game& Tracker::game() const { return *s_->game; }
 const Record& Tracker::record() const { return s_->record; }
 const TrackerOptions& Tracker::options() const { return s_->opt; }
 const std::vector<std::string>& Tracker::corrections() const { return s_->corrections; }
+const std::map<Cell, std::vector<CandidateMove>>& Tracker::likelihoods() const { return s_->likelihood; }
 
 }  // namespace meeplecam::session

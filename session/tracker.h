@@ -12,6 +12,7 @@
 // See docs/session.md for how it decides and what it cannot see yet.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -129,11 +130,12 @@ public:
     // Takes back the last turn (its tile and whatever followed it); the tracker then expects
     // the tile to leave the table.
     Status undo_last_move();
-    // Replaces the tile at `at` by `tile` turned `rot` quarter turns (the record is replayed
-    // with the correction; followers on the tile keep their port when the new tile allows it).
+    // Replaces the tile at `at` by `tile` turned `rot` quarter turns: its event is rewritten and
+    // a correction event appended (engine/correction.h), and the record is replayed (followers
+    // on the tile keep their port when the new tile allows it).
     Status correct_tile(Cell at, const std::string& tile, int rot);
     // Moves or re-colours the follower standing at `at` to port `loc` of player `colour`;
-    // an empty colour removes it.
+    // an empty colour removes it. Appends a correction event, as correct_tile.
     Status correct_piece(Cell at, const std::string& colour, const std::string& loc);
     // Ends the match: final scoring (the record is marked finished).
     Status finish();
@@ -141,8 +143,13 @@ public:
     const Game& game() const;
     const Record& record() const;
     const TrackerOptions& options() const;
-    // Corrections made so far, as sentences ("event 12: tile at [1, 0] B 90 -> D 0").
+    // Corrections and undos made so far, as sentences
+    // ("correction of event 12 (tile at [1, 0]): B 90° -> D 0° by the players").
     const std::vector<std::string>& corrections() const;
+    // Per cell the tracker read a tile in: every (type, rotation) that was legal there, with its
+    // classifier cost and likelihood (confidence: a softmax over all of them), likeliest first.
+    // The correction menu ranks its choices by it. The latest reading of a cell wins.
+    const std::map<Cell, std::vector<CandidateMove>>& likelihoods() const;
 
 private:
     struct State;

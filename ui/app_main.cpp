@@ -20,9 +20,12 @@
 #include "engine/score_sheet.h"
 #include "session/footage.h"
 #include "ui/calibration_wizard.h"
+#include "vision/image_io.h"
 #include "ui/final_score.h"
 #include "ui/live_window.h"
 #include "ui/new_game_dialog.h"
+#include "ui/photo_session.h"
+#include "ui/photo_window.h"
 #include "ui/review_window.h"
 
 namespace meeplecam::ui {
@@ -59,15 +62,23 @@ journal is offered for resuming.
 Review mode:
   --record FILE       open a match record and step through it (review mode)
 
-Both:
+Photo mode:
+  --photo IMAGE       read a photo of a finished table (board reader, piece detector), show it
+                      with what was read drawn over it, correct tiles and followers by clicking
+                      the board, and show the final scoring (updated after each correction)
+  --players C,C       the player colours in turn order (default: the set-up's players)
+
+All modes:
   --screenshot F.png  render the window offscreen to F.png and exit (docs, tests)
-  --screen S          what to render: live, final, new-game, review (default: the mode's window)
+  --screen S          what to render: live, final, new-game, review, photo (default: the mode's window)
   --frames N          with --screenshot: wait until N frames were shown first (default 3)
 
 With no display (no DISPLAY or WAYLAND_DISPLAY, and QT_QPA_PLATFORM unset) the same pipeline
 runs headless (capture thread, match worker with the tracker, journal) until the frames end;
 an ambiguous move takes the tracker's first candidate; the recorded match and the score sheet
 are printed. With --record and no display, the record is replayed and its score sheet printed.
+With --photo and no display, the photo is read and the board and its scoring printed (as
+`meeplecam score-photo` does).
 )";
 
 bool has_display() {
@@ -85,6 +96,8 @@ struct AppArgs {
     std::string calibration;
     std::string draw_zone;
     std::string drawn_tile;
+    std::string photo;    // photo mode when set
+    std::string players;  // photo mode: player colours, comma-separated
     std::string screenshot;
     std::string screen;
     int frames = 3;
@@ -141,6 +154,10 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
             a.draw_zone = value();
         } else if (k == "--drawn-tile") {
             a.drawn_tile = value();
+        } else if (k == "--photo") {
+            a.photo = value();
+        } else if (k == "--players") {
+            a.players = value();
         } else if (k == "--screenshot") {
             a.screenshot = value();
         } else if (k == "--screen") {
@@ -223,6 +240,78 @@ Result<Record> initial_setup(const AppArgs& a) {
         if (auto r = parse_record_text(text.toStdString(), "settings"); r) return r;
     }
     return make_setup("carcassonne", {}, "C3", {{"Ana", "red"}, {"Ben", "blue"}});
+}
+
+// Photo mode's set-up: --setup / the last new game's, with --players' colours when given.
+Result<Record> photo_setup(const AppArgs& a) {
+    auto setup = initial_setup(a);
+    if (!setup) return setup.error();
+    setup->events.clear();
+    setup->finished = false;
+    if (a.players.empty()) return setup;
+    std::vector<PlayerInfo> players;
+    std::string rest = a.players;
+    while (!rest.empty()) {
+        const auto comma = rest.find(',');
+        const std::string c = rest.substr(0, comma);
+        if (c.empty()) return invalid("app: --players", "an empty colour in '" + a.players + "'");
+        players.push_back(PlayerInfo{c, c});
+        rest = comma == std::string::npos ? std::string() : rest.substr(comma + 1);
+    }
+    return make_setup(setup->game, setup->expansions, setup->edition, players);
+}
+
+// Photo mode: the photo window, or with no display the photo's reading and scoring printed.
+int run_photo(const AppArgs& a, const std::string& program) {
+    if (!a.screenshot.empty() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    int qt_argc = 1;
+    std::string name = program;
+    char* qt_argv[] = {name.data(), nullptr};
+    // QSettings (the last new game's set-up) needs the application's names, not a window.
+    QCoreApplication::setOrganizationName("meeplecam");
+    QCoreApplication::setApplicationName("meeplecam");
+    auto setup = photo_setup(a);
+    if (!setup) {
+        std::cerr << "meeplecam: " << setup.error().to_string() << "\n";
+        return 2;
+    }
+    if (!has_display() && a.screenshot.empty()) {
+        auto image = vision::load_image(a.photo);
+        if (!image) {
+            std::cerr << "meeplecam: " << image.error().to_string() << "\n";
+            return 2;
+        }
+        auto session = PhotoSession::read(image.value(), setup.value());
+        if (!session) {
+            Error e = session.error();
+            e.where = e.where == "photo" ? a.photo : a.photo + ": " + e.where;
+            std::cerr << "meeplecam: " << e.to_string() << "\n";
+            return 2;
+        }
+        std::cout << "No display: reading " << a.photo << " headless.\n\n" << session->score_text(a.photo);
+        return 0;
+    }
+    QApplication app(qt_argc, qt_argv);
+    PhotoWindow window;
+    bool done = false;
+    QString refused;
+    QObject::connect(&window, &PhotoWindow::photo_shown, &window, [&] { done = true; });
+    QObject::connect(&window, &PhotoWindow::refused_shown, &window, [&](QString why) {
+        done = true;
+        refused = why;
+    });
+    window.open_photo(QString::fromStdString(a.photo), setup.value());
+    if (!a.screenshot.empty()) {
+        window.show();
+        if (!wait_until([&] { return done; }, 120000) || !refused.isEmpty()) {
+            std::cerr << "meeplecam: " << (refused.isEmpty() ? std::string("the photo was not read in time") : refused.toStdString()) << "\n";
+            return 2;
+        }
+        QApplication::processEvents();
+        return save_shot(window, a.screenshot);
+    }
+    window.show();
+    return app.exec();
 }
 
 struct LiveInputs {
@@ -496,6 +585,13 @@ int run_app(const std::string& program, const std::vector<std::string>& argv) {
     if (!args) {
         std::cerr << "meeplecam: " << args.error().to_string() << "\n";
         return 2;
+    }
+    if (!args->photo.empty() || args->screen == "photo") {
+        if (args->photo.empty()) {
+            std::cerr << "meeplecam: app: --screen photo needs --photo IMAGE\n";
+            return 2;
+        }
+        return run_photo(args.value(), program);
     }
     if (!args->record.empty() || args->screen == "review") {
         if (args->record.empty()) args->record = MEEPLECAM_SAMPLE_RECORD;

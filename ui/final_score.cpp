@@ -31,7 +31,8 @@ FinalScoreDialog::FinalScoreDialog(QWidget* parent) : QDialog(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(new QLabel(tr("Points per player and feature")));
     layout->addWidget(table_, 1);
-    layout->addWidget(new QLabel(tr("Score over the turns")));
+    chart_label_ = new QLabel(tr("Score over the turns"));
+    layout->addWidget(chart_label_);
     layout->addWidget(chart_, 1);
     resize(720, 560);
 }
@@ -39,7 +40,23 @@ FinalScoreDialog::FinalScoreDialog(QWidget* parent) : QDialog(parent) {
 Status FinalScoreDialog::show_record(const Record& record) {
     auto game = replay(record);
     if (!game) return game.error();
-    const auto rows = score_breakdown(game.value());
+    fill_table(game.value());
+    chart_->set_series(score_series(record));
+    chart_->show();
+    chart_label_->show();
+    setWindowTitle(record.finished ? tr("Final score") : tr("Score so far (the game is not finished)"));
+    return Ok{};
+}
+
+void FinalScoreDialog::show_game(const Game& game, const QString& title) {
+    fill_table(game);
+    chart_->hide();  // a game without turns (a photo) has no score over the turns
+    chart_label_->hide();
+    setWindowTitle(title);
+}
+
+void FinalScoreDialog::fill_table(const Game& game) {
+    const auto rows = score_breakdown(game);
     std::set<std::string> features;
     for (const auto& r : rows) {
         for (const auto& [f, pts] : r.by_feature) features.insert(f);
@@ -67,9 +84,6 @@ Status FinalScoreDialog::show_record(const Record& record) {
         table_->setItem(i, col, total);
     }
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    chart_->set_series(score_series(record));
-    setWindowTitle(record.finished ? tr("Final score") : tr("Score so far (the game is not finished)"));
-    return Ok{};
 }
 
 }  // namespace meeplecam::ui

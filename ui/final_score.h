@@ -10,6 +10,7 @@
 
 #include "engine/record.h"
 
+class QLabel;
 class QTableWidget;
 
 namespace meeplecam::ui {
@@ -31,11 +32,16 @@ public:
     explicit FinalScoreDialog(QWidget* parent = nullptr);
     // Shows the finished (or current) state of a record; errors leave the screen unchanged.
     Status show_record(const Record& record);
+    // Shows a game's score without its course (a game read from a photo has no turns).
+    void show_game(const Game& game, const QString& title);
     const QTableWidget& table() const { return *table_; }
     const ScoreChart& chart() const { return *chart_; }
 
 private:
+    void fill_table(const Game& game);
+
     QTableWidget* table_ = nullptr;
+    QLabel* chart_label_ = nullptr;
     ScoreChart* chart_ = nullptr;
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/correction.h"
 #include "engine/ports.h"
 
 namespace meeplecam::ui {
@@ -117,40 +118,27 @@ Status LiveMatch::undo_last_move() {
     const int start = last_move_start(record_);
     if (start <= 0) return invalid("undo", "no move to undo (only the start tile is on the board)");
     Record next = record_;
-    next.events.resize(static_cast<std::size_t>(start));
+    truncate_events(next, static_cast<std::size_t>(start));
     next.finished = false;
     if (auto st = adopt(std::move(next)); !st) return st;
     return rewrite_journal();
 }
 
 Status LiveMatch::correct_tile(Cell at, const std::string& tile, int rot) {
-    const std::string where = "correction of the tile at " + to_string(at);
     Record next = record_;
-    auto it = std::find_if(next.events.begin(), next.events.end(), [&](const Event& e) { return e.type == "tile" && e.at == at; });
-    if (it == next.events.end()) return invalid(where, "no tile was placed there");
-    it->tile = tile;
-    it->rot = ((rot % 4) + 4) % 4;
-    it->raw["tile"] = tile;
-    it->raw["rot"] = it->rot * 90;
-    if (auto st = adopt(std::move(next)); !st) return Error{st.error().kind, where, st.error().to_string()};
+    if (auto st = correct_tile_event(next, at, tile, rot); !st) return st;
+    if (auto st = adopt(std::move(next)); !st) {
+        return Error{st.error().kind, "correction of the tile at " + to_string(at), st.error().to_string()};
+    }
     return rewrite_journal();
 }
 
 Status LiveMatch::correct_piece(Cell at, const std::string& colour, const std::string& loc) {
-    const std::string where = "correction of the follower at " + to_string(at);
     Record next = record_;
-    auto it = std::find_if(next.events.begin(), next.events.end(), [&](const Event& e) { return e.type == "meeple" && e.at == at; });
-    if (it == next.events.end()) return invalid(where, "no follower was placed there");
-    if (colour.empty()) {
-        next.events.erase(it);
-    } else {
-        if (!parse_port(loc) && loc != "C") return invalid(where, "unknown feature port '" + loc + "'");
-        it->player = colour;
-        it->loc = loc;
-        it->raw["player"] = colour;
-        it->raw["loc"] = loc;
+    if (auto st = correct_follower_event(next, at, colour, loc); !st) return st;
+    if (auto st = adopt(std::move(next)); !st) {
+        return Error{st.error().kind, "correction of the follower at " + to_string(at), st.error().to_string()};
     }
-    if (auto st = adopt(std::move(next)); !st) return Error{st.error().kind, where, st.error().to_string()};
     return rewrite_journal();
 }
 

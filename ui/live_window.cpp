@@ -23,11 +23,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/correction.h"
 #include "engine/ports.h"
 #include "ui/board_view.h"
 #include "ui/calibration_wizard.h"
 #include "ui/final_score.h"
 #include "ui/new_game_dialog.h"
+#include "ui/photo_window.h"
 #include "ui/score_table_model.h"
 #include "ui/tile_library_wizard.h"
 #include "vision/tile_art.h"
@@ -66,6 +68,7 @@ QString event_line(int index, const Event& e) {
             .arg(e.at.x)
             .arg(e.at.y);
     }
+    if (e.type == "correction") return QObject::tr("%1.    %2").arg(index).arg(QString::fromStdString(describe_correction(e)));
     return QObject::tr("%1.    %2").arg(index).arg(QString::fromStdString(e.to_json().dump()));
 }
 
@@ -183,6 +186,7 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         set_drawn_tile(tile);
         statusBar()->showMessage(tr("drawn tile seen in the draw zone: %1 (%2 %)").arg(tile).arg(std::lround(confidence * 100)), 6000);
     });
+    connect(w, &MatchWorker::likelihoods_changed, this, [this](CellOdds odds) { odds_ = std::move(odds); });
     connect(w, &MatchWorker::exported, this, [this](QString, bool ok, QString message) {
         if (ok) {
             statusBar()->showMessage(message, 5000);
@@ -223,6 +227,15 @@ void LiveWindow::build_menus() {
     add(game, tr("&Import record…"), QKeySequence(Qt::CTRL | Qt::Key_I), [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Import a match record"), {}, tr("Match records (*.json)"));
         if (!path.isEmpty()) import_record(path, journal_);
+    });
+    add(game, tr("Open &photo…"), QKeySequence(Qt::CTRL | Qt::Key_P), [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a photo of a finished table"), {}, tr("Images (*.jpg *.jpeg *.png)"));
+        if (path.isEmpty()) return;
+        auto* photo = new PhotoWindow(this);  // photo mode, for the players and rules of this match
+        photo->setAttribute(Qt::WA_DeleteOnClose);
+        photo->setWindowFlag(Qt::Window);
+        photo->open_photo(path, record_);
+        photo->show();
     });
     game->addSeparator();
     add(game, tr("&Quit"), QKeySequence::Quit, [this] { close(); });
@@ -533,62 +546,14 @@ void LiveWindow::show_final_score() {
 }
 
 std::vector<TileChoice> LiveWindow::tile_choices(int x, int y) const {
-    std::vector<TileChoice> out;
-    if (!open_) return out;
-    auto it = std::find_if(record_.events.begin(), record_.events.end(),
-                           [&](const Event& e) { return e.type == "tile" && e.at == Cell{x, y}; });
-    if (it == record_.events.end()) return out;
-    // Every (type, rotation) that keeps the whole record legal; the likelier first: the type
-    // already there, then types with more copies left in the supply.
-    for (const TileType& t : open_->catalog().tiles()) {
-        const int left = open_->supply_left(t) + (t.id == it->tile ? 1 : 0);
-        if (left <= 0) continue;
-        for (int r : t.distinct_rotations) {
-            if (t.id == it->tile && r == it->rot) continue;
-            Record trial = record_;
-            Event& e = trial.events[static_cast<std::size_t>(it - record_.events.begin())];
-            e.tile = t.id;
-            e.rot = r;
-            e.raw["tile"] = t.id;
-            e.raw["rot"] = r * 90;
-            if (!replay(trial)) continue;
-            const double weight = left + (t.id == it->tile ? 100.0 : 0.0);
-            out.push_back({t.id, r, weight, tr("%1 %2° (%3 left)").arg(QString::fromStdString(t.id)).arg(r * 90).arg(left - (t.id == it->tile ? 1 : 0))});
-        }
-    }
-    std::stable_sort(out.begin(), out.end(), [](const TileChoice& a, const TileChoice& b) { return a.weight > b.weight; });
-    return out;
+    if (!open_) return {};
+    const auto odds = odds_.find(Cell{x, y});
+    return record_tile_choices(record_, *open_, {x, y}, odds == odds_.end() ? nullptr : &odds->second);
 }
 
 std::vector<PieceChoice> LiveWindow::piece_choices(int x, int y) const {
-    std::vector<PieceChoice> out;
-    if (!open_) return out;
-    auto it = std::find_if(record_.events.begin(), record_.events.end(),
-                           [&](const Event& e) { return e.type == "meeple" && e.at == Cell{x, y}; });
-    if (it == record_.events.end()) return out;
-    const std::size_t index = static_cast<std::size_t>(it - record_.events.begin());
-    auto legal = [&](const std::string& colour, const std::string& loc) {
-        Record trial = record_;
-        Event& e = trial.events[index];
-        e.player = colour;
-        e.loc = loc;
-        e.raw["player"] = colour;
-        e.raw["loc"] = loc;
-        return bool(replay(trial));
-    };
-    for (const PlayerInfo& p : record_.players) {
-        if (p.color != it->player && legal(p.color, it->loc)) {
-            out.push_back({p.color, it->loc, tr("owner: %1 (%2)").arg(QString::fromStdString(p.color), QString::fromStdString(p.name))});
-        }
-    }
-    for (int port = 0; port <= kCentre; ++port) {
-        const std::string name(port_name(static_cast<Port>(port)));
-        if (name != it->loc && legal(it->player, name)) {
-            out.push_back({it->player, name, tr("feature: %1").arg(QString::fromStdString(name))});
-        }
-    }
-    out.push_back({"", it->loc, tr("remove the follower")});
-    return out;
+    if (!open_) return {};
+    return record_piece_choices(record_, {x, y});
 }
 
 void LiveWindow::correct_tile(int x, int y, const TileChoice& choice) {

@@ -17,6 +17,7 @@
 
 #include "engine/record.h"
 #include "ui/board_picture.h"
+#include "ui/corrections.h"
 #include "ui/frame_source.h"
 #include "ui/live_view.h"
 #include "ui/match_worker.h"
@@ -33,21 +34,6 @@ namespace meeplecam::ui {
 class BoardView;
 class FinalScoreDialog;
 class ScoreTableModel;
-
-// One way to correct a tile: another type or rotation, ranked.
-struct TileChoice {
-    std::string tile;
-    int rot = 0;        // quarter turns
-    double weight = 0;  // how likely (higher first): copies still in the supply, +1 for the current type
-    QString label;      // "V 90° (3 left)"
-};
-
-// One way to correct a follower: another owner or feature, or removing it.
-struct PieceChoice {
-    std::string colour;  // empty: remove the follower
-    std::string loc;     // port name
-    QString label;
-};
 
 class LiveWindow : public QMainWindow {
     Q_OBJECT
@@ -89,7 +75,8 @@ public:
     // Starts a new match from a record file (its events replayed into a new journal).
     void import_record(const QString& path, const QString& journal);
 
-    // Corrections: the choices for the tile / follower at (x, y), best first, and applying one.
+    // Corrections: the choices for the tile / follower at (x, y), best first (a tile's by the
+    // tracker's likelihood of each placement when it read that cell), and applying one.
     std::vector<TileChoice> tile_choices(int x, int y) const;
     std::vector<PieceChoice> piece_choices(int x, int y) const;
     void correct_tile(int x, int y, const TileChoice& choice);
@@ -97,6 +84,8 @@ public:
 
     // For tests and the status bar.
     const Record& record() const { return record_; }
+    // The tracker's likelihood of each legal placement, per cell it read a tile in.
+    const CellOdds& likelihoods() const { return odds_; }
     const Game* scored_game() const { return scored_.get(); }
     const Game* open_game() const { return open_.get(); }
     QString source_status() const;
@@ -146,6 +135,7 @@ private:
     std::atomic<std::int64_t> latest_frame_{-1};  // newest frame index sent (set on the capture thread)
     QString shown_question_;                // the ambiguity or illegal move the panel shows now
     std::vector<FollowerMark> must_return_; // followers a scoring returned, still on the table
+    CellOdds odds_;                         // the tracker's likelihood of each placement, per cell it read
 
     LiveView* live_ = nullptr;
     BoardView* board_ = nullptr;

@@ -18,6 +18,7 @@ void register_meta_types() {
         qRegisterMetaType<Record>();
         qRegisterMetaType<Event>();
         qRegisterMetaType<Cell>();
+        qRegisterMetaType<CellOdds>();
         qRegisterMetaType<FrameSource::State>();
         return true;
     }();
@@ -28,6 +29,13 @@ MatchWorker::MatchWorker(QObject* parent) : QObject(parent) {}
 MatchWorker::~MatchWorker() = default;
 
 void MatchWorker::publish(const QString& what) {
+    if (tracker_) {
+        CellOdds odds;
+        for (const auto& [cell, ranked] : tracker_->likelihoods()) {
+            for (const auto& c : ranked) odds[cell].push_back({c.tile, c.rot, c.confidence});
+        }
+        emit likelihoods_changed(std::move(odds));
+    }
     if (match_) emit match_changed(match_->record(), what);
 }
 

@@ -21,6 +21,7 @@
 #include "engine/record.h"
 #include "session/tracker.h"
 #include "vision/tile_classifier.h"
+#include "ui/corrections.h"
 #include "ui/frame_source.h"
 #include "ui/live_match.h"
 
@@ -117,6 +118,9 @@ signals:
     void table_found(meeplecam::ui::TableCalibration table, QString what);
     // The tile shown in the draw zone (type id; empty: the zone is empty again), with the classifier's confidence.
     void drawn_tile_seen(QString tile, double confidence);
+    // The tracker's likelihood of every legal placement, per cell it read a tile in (sent with
+    // every change of the match while a tracker runs).
+    void likelihoods_changed(meeplecam::ui::CellOdds odds);
     void exported(QString path, bool ok, QString message);
 
 private:
@@ -180,3 +184,4 @@ Q_DECLARE_METATYPE(meeplecam::calibration::Calibration)
 Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)
+Q_DECLARE_METATYPE(meeplecam::ui::CellOdds)

@@ -14,6 +14,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "engine/correction.h"
 #include "engine/score_sheet.h"
 #include "ui/board_view.h"
 #include "ui/score_chart.h"
@@ -25,8 +26,7 @@ namespace {
 // Replays the first `count` events of a record (the last turn closed, final scoring when the
 // whole finished record is shown).
 Result<Game> replay_prefix(const Record& record, int count) {
-    Record prefix = record;
-    prefix.events.resize(static_cast<std::size_t>(count));
+    Record prefix = record_prefix(record, static_cast<std::size_t>(count));
     prefix.finished = record.finished && count == static_cast<int>(record.events.size());
     return replay(prefix);
 }
@@ -149,8 +149,14 @@ void ReviewWindow::show_step(int events) {
     int turns = 0;
     for (int i = 1; i < events; ++i) turns += record_->events[static_cast<std::size_t>(i)].type == "tile" ? 1 : 0;
     chart_->set_cursor(turns);
-    step_label_->setText(tr("event %1 / %2").arg(events).arg(event_count()));
+    // A correction is shown as such, in one line.
+    const Event* last = events > 0 ? &record_->events[static_cast<std::size_t>(events - 1)] : nullptr;
+    step_label_->setText(last && last->type == "correction"
+                             ? tr("event %1 / %2 — %3").arg(events).arg(event_count()).arg(QString::fromStdString(describe_correction(*last)))
+                             : tr("event %1 / %2").arg(events).arg(event_count()));
 }
+
+QString ReviewWindow::step_text() const { return step_label_->text(); }
 
 QStringList ReviewWindow::score_lines() const {
     QStringList out;

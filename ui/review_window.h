@@ -33,6 +33,8 @@ public:
     void show_step(int events);
     int event_count() const;
     int step() const { return step_; }
+    // The step line ("event 12 / 30"; at a correction event, its one-line description too).
+    QString step_text() const;
 
     // For tests: the widgets' current contents.
     const ScoreTableModel& scoreboard() const { return *scores_; }

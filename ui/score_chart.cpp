@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "engine/correction.h"
 #include "ui/board_picture.h"
 
 namespace meeplecam::ui {
@@ -16,8 +17,7 @@ std::vector<ScoreSeries> score_series(const Record& record) {
     for (int i = 2; i <= count; ++i) {
         const bool turn_ends = i == count || record.events[static_cast<std::size_t>(i)].type == "tile";
         if (!turn_ends) continue;
-        Record prefix = record;
-        prefix.events.resize(static_cast<std::size_t>(i));
+        Record prefix = record_prefix(record, static_cast<std::size_t>(i));
         prefix.finished = record.finished && i == count;
         auto game = replay(prefix);
         if (!game) break;

@@ -5,6 +5,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <sstream>
 
 #include <opencv2/imgproc.hpp>
 
@@ -240,6 +241,35 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     }
     if (auto st = game.finish(); !st) return st.error();
     return out;
+}
+
+Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition, const ColourModels& colours) {
+    ReaderOptions reader_options;
+    reader_options.decoder.edition = edition;
+    auto board = read_board(bgr, catalog, reader_options);
+    if (!board) return board.error();
+    if (!board->found) return invalid("photo", board->message.empty() ? std::string("no board found") : board->message);
+    auto pieces = detect_pieces(bgr, board.value(), catalog, colours);
+    if (!pieces) return pieces.error();
+    return PhotoReading{std::move(board.value()), std::move(pieces.value())};
+}
+
+std::string photo_score_text(const std::string& title, const PhotoGame& photo, std::size_t tiles, std::size_t followers) {
+    const Game& game = photo.game;
+    const auto points = final_points(game);
+    std::ostringstream out;
+    out << title << ": " << tiles << " tiles, " << followers << " followers\n\nFinal scoring (as if the game ended now)\n";
+    for (const auto& p : game.players()) out << "  " << p.color << "  " << points.at(p.color) << "\n";
+    out << "\n";
+    for (const auto& ev : game.score_events()) {
+        if (ev.phase != ScoreEvent::Phase::Final) continue;
+        std::string winners;
+        for (int w : ev.winners) winners += (winners.empty() ? "" : ", ") + game.players()[static_cast<std::size_t>(w)].color;
+        out << "  " << ev.feature << " at " << (ev.tiles.empty() ? std::string("?") : to_string(ev.tiles.front())) << ": " << ev.explanation
+            << " -> " << (winners.empty() ? std::string("nobody") : winners) << "\n";
+    }
+    for (const auto& w : photo.warnings) out << "warning: " << w << "\n";
+    return out.str();
 }
 
 }  // namespace meeplecam::vision

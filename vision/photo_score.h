@@ -48,4 +48,19 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
 // Returns each player's final-scoring points (Final score events only), by colour.
 std::map<std::string, int> final_points(const Game& game);
 
+// What a photo shows: the board as read and the followers found on it.
+struct PhotoReading {
+    BoardReading board;
+    PieceDetection pieces;
+};
+
+// Reads a photo of a table (8-bit BGR): the board reader, then the piece detector (as
+// meeplecam score-photo does). Errors (Invalid): bad input, no board found (the reader's reason).
+Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition,
+                                const ColourModels& colours = ColourModels::daylight());
+
+// Returns the text score-photo prints: "<title>: N tiles, M followers", the final scoring per
+// player, every final score event with its explanation, and the warnings.
+std::string photo_score_text(const std::string& title, const PhotoGame& photo, std::size_t tiles, std::size_t followers);
+
 }  // namespace meeplecam::vision

@@ -74,3 +74,37 @@ execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_
 if(NOT rc EQUAL 2 OR NOT err MATCHES "bad-calibration.json")
   message(FATAL_ERROR "app --calibration with a bad file should exit 2 naming it, got ${rc}: ${out} ${err}")
 endif()
+# Photo mode with no display: a rendered finished table is read and its scoring printed (as
+# score-photo does); the scene (seed 6, 16 tiles, a follower wherever one could go) reads exactly.
+execute_process(COMMAND "${MEEPLECAM}" random-game --seed 6 --players 2 --followers 1 --max-tiles 16 -o "${WORK_DIR}/table.json"
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "random-game failed (${rc}): ${out} ${err}")
+endif()
+execute_process(COMMAND "${MEEPLECAM}" render "${WORK_DIR}/table.json" -o "${WORK_DIR}/table.png" --seed 6 --preset easy --style classic
+                        --surface plain
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "render failed (${rc}): ${out} ${err}")
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+                        XDG_CONFIG_HOME=${WORK_DIR}/config
+                        "${MEEPLECAM}" app --photo "${WORK_DIR}/table.png" --players red,blue
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 300)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "app --photo headless failed (${rc}): ${out} ${err}")
+endif()
+# The totals: the record's own final scoring (meeplecam score on the game played gives red 9, blue 6,
+# all of it final scoring: nothing completed during these 16 tiles).
+foreach(want "No display: reading .*table.png headless" "16 tiles, 14 followers" "Final scoring \\(as if the game ended now\\)"
+             "  red  9\n  blue  6\n")
+  if(NOT out MATCHES "${want}")
+    message(FATAL_ERROR "app --photo output lacks '${want}':\n${out}\n${err}")
+  endif()
+endforeach()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env --unset=DISPLAY --unset=WAYLAND_DISPLAY --unset=QT_QPA_PLATFORM
+                        "${MEEPLECAM}" app --photo "${WORK_DIR}/missing.png" --players red,blue
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "missing.png")
+  message(FATAL_ERROR "app --photo on a missing file should exit 2 naming it, got ${rc}: ${err}")
+endif()

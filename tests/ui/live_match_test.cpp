@@ -156,8 +156,16 @@ TEST_CASE("undo and corrections rewrite the journal with the changed record", "[
     auto recoloured = match->correct_piece({0, -1}, "blue", "S");
     REQUIRE_FALSE(recoloured);  // red placed the tile: only red may put a follower on it
     REQUIRE(match->correct_piece({0, -1}, "", ""));  // removing it is allowed
-    CHECK(match->record().events.size() == 2);
+    // D, R (corrected), and the two corrections: the tile's (naming event 1) and the follower's removal (it stood at 2).
+    REQUIRE(match->record().events.size() == 4);
+    CHECK(match->record().events[2].to_json()["event"] == 1);
+    CHECK(match->record().events[3].to_json()["now"].is_null());
     CHECK(same_events(recover_journal(journal)->record, match->record()));
+    // The journal resumes to the same record (the corrections agree with it).
+    auto resumed = ui::LiveMatch::resume(journal);
+    REQUIRE(resumed);
+    CHECK(resumed->problems().empty());
+    CHECK(same_events(resumed->record(), match->record()));
     CHECK(match->undo_last_move());
     CHECK_FALSE(match->undo_last_move());  // only the start tile is left
 }

@@ -12,6 +12,7 @@
 #include <QTest>
 
 #include <fstream>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
@@ -196,6 +197,10 @@ TEST_CASE("correction flow: click a tile, pick another type; click a follower, r
     REQUIRE(shown.wait(5000));
     CHECK(w.record().events[1].tile == "R");
     CHECK(w.record().events[1].rot == 2);
+    // The record keeps the correction as an event, and the move list shows it as one line.
+    REQUIRE(w.record().events.size() == 6);
+    CHECK(w.record().events[5].type == "correction");
+    CHECK(w.move_lines().last() == "5.    correction of event 1 (tile at [0, -1]): Q 180° -> R 180° by the players");
     // The correction is in the journal at once.
     CHECK(recover_journal((dir + "/m.journal").toStdString())->record.events[1].tile == "R");
 
@@ -205,14 +210,15 @@ TEST_CASE("correction flow: click a tile, pick another type; click a follower, r
     CHECK(pieces.back().colour.empty());
     w.correct_piece(1, 0, pieces.back());
     REQUIRE(shown.wait(5000));
-    CHECK(w.record().events.size() == 4);
+    CHECK(w.record().events.size() == 6);  // the follower's event gone, its correction added
     CHECK(w.open_game()->followers_left(1) == 7);
     CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, w.record()));
 
     // Undo the last move (blue's V).
     w.undo_last_move();
     REQUIRE(shown.wait(5000));
-    CHECK(w.record().events.size() == 3);
+    REQUIRE(w.record().events.size() == 4);  // D, R, red's follower, and the correction of R (the V's went with it)
+    CHECK(w.record().events[3].type == "correction");
 }
 
 TEST_CASE("an illegal move is shown with the rule it breaks and not recorded", "[ui][live]") {
@@ -369,4 +375,38 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
     CHECK(tiles[1].label == "V 270");
     CHECK(w.median_analysis_latency_ms() > 0);
     w.stop_source();
+
+    // The correction menu of the tile the camera read ranks by the classifier's likelihood: the
+    // tile read is the likeliest, so the first choice is its runner-up among those that fit.
+    const auto odds = w.likelihoods().find(Cell{-1, 0});
+    REQUIRE(odds != w.likelihoods().end());
+    REQUIRE(odds->second.size() >= 2);
+    CHECK(odds->second.front().tile == "V");
+    CHECK(odds->second.front().rot == 3);
+    const auto choices = w.tile_choices(-1, 0);
+    REQUIRE_FALSE(choices.empty());
+    std::optional<ui::TileOdds> runner_up;  // a copy: the window's likelihoods are replaced after each change
+    for (std::size_t i = 1; i < odds->second.size() && !runner_up; ++i) {
+        for (const auto& c : choices) {
+            if (c.tile == odds->second[i].tile && c.rot == odds->second[i].rot) runner_up = odds->second[i];
+        }
+    }
+    REQUIRE(runner_up);
+    CHECK(choices.front().tile == runner_up->tile);
+    CHECK(choices.front().rot == runner_up->rot);
+    CHECK(choices.front().likelihood == Approx(runner_up->share));
+    CHECK(choices.front().label.endsWith("%"));
+
+    // Picking it records a correction event (through the tracker), journaled at once.
+    QSignalSpy shown(&w, &ui::LiveWindow::record_shown);
+    w.correct_tile(-1, 0, choices.front());
+    REQUIRE(shown.wait(10000));
+    REQUIRE(w.record().events.size() == 4);
+    const nlohmann::json correction = w.record().events[3].to_json();
+    CHECK(correction["type"] == "correction");
+    CHECK(correction["event"] == 1);
+    CHECK(correction["was"] == nlohmann::json({{"tile", "V"}, {"rot", 270}}));
+    CHECK(correction["now"] == nlohmann::json({{"tile", runner_up->tile}, {"rot", runner_up->rot * 90}}));
+    CHECK(correction["by"] == "players");
+    CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, w.record()));
 }

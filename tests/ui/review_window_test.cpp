@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/correction.h"
+#include "engine/record.h"
 #include "tests/ui/qt_app.h"
 #include "ui/board_view.h"
 #include "ui/review_window.h"
@@ -101,4 +103,27 @@ TEST_CASE("a corrupt record is refused and the open match is kept", "[ui][bad-in
     REQUIRE_FALSE(st);
     CHECK_THAT(st.error().to_string(), Catch::Contains("event 1"));
     CHECK(window.event_count() == 30);
+}
+
+TEST_CASE("review mode shows a correction event as one line and steps through it", "[ui][correction]") {
+    app();
+    auto record = read_record(golden_record("15_long_mixed_game.json").toStdString());
+    REQUIRE(record);
+    // Red's Q at [0, -1] was corrected to R, then back to Q: the board ends as the golden one.
+    REQUIRE(correct_tile_event(record.value(), {0, -1}, "R", 2));
+    REQUIRE(correct_tile_event(record.value(), {0, -1}, "Q", 2));
+    const auto path = std::filesystem::temp_directory_path() / "ui_corrected.json";
+    REQUIRE(write_record(record.value(), path.string()));
+    ui::ReviewWindow window;
+    REQUIRE(window.open_record(QString::fromStdString(path.string())));
+    CHECK(window.event_count() == 32);
+    CHECK(score_of(window.scoreboard(), 0) == 31);
+    CHECK(score_of(window.scoreboard(), 1) == 37);
+    CHECK(window.step_text() == "event 32 / 32 — correction of event 1 (tile at [0, -1]): R 180° -> Q 180° by the players");
+    // Between the two corrections the board is shown too (the first correction's "now" was corrected again later).
+    window.show_step(31);
+    CHECK(window.step() == 31);
+    CHECK(window.step_text() == "event 31 / 32 — correction of event 1 (tile at [0, -1]): Q 180° -> R 180° by the players");
+    window.show_step(10);
+    CHECK(window.step_text() == "event 10 / 32");
 }

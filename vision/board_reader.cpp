@@ -184,7 +184,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
     BoardReading reading;
     const auto start = std::chrono::steady_clock::now();
-    auto view = find_lattice(image, options.lattice);
+    LatticeOptions lattice = options.lattice;
+    lattice.warp_top = false;  // warped once, after the refit
+    auto view = find_lattice(image, lattice);
     if (!view) {
         if (view.error().kind != ErrorKind::Invalid) return view.error();
         reading.message = view.error().message;

@@ -81,6 +81,10 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         ++st.boards;
         st.tiles += static_cast<int>(truth.tiles.size());
         if (!reading || !reading->found) {
+            if (!g_dump.empty()) {
+                std::printf("  board seed %llu: not found (%s), style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
+                            reading ? reading->message.c_str() : reading.error().to_string().c_str(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);
+            }
             ++st.not_found;
             st.missed += static_cast<int>(truth.tiles.size());
             st.ms.push_back(reading ? reading->ms_total : 0);

@@ -136,8 +136,8 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                     cv::imwrite(g_dump + "/crop_" + t.tile + std::to_string(seed) + "_" + std::to_string(cell.first) + "_" + std::to_string(cell.second) + ".png", crop);
                 }
                 if (!g_dump.empty()) {
-                    std::printf("  seed %llu cell %d,%d: true %s rot %d, read %s rot %d (conf %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
-                                cell.second, t.tile.c_str(), want, types[static_cast<std::size_t>(p.type)].id.c_str(), p.rot, p.confidence);
+                    std::printf("  seed %llu cell %d,%d: true %s rot %d, read %s rot %d (conf %.2f, visible %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
+                                cell.second, t.tile.c_str(), want, types[static_cast<std::size_t>(p.type)].id.c_str(), p.rot, p.confidence, t.visible);
                 }
                 if (!same_type) ++st.wrong_type;
             }

@@ -52,6 +52,7 @@ struct PresetStats {
     int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
     std::vector<double> ms, rect_mm;
     std::vector<double> ms_lattice, ms_classify, ms_decode, cpu_ms;  // stage split; CPU time of all threads (robust on a shared machine)
+    int covered = 0, covered_hidden = 0, visible_hidden = 0;  // tiles under a hand (visible < 50 %), those reported hidden; visible tiles reported hidden
 };
 
 void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0, PresetStats& st) {
@@ -114,6 +115,17 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             matched[cell] = true;
             const auto* type = catalog->find(t.tile);
             const auto& p = *it->second;
+            // A tile under a hand is read right when reported hidden; a visible one reported hidden is missed.
+            const bool covered = t.visible < 0.5;
+            st.covered += covered;
+            if (p.hidden) {
+                if (covered) {
+                    ++st.covered_hidden;
+                    continue;
+                }
+                ++st.visible_hidden, ++st.missed, ++errors;
+                continue;
+            }
             const int period = static_cast<int>(type->distinct_rotations.size());
             const int want = (t.rot_deg / 90 + g) % 4;
             const bool same_type = types[static_cast<std::size_t>(p.type)].id == t.tile;
@@ -176,6 +188,8 @@ void print_synthetic(const char* name, const PresetStats& s) {
 void print_split(const char* name, const PresetStats& s) {
     std::printf("%-7s median ms: lattice+refit %.1f, light+classify %.1f, decode+pennants %.1f, total %.1f; CPU (all threads) %.1f\n", name,
                 median(s.ms_lattice), median(s.ms_classify), median(s.ms_decode), median(s.ms), median(s.cpu_ms));
+    std::printf("%-7s hands: %d tiles under a hand (visible < 50 %%, on boards found), %d of them reported hidden; %d visible tiles reported hidden (counted missed)\n",
+                name, s.covered, s.covered_hidden, s.visible_hidden);
 }
 
 std::vector<std::string> split_csv(const std::string& line) {

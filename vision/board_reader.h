@@ -158,6 +158,7 @@ struct ClassifierOptions {
     std::uint64_t seed = 7;       // k-means seed
     int table_reach = 2;          // empty lattice cells within this many cells of a tile teach the table's colours...
     double empty_margin = 0.0;    // ...and a cell whose samples the table explains better than any tile (by this log-likelihood per sample) is dropped
+    double hidden_margin = 0.9;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm)
     Status check() const;
 };
 
@@ -171,6 +172,8 @@ struct Hypothesis {
 struct CellHypotheses {
     int col = 0, row = 0;
     cv::Point2d offset_px{0, 0};  // the tile's offset from its cell (CellObservation)
+    double fit = 0;               // the best layout's mean log-likelihood per sample
+    bool hidden = false;          // no layout explains the cell (something covers the tile): its hypotheses are a guess
     std::vector<Hypothesis> hyps;
 };
 
@@ -202,9 +205,11 @@ struct DecodedTile {
     double confidence = 0;         // its probability given its neighbours (softmax of scores)
     int runner_type = -1, runner_rot = 0;  // the best other hypothesis
     double runner_confidence = 0;
+    bool hidden = false;           // something covers the tile (a hand): type and rotation are a guess from its neighbours
 };
 
-// Chooses one hypothesis per cell; neighbours are cells one lattice step apart.
+// Chooses one hypothesis per cell; neighbours are cells one lattice step apart. A hidden cell
+// is guessed from its neighbours but does not constrain them.
 std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog,
                                       const DecoderOptions& options = {});
 

@@ -54,6 +54,7 @@ Status ClassifierOptions::check() const {
     if (!(temperature > 0 && temperature <= 1)) return bad("temperature must be within (0, 1]");
     if (table_reach < 0 || table_reach > 10) return bad("table_reach must be within [0, 10]");
     if (!(empty_margin >= 0)) return bad("empty_margin must be >= 0");
+    if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
     return Ok{};
 }
 
@@ -308,9 +309,18 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.col = cells[c].col;
         h.row = cells[c].row;
         h.offset_px = cells[c].offset_px;
+        h.fit = *std::max_element(ll[c].begin(), ll[c].end()) / per_cell;
         for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         out.push_back(std::move(h));
+    }
+    // A hand or an arm over a tile: colours no layout explains, far worse than the board's usual cell.
+    if (out.size() >= 4) {
+        std::vector<double> fits;
+        for (const auto& h : out) fits.push_back(h.fit);
+        std::nth_element(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(fits.size() / 2), fits.end());
+        const double median = fits[fits.size() / 2];
+        for (auto& h : out) h.hidden = h.fit < median - o.hidden_margin;
     }
     return out;
 }

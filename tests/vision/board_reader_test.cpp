@@ -359,3 +359,32 @@ TEST_CASE("holes in the board showing a busy table are not read as tiles", "[vis
     CHECK(with_table <= boards);  // at most one invented tile per board on average
     CHECK(with_table <= without_table);
 }
+
+TEST_CASE("tiles under a hand are reported hidden, not guessed", "[vision][board-reader][hand]") {
+    const auto& catalog = *base();
+    int covered = 0, covered_hidden = 0, visible = 0, visible_hidden = 0;
+    for (int seed = 51; seed <= 54; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+        options.hand_chance = 1;
+        const auto tiles = random_board(60, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto reading = vision::read_board(r->image, catalog);
+        REQUIRE(reading);
+        REQUIRE(reading->found);
+        std::map<std::pair<int, int>, const vision::DecodedTile*> read;
+        for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
+        for (const auto& t : r->truth.tiles) {
+            const cv::Point2d c = apply(reading->view.image_to_top, t.centre_px);
+            const auto it = read.find({static_cast<int>(std::floor(c.x / reading->view.pitch_px)), static_cast<int>(std::floor(c.y / reading->view.pitch_px))});
+            if (it == read.end()) continue;
+            if (t.visible < 0.5) ++covered, covered_hidden += it->second->hidden;
+            if (t.visible > 0.99) ++visible, visible_hidden += it->second->hidden;
+        }
+        UNSCOPED_INFO("seed " << seed << ": covered " << covered_hidden << " / " << covered << " reported hidden; visible " << visible_hidden << " / "
+                              << visible << " reported hidden, so far");
+    }
+    REQUIRE(covered >= 3);
+    CHECK(covered_hidden >= 0.6 * covered);
+    CHECK(visible_hidden <= 0.02 * visible);
+}

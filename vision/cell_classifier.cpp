@@ -21,6 +21,7 @@ constexpr double kFieldInit = 0.6;         // initial share of field on the domi
 constexpr double kRoadInit = 0.5;          // initial share of road on the brightest cluster
 constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
 constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
+constexpr double kGreenStartShare = 0.08;  // a cluster this common may start as field (second EM start)
 constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
 constexpr int kFullRounds = 3;             // EM rounds that score every layout of every cell...
 constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
@@ -192,25 +193,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     cv::theRNG().state = o.seed;
     cv::kmeans(data, k, cluster_of, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 12, 0.5), 1, cv::KMEANS_PP_CENTERS, centres);
 
-    // Start: field = the dominant cluster, road = the brightest other, city = the rest.
     std::vector<double> share(static_cast<std::size_t>(k), 0.0);
     for (int r = 0; r < tile_rows; ++r) share[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1.0 / tile_rows;
-    const int field = static_cast<int>(std::max_element(share.begin(), share.end()) - share.begin());
-    int road = -1;
-    for (int c = 0; c < k; ++c) {
-        if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
-        if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
-    }
     std::vector<std::vector<double>> prob(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
-    prob[kOther] = share;
-    auto spread = [&](int t, int favoured, double mass) {
-        for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
-    };
-    spread(kField, field, kFieldInit);
-    if (road >= 0) spread(kRoad, road, kRoadInit);
-    for (int c = 0; c < k; ++c) {
-        prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
-    }
     // The table's colours: fixed, from the empty cells.
     const bool table_known = !table_cells.empty();
     {
@@ -254,50 +239,90 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     };
     // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
     // model moves little by then), and a last full pass scores everything again.
-    std::vector<std::vector<std::size_t>> shortlist(cells.size());
     std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
-    bool last_pass_full = true;
-    for (int round = 0; round <= o.em_rounds; ++round) {
-        bool changed = false;
-        for (int t = 0; t < kTerrains; ++t) {
-            for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
+    // Start: field = `field`, road = the brightest other, city = the rest; returns the
+    // frame's log-likelihood under each cell's best layout.
+    auto run_em = [&](int field) {
+        int road = -1;
+        for (int c = 0; c < k; ++c) {
+            if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
+            if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
         }
-        std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
-        for (std::size_t c = 0; c < cells.size(); ++c) {
-            const std::size_t best = score_cell(c, shortlist[c], logp);
-            if (round == kFullRounds - 1) {
-                std::vector<std::size_t> order(layouts.size());
-                std::iota(order.begin(), order.end(), std::size_t{0});
-                const auto keep = std::min(order.size(), static_cast<std::size_t>(kShortlist));
-                std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                                  [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
-                shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
-            }
-            changed = changed || best != previous[c];
-            previous[c] = best;
-            if (table_known) {
-                const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
-                double e = 0;
-                for (int q = 0; q < per_cell; ++q) e += logp[kTable][static_cast<std::size_t>(cl[q])];
-                ll_empty[c] = e;
-                if (looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
-            }
-            const auto& terrain = layouts[best].terrain;
-            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
-        }
-        last_pass_full = round < kFullRounds;
-        if (round == o.em_rounds || !changed) break;  // converged
-        for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
-        for (int t = 0; t < kTerrains; ++t) {
-            auto& row = counts[static_cast<std::size_t>(t)];
-            double total = 0;
-            for (const double v : row) total += v;
-            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
-        }
+        prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+        prob[kOther] = share;
         prob[kTable] = table_prob;
+        auto spread = [&](int t, int favoured, double mass) {
+            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
+        };
+        spread(kField, field, kFieldInit);
+        if (road >= 0) spread(kRoad, road, kRoadInit);
+        for (int c = 0; c < k; ++c) {
+            prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
+        }
+        std::vector<std::vector<std::size_t>> shortlist(cells.size());
+        previous.assign(cells.size(), layouts.size());
+        std::fill(ll_empty.begin(), ll_empty.end(), -1e300);
+        bool last_pass_full = true;
+        for (int round = 0; round <= o.em_rounds; ++round) {
+            bool changed = false;
+            for (int t = 0; t < kTerrains; ++t) {
+                for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
+            }
+            std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
+            for (std::size_t c = 0; c < cells.size(); ++c) {
+                const std::size_t best = score_cell(c, shortlist[c], logp);
+                if (round == kFullRounds - 1) {
+                    std::vector<std::size_t> order(layouts.size());
+                    std::iota(order.begin(), order.end(), std::size_t{0});
+                    const auto keep = std::min(order.size(), static_cast<std::size_t>(kShortlist));
+                    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                                      [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
+                    shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
+                }
+                changed = changed || best != previous[c];
+                previous[c] = best;
+                if (table_known) {
+                    const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+                    double e = 0;
+                    for (int q = 0; q < per_cell; ++q) e += logp[kTable][static_cast<std::size_t>(cl[q])];
+                    ll_empty[c] = e;
+                    if (looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
+                }
+                const auto& terrain = layouts[best].terrain;
+                for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
+            }
+            last_pass_full = round < kFullRounds;
+            if (round == o.em_rounds || !changed) break;  // converged
+            for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
+            for (int t = 0; t < kTerrains; ++t) {
+                auto& row = counts[static_cast<std::size_t>(t)];
+                double total = 0;
+                for (const double v : row) total += v;
+                for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
+            }
+            prob[kTable] = table_prob;
+        }
+        if (!last_pass_full) {
+            for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
+        }
+        double total = 0;
+        for (std::size_t c = 0; c < cells.size(); ++c) total += *std::max_element(ll[c].begin(), ll[c].end());
+        return total;
+    };
+    // Two starts when they differ: field = the dominant cluster, and field = the greenest
+    // common cluster (a board with much city, or a style whose city is the commonest colour,
+    // can swap field and city); the start explaining the frame better wins.
+    const int dominant = static_cast<int>(std::max_element(share.begin(), share.end()) - share.begin());
+    int greenest = dominant;
+    for (int c = 0; c < k; ++c) {
+        if (share[static_cast<std::size_t>(c)] >= kGreenStartShare && centres.at<float>(c, 1) < centres.at<float>(greenest, 1)) greenest = c;
     }
-    if (!last_pass_full) {
-        for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
+    const double first = run_em(dominant);
+    if (greenest != dominant) {
+        const auto kept_ll = ll;
+        const auto kept_empty = ll_empty;
+        const auto kept_prob = prob;
+        if (run_em(greenest) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
     }
 
     for (std::size_t c = 0; c < cells.size(); ++c) {

@@ -196,6 +196,7 @@ int run_recognize(const std::vector<std::string>& argv) {
                                        {"tile", types[static_cast<std::size_t>(t.type)].id},
                                        {"rot", 90 * t.rot},
                                        {"confidence", t.confidence}};
+                if (t.hidden) tile["hidden"] = true;
                 if (t.runner_type >= 0) {
                     tile["runner_up"] = {{"tile", types[static_cast<std::size_t>(t.runner_type)].id},
                                          {"rot", 90 * t.runner_rot},
@@ -221,6 +222,7 @@ int run_recognize(const std::vector<std::string>& argv) {
             std::snprintf(line, sizeof line, "  [%d, %d] %s rot %d  conf %.2f", t.col - c0, t.row - r0, types[static_cast<std::size_t>(t.type)].id.c_str(),
                           90 * t.rot, t.confidence);
             std::cout << line;
+            if (t.hidden) std::cout << "  hidden (a guess)";
             if (t.runner_type >= 0) {
                 std::snprintf(line, sizeof line, "  (runner-up %s rot %d, %.2f)", types[static_cast<std::size_t>(t.runner_type)].id.c_str(), 90 * t.runner_rot,
                               t.runner_confidence);

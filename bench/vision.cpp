@@ -6,6 +6,7 @@
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -50,6 +51,8 @@ double median(std::vector<double> v) {
 struct PresetStats {
     int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
     std::vector<double> ms, rect_mm;
+    std::vector<double> ms_lattice, ms_classify, ms_decode, cpu_ms;  // stage split; CPU time of all threads (robust on a shared machine)
+    int covered = 0, covered_hidden = 0, visible_hidden = 0;  // tiles under a hand (visible < 50 %), those reported hidden; visible tiles reported hidden
 };
 
 void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0, PresetStats& st) {
@@ -72,10 +75,17 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             continue;
         }
         const auto& truth = rendering->truth;
+        const std::clock_t cpu_start = std::clock();
         auto reading = vision::read_board(rendering->image, *catalog);
+        st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
+        if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
         ++st.boards;
         st.tiles += static_cast<int>(truth.tiles.size());
         if (!reading || !reading->found) {
+            if (!g_dump.empty()) {
+                std::printf("  board seed %llu: not found (%s), style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
+                            reading ? reading->message.c_str() : reading.error().to_string().c_str(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);
+            }
             ++st.not_found;
             st.missed += static_cast<int>(truth.tiles.size());
             st.ms.push_back(reading ? reading->ms_total : 0);
@@ -105,6 +115,17 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             matched[cell] = true;
             const auto* type = catalog->find(t.tile);
             const auto& p = *it->second;
+            // A tile under a hand is read right when reported hidden; a visible one reported hidden is missed.
+            const bool covered = t.visible < 0.5;
+            st.covered += covered;
+            if (p.hidden) {
+                if (covered) {
+                    ++st.covered_hidden;
+                    continue;
+                }
+                ++st.visible_hidden, ++st.missed, ++errors;
+                continue;
+            }
             const int period = static_cast<int>(type->distinct_rotations.size());
             const int want = (t.rot_deg / 90 + g) % 4;
             const bool same_type = types[static_cast<std::size_t>(p.type)].id == t.tile;
@@ -127,8 +148,8 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                     cv::imwrite(g_dump + "/crop_" + t.tile + std::to_string(seed) + "_" + std::to_string(cell.first) + "_" + std::to_string(cell.second) + ".png", crop);
                 }
                 if (!g_dump.empty()) {
-                    std::printf("  seed %llu cell %d,%d: true %s rot %d, read %s rot %d (conf %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
-                                cell.second, t.tile.c_str(), want, types[static_cast<std::size_t>(p.type)].id.c_str(), p.rot, p.confidence);
+                    std::printf("  seed %llu cell %d,%d: true %s rot %d, read %s rot %d (conf %.2f, visible %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
+                                cell.second, t.tile.c_str(), want, types[static_cast<std::size_t>(p.type)].id.c_str(), p.rot, p.confidence, t.visible);
                 }
                 if (!same_type) ++st.wrong_type;
             }
@@ -162,6 +183,13 @@ void print_synthetic(const char* name, const PresetStats& s) {
     std::printf("%-7s %6d %6d %9.2f%% %8.2f%% %7d %8d %8d %8.1f%% %8.1f%% %9.2f %8.1f\n", name, s.boards, s.tiles, 100.0 * (s.wrong + s.missed) / t,
                 100.0 * s.wrong_type / t, s.missed, s.invented, s.not_found, 100.0 * s.perfect / std::max(1, s.boards),
                 100.0 * s.at_most_one / std::max(1, s.boards), median(s.rect_mm), median(s.ms));
+}
+
+void print_split(const char* name, const PresetStats& s) {
+    std::printf("%-7s median ms: lattice+refit %.1f, light+classify %.1f, decode+pennants %.1f, total %.1f; CPU (all threads) %.1f\n", name,
+                median(s.ms_lattice), median(s.ms_classify), median(s.ms_decode), median(s.ms), median(s.cpu_ms));
+    std::printf("%-7s hands: %d tiles under a hand (visible < 50 %%, on boards found), %d of them reported hidden; %d visible tiles reported hidden (counted missed)\n",
+                name, s.covered, s.covered_hidden, s.visible_hidden);
 }
 
 std::vector<std::string> split_csv(const std::string& line) {
@@ -277,6 +305,7 @@ int main(int argc, char** argv) {
                 "nofound", "perfect", "<=1err", "rect_mm", "med_ms");
     std::stringstream list(do_tiles ? presets : std::string());
     std::string name;
+    std::vector<std::pair<std::string, PresetStats>> all_stats;
     while (std::getline(list, name, ',')) {
         auto d = vision::parse_difficulty(name);
         if (!d) {
@@ -286,7 +315,9 @@ int main(int argc, char** argv) {
         PresetStats st;
         synthetic(catalog, d.value(), n, seed, st);
         print_synthetic(name.c_str(), st);
+        all_stats.emplace_back(name, st);
     }
+    for (const auto& [preset_name, st] : all_stats) print_split(preset_name.c_str(), st);
     std::printf("tile_err: wrong type or rotation (modulo the tile's symmetry) or missed, per true tile; rect_mm: median over boards of the\n"
                 "RMS distance (mm) between true tile centres and their top-view positions after a rigid alignment (includes the off-grid jitter).\n");
     if (do_real && do_tiles && g_game == "carcassonne") {

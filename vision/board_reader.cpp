@@ -121,7 +121,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         double s = h.score + prior[static_cast<std::size_t>(h.type)];
         for (int side = 0; side < 4; ++side) {
             const int j = nb[i][static_cast<std::size_t>(side)];
-            if (j < 0 || cells[static_cast<std::size_t>(j)].hyps.empty()) continue;
+            if (j < 0 || cells[static_cast<std::size_t>(j)].hyps.empty() || cells[static_cast<std::size_t>(j)].hidden) continue;
             const auto& other = cells[static_cast<std::size_t>(j)].hyps[choice[static_cast<std::size_t>(j)]];
             if (edge_of(t, h.rot, side) != edge_of(types[static_cast<std::size_t>(other.type)], other.rot, (side + 2) % 4)) s -= o.mismatch_penalty;
         }
@@ -169,6 +169,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         d.type = hyps[choice[i]].type;
         d.rot = hyps[choice[i]].rot;
         d.confidence = std::exp(s[choice[i]] - top) / z;
+        d.hidden = cells[i].hidden;
         if (runner != choice[i]) {
             d.runner_type = hyps[runner].type;
             d.runner_rot = hyps[runner].rot;
@@ -184,7 +185,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
     BoardReading reading;
     const auto start = std::chrono::steady_clock::now();
-    auto view = find_lattice(image, options.lattice);
+    LatticeOptions lattice = options.lattice;
+    lattice.warp_top = false;  // warped once, after the refit
+    auto view = find_lattice(image, lattice);
     if (!view) {
         if (view.error().kind != ErrorKind::Invalid) return view.error();
         reading.message = view.error().message;

@@ -63,6 +63,7 @@ struct LatticeOptions {
     // replaces the vanishing-point estimate; the tiles' turn on the table, pitch and phase
     // are still measured.
     std::optional<cv::Matx33d> image_to_table_mm;
+    bool warp_top = true;            // false: leave LatticeView::top empty (the reader warps it once, after the refit)
     Status check() const;
 };
 
@@ -75,6 +76,7 @@ struct LatticeView {
     cv::Mat top;                      // CV_8UC3 top view
     cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
     bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
+    cv::Size frame;                   // the camera frame's size
 
     cv::Point2d cell_centre(int col, int row) const { return {(col + 0.5) * pitch_px, (row + 0.5) * pitch_px}; }
 };
@@ -111,16 +113,18 @@ struct RefineOptions {
     double min_inlier_share = 0.5;   // a refit is kept when at least this share of the tiles agree with it
     double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
     double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
+    double work_px_per_mm = 1.0;     // the refit works on a top view at this scale (from a shrunk frame); the final top view keeps px_per_mm
     Status check() const;
 };
 
 // Moves the lattice by `shift` top-view px (each cell's square moves with it) and warps the
-// top view and its table mask again.
+// top view (when there is one) and its table mask again.
 void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift);
 
 // Finds each occupied cell's tile outline, refits the plane homography on the tile centres
-// (RANSAC) and warps the top view again, stores each tile's residual offset and drops cells
-// whose outline is missing on a side (not a tile). Errors only for bad options.
+// (RANSAC) on a coarse top view, stores each tile's residual offset and drops cells whose
+// outline is missing on a side (not a tile); then warps the full-resolution top view once
+// (also when `view.top` was left empty). Errors only for bad options.
 Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
                       const RefineOptions& options = {});
 
@@ -141,7 +145,8 @@ void even_out_light(LatticeView& view, const std::vector<CellObservation>& cells
 
 // kOther: samples whose terrain the geometry does not pin down (around a monastery,
 // junction villages); their model is the frame's overall colour mix.
-enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kOther, kTerrains };
+// kTable: the table between and around the tiles (learnt from the lattice's empty cells).
+enum Terrain : int { kField = 0, kRoad, kCity, kCloister, kWater, kOther, kTable, kTerrains };
 
 struct ClassifierOptions {
     int samples = 28;             // samples per tile side (samples^2 per cell)
@@ -151,6 +156,9 @@ struct ClassifierOptions {
     double prior_count = 2.0;     // Dirichlet smoothing of terrain/cluster counts
     double temperature = 0.1;     // log-likelihoods are scaled by this (samples are not independent)
     std::uint64_t seed = 7;       // k-means seed
+    int table_reach = 2;          // empty lattice cells within this many cells of a tile teach the table's colours...
+    double empty_margin = 0.0;    // ...and a cell whose samples the table explains better than any tile (by this log-likelihood per sample) is dropped
+    double hidden_margin = 0.9;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm)
     Status check() const;
 };
 
@@ -164,6 +172,8 @@ struct Hypothesis {
 struct CellHypotheses {
     int col = 0, row = 0;
     cv::Point2d offset_px{0, 0};  // the tile's offset from its cell (CellObservation)
+    double fit = 0;               // the best layout's mean log-likelihood per sample
+    bool hidden = false;          // no layout explains the cell (something covers the tile): its hypotheses are a guess
     std::vector<Hypothesis> hyps;
 };
 
@@ -171,7 +181,9 @@ struct CellHypotheses {
 // pennants, read as a mixture of city and pennant colours wherever the pennant sits) at a rotation, samples x samples, row-major.
 std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset);
 
-// Scores every (type, rotation) of `catalog` for every cell.
+// Scores every (type, rotation) of `catalog` for every cell. Cells that look like the table
+// around the board rather than any tile (a flower on a cloth in a hole of the board, whose
+// four sides all show edges) are left out of the result.
 std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells,
                                            const Catalog& catalog, const ClassifierOptions& options = {});
 
@@ -193,9 +205,11 @@ struct DecodedTile {
     double confidence = 0;         // its probability given its neighbours (softmax of scores)
     int runner_type = -1, runner_rot = 0;  // the best other hypothesis
     double runner_confidence = 0;
+    bool hidden = false;           // something covers the tile (a hand): type and rotation are a guess from its neighbours
 };
 
-// Chooses one hypothesis per cell; neighbours are cells one lattice step apart.
+// Chooses one hypothesis per cell; neighbours are cells one lattice step apart. A hidden cell
+// is guessed from its neighbours but does not constrain them.
 std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog,
                                       const DecoderOptions& options = {});
 
@@ -210,7 +224,7 @@ struct PennantOptions {
     int lightness_bins = 8;        // Lab histogram of plain city: bins along L (coarse: light gradients)...
     int chroma_bins = 32;          // ...and along a* and b*
     double novel_density = 2e-4;   // a colour is unlike plain city below this share of its pixels (after smoothing the histogram)
-    double min_area = 0.004;       // a pennant: a blob of such colour covering at least this share of the tile...
+    double min_area = 0.0015;      // a pennant: a blob of such colour covering at least this share of the tile...
     double max_area = 0.15;        // ...and at most this (bigger: glare or a hand, undecided)
     int min_reference_cells = 3;   // fewer pennantless city cells: plain city is learnt from every city cell
     Status check() const;

@@ -5,6 +5,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <set>
 #include <tuple>
 
 #include <opencv2/imgproc.hpp>
@@ -20,9 +21,11 @@ constexpr double kFieldInit = 0.6;         // initial share of field on the domi
 constexpr double kRoadInit = 0.5;          // initial share of road on the brightest cluster
 constexpr double kCityInit = 0.85;         // initial share of city on the remaining clusters
 constexpr double kMinClusterShare = 0.01;  // a cluster rarer than this cannot start as road
+constexpr double kGreenStartShare = 0.08;  // a cluster this common may start as field (second EM start)
 constexpr double kBorderBand = 0.04;       // samples this close (tile fraction) to another terrain are unknown
 constexpr int kFullRounds = 3;             // EM rounds that score every layout of every cell...
 constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
+constexpr float kLightnessWeight = 0.5f;    // lightness counts this much against colour in the clusters (glare and shade change it most)
 constexpr double kCloisterHalo = 0.24;      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
@@ -50,6 +53,9 @@ Status ClassifierOptions::check() const {
     if (em_rounds < 1 || em_rounds > 50) return bad("em_rounds must be within [1, 50]");
     if (!(prior_count > 0)) return bad("prior_count must be positive");
     if (!(temperature > 0 && temperature <= 1)) return bad("temperature must be within (0, 1]");
+    if (table_reach < 0 || table_reach > 10) return bad("table_reach must be within [0, 10]");
+    if (!(empty_margin >= 0)) return bad("empty_margin must be >= 0");
+    if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
     return Ok{};
 }
 
@@ -112,50 +118,94 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     if (cells.empty() || view.top.empty() || !o.check()) return out;
     const int n = o.samples, per_cell = n * n;
 
-    // Samples: Lab colours on an n x n grid inside each cell (lightly smoothed).
-    cv::Mat lab;
-    const int smooth = std::max(3, static_cast<int>(view.pitch_px / n) | 1);  // about one sample spacing
-    cv::blur(view.top, lab, cv::Size(smooth, smooth));
-    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
-    cv::Mat data(static_cast<int>(cells.size()) * per_cell, 3, CV_32F);
     const double p = view.pitch_px;
+    // Table cells: empty lattice cells within table_reach of a tile whose square lies inside
+    // the frame; sampled on a sparser grid, they teach the table's colours.
+    std::vector<cv::Point> table_cells;
+    if (o.table_reach > 0 && view.frame.area() > 0) {
+        std::set<std::pair<int, int>> taken, seen;
+        for (const auto& c : cells) taken.insert({c.col, c.row});
+        const cv::Matx33d top_to_image = view.image_to_top.inv();
+        auto in_frame = [&](double x, double y) {
+            const cv::Vec3d v = top_to_image * cv::Vec3d(x * p, y * p, 1);
+            if (v[2] <= 0) return false;
+            const double u = v[0] / v[2], w = v[1] / v[2];
+            return u >= 0 && w >= 0 && u < view.frame.width && w < view.frame.height;
+        };
+        for (const auto& c : cells) {
+            for (int dr = -o.table_reach; dr <= o.table_reach; ++dr) {
+                for (int dc = -o.table_reach; dc <= o.table_reach; ++dc) {
+                    const int col = c.col + dc, row = c.row + dr;
+                    if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || taken.count({col, row}) || !seen.insert({col, row}).second) continue;
+                    if (in_frame(col, row) && in_frame(col + 1, row) && in_frame(col, row + 1) && in_frame(col + 1, row + 1)) table_cells.emplace_back(col, row);
+                }
+            }
+        }
+    }
+    const int m = std::max(2, n / 2), per_table = m * m;
+    const int tile_rows = static_cast<int>(cells.size()) * per_cell;
+    const int rows = tile_rows + static_cast<int>(table_cells.size()) * per_table;
+    // Samples: Lab colours on a grid inside each cell, each the mean of the square of about
+    // one sample spacing around it (only the samples are converted, not the whole view).
+    const int half = std::max(3, static_cast<int>(p / n) | 1) / 2;
+    cv::Mat bgr(rows, 1, CV_8UC3);
+    auto sample_at = [&](int row, double fx, double fy) {
+        const int x = std::clamp(static_cast<int>(fx), 0, view.top.cols - 1), y = std::clamp(static_cast<int>(fy), 0, view.top.rows - 1);
+        const int x0 = std::max(0, x - half), x1 = std::min(view.top.cols - 1, x + half);
+        const int y0 = std::max(0, y - half), y1 = std::min(view.top.rows - 1, y + half);
+        int sum[3] = {0, 0, 0};
+        for (int yy = y0; yy <= y1; ++yy) {
+            const auto* q = view.top.ptr<cv::Vec3b>(yy);
+            for (int xx = x0; xx <= x1; ++xx) sum[0] += q[xx][0], sum[1] += q[xx][1], sum[2] += q[xx][2];
+        }
+        const int count = (x1 - x0 + 1) * (y1 - y0 + 1);
+        auto& mean = bgr.at<cv::Vec3b>(row);
+        for (int ch = 0; ch < 3; ++ch) mean[ch] = static_cast<std::uint8_t>((sum[ch] + count / 2) / count);
+    };
     for (std::size_t c = 0; c < cells.size(); ++c) {
         for (int j = 0; j < n; ++j) {
             for (int i = 0; i < n; ++i) {
                 const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
                 const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
-                const int x = std::clamp(static_cast<int>((cells[c].col + u) * p + cells[c].offset_px.x), 0, lab.cols - 1);
-                const int y = std::clamp(static_cast<int>((cells[c].row + v) * p + cells[c].offset_px.y), 0, lab.rows - 1);
-                const auto px = lab.at<cv::Vec3b>(y, x);
-                auto* d = data.ptr<float>(static_cast<int>(c) * per_cell + j * n + i);
-                d[0] = px[0], d[1] = px[1], d[2] = px[2];
+                sample_at(static_cast<int>(c) * per_cell + j * n + i, (cells[c].col + u) * p + cells[c].offset_px.x, (cells[c].row + v) * p + cells[c].offset_px.y);
             }
         }
+    }
+    for (std::size_t c = 0; c < table_cells.size(); ++c) {
+        for (int j = 0; j < m; ++j) {
+            for (int i = 0; i < m; ++i) {
+                const double u = o.sample_inset + (i + 0.5) / m * (1 - 2 * o.sample_inset);
+                const double v = o.sample_inset + (j + 0.5) / m * (1 - 2 * o.sample_inset);
+                sample_at(tile_rows + static_cast<int>(c) * per_table + j * m + i, (table_cells[c].x + u) * p, (table_cells[c].y + v) * p);
+            }
+        }
+    }
+    cv::Mat lab;
+    cv::cvtColor(bgr, lab, cv::COLOR_BGR2Lab);
+    cv::Mat data(rows, 3, CV_32F);
+    for (int r = 0; r < rows; ++r) {
+        const auto px = lab.at<cv::Vec3b>(r);
+        auto* d = data.ptr<float>(r);
+        d[0] = kLightnessWeight * px[0], d[1] = px[1], d[2] = px[2];
     }
     const int k = std::min(o.clusters, data.rows);
     cv::Mat cluster_of, centres;
     cv::theRNG().state = o.seed;
     cv::kmeans(data, k, cluster_of, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 12, 0.5), 1, cv::KMEANS_PP_CENTERS, centres);
 
-    // Start: field = the dominant cluster, road = the brightest other, city = the rest.
     std::vector<double> share(static_cast<std::size_t>(k), 0.0);
-    for (int r = 0; r < cluster_of.rows; ++r) share[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1.0 / cluster_of.rows;
-    const int field = static_cast<int>(std::max_element(share.begin(), share.end()) - share.begin());
-    int road = -1;
-    for (int c = 0; c < k; ++c) {
-        if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
-        if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
-    }
+    for (int r = 0; r < tile_rows; ++r) share[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1.0 / tile_rows;
     std::vector<std::vector<double>> prob(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
-    prob[kOther] = share;
-    auto spread = [&](int t, int favoured, double mass) {
-        for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
-    };
-    spread(kField, field, kFieldInit);
-    if (road >= 0) spread(kRoad, road, kRoadInit);
-    for (int c = 0; c < k; ++c) {
-        prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
+    // The table's colours: fixed, from the empty cells.
+    const bool table_known = !table_cells.empty();
+    {
+        std::vector<double> counts(static_cast<std::size_t>(k), o.prior_count);
+        for (int r = tile_rows; r < cluster_of.rows; ++r) counts[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1;
+        const double total = std::accumulate(counts.begin(), counts.end(), 0.0);
+        for (int c = 0; c < k; ++c) prob[kTable][static_cast<std::size_t>(c)] = counts[static_cast<std::size_t>(c)] / total;
     }
+    const std::vector<double> table_prob = prob[kTable];
+    std::vector<double> ll_empty(cells.size(), -1e300);  // each cell's log-likelihood as bare table
     // Hypotheses: every type at every distinct rotation.
     struct Layout {
         int type, rot;
@@ -166,6 +216,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         for (const int r : t.distinct_rotations) layouts.push_back({t.index, r, terrain_layout(t, r, n, o.sample_inset)});
     }
     std::vector<std::vector<double>> ll(cells.size(), std::vector<double>(layouts.size(), 0.0));
+    auto looks_empty = [&](std::size_t c, std::size_t best) { return table_known && ll_empty[c] > ll[c][best] + o.empty_margin * per_cell; };
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
     auto cl_at = [&](std::size_t c, int q) { return cluster_of.at<int>(static_cast<int>(c) * per_cell + q); };
     // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
@@ -188,52 +239,113 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     };
     // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
     // model moves little by then), and a last full pass scores everything again.
-    std::vector<std::vector<std::size_t>> shortlist(cells.size());
     std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
-    bool last_pass_full = true;
-    for (int round = 0; round <= o.em_rounds; ++round) {
-        bool changed = false;
-        for (int t = 0; t < kTerrains; ++t) {
-            for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
+    // Start: field = `field`, road = the brightest other, city = the rest; returns the
+    // frame's log-likelihood under each cell's best layout.
+    auto run_em = [&](int field) {
+        int road = -1;
+        for (int c = 0; c < k; ++c) {
+            if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
+            if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
         }
-        std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
-        for (std::size_t c = 0; c < cells.size(); ++c) {
-            const std::size_t best = score_cell(c, shortlist[c], logp);
-            if (round == kFullRounds - 1) {
-                std::vector<std::size_t> order(layouts.size());
-                std::iota(order.begin(), order.end(), std::size_t{0});
-                const auto keep = std::min(order.size(), static_cast<std::size_t>(kShortlist));
-                std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
-                                  [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
-                shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
+        prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+        prob[kOther] = share;
+        prob[kTable] = table_prob;
+        auto spread = [&](int t, int favoured, double mass) {
+            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
+        };
+        spread(kField, field, kFieldInit);
+        if (road >= 0) spread(kRoad, road, kRoadInit);
+        for (int c = 0; c < k; ++c) {
+            prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
+        }
+        std::vector<std::vector<std::size_t>> shortlist(cells.size());
+        previous.assign(cells.size(), layouts.size());
+        std::fill(ll_empty.begin(), ll_empty.end(), -1e300);
+        bool last_pass_full = true;
+        for (int round = 0; round <= o.em_rounds; ++round) {
+            bool changed = false;
+            for (int t = 0; t < kTerrains; ++t) {
+                for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
             }
-            changed = changed || best != previous[c];
-            previous[c] = best;
-            const auto& terrain = layouts[best].terrain;
-            for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
+            std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
+            for (std::size_t c = 0; c < cells.size(); ++c) {
+                const std::size_t best = score_cell(c, shortlist[c], logp);
+                if (round == kFullRounds - 1) {
+                    std::vector<std::size_t> order(layouts.size());
+                    std::iota(order.begin(), order.end(), std::size_t{0});
+                    const auto keep = std::min(order.size(), static_cast<std::size_t>(kShortlist));
+                    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep), order.end(),
+                                      [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
+                    shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
+                }
+                changed = changed || best != previous[c];
+                previous[c] = best;
+                if (table_known) {
+                    const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+                    double e = 0;
+                    for (int q = 0; q < per_cell; ++q) e += logp[kTable][static_cast<std::size_t>(cl[q])];
+                    ll_empty[c] = e;
+                    if (looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
+                }
+                const auto& terrain = layouts[best].terrain;
+                for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
+            }
+            last_pass_full = round < kFullRounds;
+            if (round == o.em_rounds || !changed) break;  // converged
+            for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
+            for (int t = 0; t < kTerrains; ++t) {
+                auto& row = counts[static_cast<std::size_t>(t)];
+                double total = 0;
+                for (const double v : row) total += v;
+                for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
+            }
+            prob[kTable] = table_prob;
         }
-        last_pass_full = round < kFullRounds;
-        if (round == o.em_rounds || !changed) break;  // converged
-        for (int c = 0; c < k; ++c) counts[kOther][static_cast<std::size_t>(c)] = share[static_cast<std::size_t>(c)];
-        for (int t = 0; t < kTerrains; ++t) {
-            auto& row = counts[static_cast<std::size_t>(t)];
-            double total = 0;
-            for (const double v : row) total += v;
-            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = row[static_cast<std::size_t>(c)] / total;
+        if (!last_pass_full) {
+            for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
         }
+        double total = 0;
+        for (std::size_t c = 0; c < cells.size(); ++c) total += *std::max_element(ll[c].begin(), ll[c].end());
+        return total;
+    };
+    // Two starts when they differ: field = the dominant cluster, and field = the greenest
+    // common cluster (a board with much city, or a style whose city is the commonest colour,
+    // can swap field and city); the start explaining the frame better wins.
+    const int dominant = static_cast<int>(std::max_element(share.begin(), share.end()) - share.begin());
+    int greenest = dominant;
+    for (int c = 0; c < k; ++c) {
+        if (share[static_cast<std::size_t>(c)] >= kGreenStartShare && centres.at<float>(c, 1) < centres.at<float>(greenest, 1)) greenest = c;
     }
-    if (!last_pass_full) {
-        for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
+    const double first = run_em(dominant);
+    if (greenest != dominant) {
+        const auto kept_ll = ll;
+        const auto kept_empty = ll_empty;
+        const auto kept_prob = prob;
+        if (run_em(greenest) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
     }
 
     for (std::size_t c = 0; c < cells.size(); ++c) {
+        if (table_known) {
+            const std::size_t best = static_cast<std::size_t>(std::max_element(ll[c].begin(), ll[c].end()) - ll[c].begin());
+            if (looks_empty(c, best)) continue;
+        }
         CellHypotheses h;
         h.col = cells[c].col;
         h.row = cells[c].row;
         h.offset_px = cells[c].offset_px;
+        h.fit = *std::max_element(ll[c].begin(), ll[c].end()) / per_cell;
         for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         out.push_back(std::move(h));
+    }
+    // A hand or an arm over a tile: colours no layout explains, far worse than the board's usual cell.
+    if (out.size() >= 4) {
+        std::vector<double> fits;
+        for (const auto& h : out) fits.push_back(h.fit);
+        std::nth_element(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(fits.size() / 2), fits.end());
+        const double median = fits[fits.size() / 2];
+        for (auto& h : out) h.hidden = h.fit < median - o.hidden_margin;
     }
     return out;
 }

@@ -340,6 +340,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     mask_small = not_table_mask(small, o.border_band, o.not_table_ratio);
     LatticeView view;
     view.px_per_mm = o.px_per_mm;
+    view.frame = image.size();
     cv::Mat board_work;
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
@@ -539,7 +540,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     view.image_to_top = work_to_top * image_to_work;
     const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
     // The top view is sampled from the full-resolution frame: the work image is for geometry only.
-    cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    if (o.warp_top) cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
     cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
     cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,

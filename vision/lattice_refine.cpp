@@ -28,11 +28,11 @@ cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
 struct SideResponse {
     cv::Mat down, across;  // CV_64F, one extra row / column (integrals)
 
-    explicit SideResponse(const cv::Mat& top) {
+    explicit SideResponse(const cv::Mat& top, double blur = 1.0) {
         cv::Mat grey, gx, gy;
         cv::cvtColor(top, grey, cv::COLOR_BGR2GRAY);
         grey.convertTo(grey, CV_32F);
-        cv::GaussianBlur(grey, grey, cv::Size(), 1.0);
+        if (blur > 0) cv::GaussianBlur(grey, grey, cv::Size(), blur);
         cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
         cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
         gx = cv::abs(gx), gy = cv::abs(gy);
@@ -90,9 +90,10 @@ Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band)
 }
 
 // The best square outline of side `side` whose centre lies within `reach` of `expected`:
-// a coarse search every kCoarseStep px, then every px around the best.
+// a coarse search every kCoarseStep px (about 1.5 mm: an outline's edge peak is about as
+// wide), then every px around the best.
 Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band) {
-    constexpr int kCoarseStep = 3;
+    const int kCoarseStep = std::max(1, static_cast<int>(side / 30));
     const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
     Outline best;
     best.total = -1;
@@ -132,26 +133,27 @@ Status RefineOptions::check() const {
     if (!(min_inlier_share > 0 && min_inlier_share <= 1)) return bad("min_inlier_share must be within (0, 1]");
     if (!(candidate_share > 0 && candidate_share < 1)) return bad("candidate_share must be within (0, 1)");
     if (!(weak_colour_factor >= 1)) return bad("weak_colour_factor must be at least 1");
+    if (!(work_px_per_mm >= 0.25 && work_px_per_mm <= 10)) return bad("work_px_per_mm must be within [0.25, 10]");
     return Ok{};
 }
 
 void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift) {
     const cv::Matx33d move(1, 0, -shift.x, 0, 1, -shift.y, 0, 0, 1);
     view.image_to_top = move * view.image_to_top;
-    cv::warpPerspective(image, view.top, view.image_to_top, view.top.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    if (!view.top.empty()) cv::warpPerspective(image, view.top, view.image_to_top, view.top.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     cv::Mat mask;
     cv::warpPerspective(view.not_table, mask, move, view.not_table.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
     view.not_table = mask;
 }
 
-Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo,
-                      const RefineOptions& o) {
-    if (auto st = o.check(); !st) return st;
-    if (cells.empty() || view.top.empty()) return Ok{};
+namespace {
+
+// The refit rounds, on a view warped from `image` (both at the working resolution).
+void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo, const RefineOptions& o,
+              int band) {
     const double side = lo.tile_mm * view.px_per_mm;  // the tile square (the pitch minus the gap)
     const int reach = std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px)));
     const cv::Size top_size = view.top.size();
-    std::vector<Outline> found;
     // Grow the fit from the board's middle: a lattice a few percent off in pitch drifts by a
     // whole cell across a big board, but hardly within a few cells of where it is fitted.
     for (int round = 0; round < o.rounds && cells.size() >= 6; ++round) {
@@ -168,11 +170,11 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
             if (std::max(std::abs(c.col - mc), std::abs(c.row - mr)) <= radius) near.push_back(c);
         }
         if (near.size() < 6) continue;
-        const SideResponse response(view.top);
+        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0));  // a shrunk frame is smooth already
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         std::vector<cv::Point2f> src, dst;
         for (const auto& c : near) {
-            const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, o.band_px);
+            const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, band);
             src.emplace_back(apply(top_to_image, f.centre));
             dst.emplace_back(view.cell_centre(c.col, c.row));
         }
@@ -188,8 +190,15 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         cv::warpPerspective(view.not_table, mask, old_to_new, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
         view.not_table = mask;
     }
-    // The cells again on the refitted view (drifted cells were half on the table), their
-    // residual offsets, and cells with no square outline dropped.
+}
+
+// The cells on the final (full-resolution) view: drifted cells were half on the table, so
+// occupancy is read again (looser); each keeps its tile's residual offset, and cells with no
+// square outline on a side are dropped.
+void keep_tiles(LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo, const RefineOptions& o) {
+    const double side = lo.tile_mm * view.px_per_mm;
+    const int reach = std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px)));
+    std::vector<Outline> found;
     {
         LatticeOptions loose = lo;
         loose.occupied_share = std::min(lo.occupied_share, o.candidate_share);
@@ -213,6 +222,62 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         kept.push_back(c);
     }
     cells = largest_group(std::move(kept));
+}
+
+}  // namespace
+
+Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo,
+                      const RefineOptions& o) {
+    if (auto st = o.check(); !st) return st;
+    const cv::Size top_size(static_cast<int>(std::ceil(view.cols * view.pitch_px)), static_cast<int>(std::ceil(view.rows * view.pitch_px)));
+    if (!cells.empty() && !view.not_table.empty() && top_size.area() > 0) {
+        // Work on a coarse copy: tile outlines are long straight lines, found as well at
+        // work_px_per_mm, and each warp and edge image costs a quarter (at half the scale).
+        const double k = std::min(1.0, o.work_px_per_mm / view.px_per_mm);
+        cv::Mat small;
+        if (k < 1) cv::resize(image, small, cv::Size(), k, k, cv::INTER_AREA);
+        else small = image;
+        const cv::Matx33d scale(k, 0, 0, 0, k, 0, 0, 0, 1), unscale(1 / k, 0, 0, 0, 1 / k, 0, 0, 0, 1);
+        LatticeView coarse;
+        coarse.px_per_mm = view.px_per_mm * k;
+        coarse.pitch_px = view.pitch_px * k;
+        coarse.cols = view.cols, coarse.rows = view.rows;
+        coarse.image_to_top = scale * view.image_to_top * unscale;  // small frame px -> coarse top px
+        const cv::Size coarse_size(static_cast<int>(std::ceil(coarse.cols * coarse.pitch_px)), static_cast<int>(std::ceil(coarse.rows * coarse.pitch_px)));
+        cv::warpPerspective(small, coarse.top, coarse.image_to_top, coarse_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        cv::resize(view.not_table, coarse.not_table, coarse_size, 0, 0, cv::INTER_NEAREST);
+        refit_on(small, coarse, cells, lo, o, std::max(1, static_cast<int>(std::lround(o.band_px * k))) | 1);
+        view.image_to_top = unscale * coarse.image_to_top * scale;
+        cv::resize(coarse.not_table, view.not_table, top_size, 0, 0, cv::INTER_NEAREST);
+    }
+    // The top view read by the later stages, sampled once from the full-resolution frame.
+    cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    if (cells.empty()) return Ok{};
+    keep_tiles(view, cells, lo, o);
+    if (o.rounds > 0 && o.work_px_per_mm < view.px_per_mm && cells.size() >= 6) {
+        // One last fit on the tile centres measured at full resolution (the coarse fit is
+        // good to about a coarse pixel); each tile's offset moves with it.
+        const cv::Matx33d top_to_image = view.image_to_top.inv();
+        std::vector<cv::Point2f> src, dst;
+        for (const auto& c : cells) {
+            src.emplace_back(apply(top_to_image, view.cell_centre(c.col, c.row) + c.offset_px));
+            dst.emplace_back(view.cell_centre(c.col, c.row));
+        }
+        cv::Mat inliers;
+        const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px, inliers);
+        if (!h.empty() && cv::countNonZero(inliers) >= o.min_inlier_share * static_cast<double>(cells.size())) {
+            const cv::Matx33d image_to_top(h);
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                const cv::Point2d d = apply(image_to_top, src[i]) - view.cell_centre(cells[i].col, cells[i].row);
+                cells[i].offset_px = std::hypot(d.x, d.y) <= o.max_residual * view.pitch_px ? d : cv::Point2d(0, 0);
+            }
+            cv::Mat mask;
+            cv::warpPerspective(view.not_table, mask, image_to_top * top_to_image, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+            view.not_table = mask;
+            view.image_to_top = image_to_top;
+            cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        }
+    }
     return Ok{};
 }
 

@@ -1,6 +1,7 @@
 // Stage 4b of the board reader: pennant or not, for tile types that differ only in pennants.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <opencv2/imgproc.hpp>
 
@@ -78,9 +79,19 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     const auto twin = pennant_twins(catalog);
     const int side = std::max(16, static_cast<int>(std::lround(view.pitch_px)));
     const int margin = static_cast<int>(std::lround(o.wall_margin * side));
-    cv::Mat lab;
-    cv::cvtColor(view.top, lab, cv::COLOR_BGR2Lab);
-    const cv::Rect bounds(0, 0, lab.cols, lab.rows);
+    const cv::Rect bounds(0, 0, view.top.cols, view.top.rows);
+    // Lab of one cell's square; the inner city mask of a (type, rotation), made once per call.
+    auto lab_of = [&](const cv::Rect& r) {
+        cv::Mat lab;
+        cv::cvtColor(view.top(r), lab, cv::COLOR_BGR2Lab);
+        return lab;
+    };
+    std::map<std::pair<int, int>, cv::Mat> cities;
+    auto city_of = [&](const DecodedTile& t) -> const cv::Mat& {
+        auto& mask = cities[{t.type, t.rot}];
+        if (mask.empty()) mask = inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, margin);
+        return mask;
+    };
     auto cell_rect = [&](const DecodedTile& t) {
         const cv::Point2d c = view.cell_centre(t.col, t.row) + t.offset_px;
         return cv::Rect(static_cast<int>(std::lround(c.x - side / 2.0)), static_cast<int>(std::lround(c.y - side / 2.0)), side, side);
@@ -102,9 +113,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         if (references >= o.min_reference_cells ? !is_reference(t) : !has_city(type)) continue;
         const cv::Rect r = cell_rect(t);
         if ((r & bounds) != r) continue;
-        const cv::Mat city = inner_city(type, t.rot, side, margin);
+        const cv::Mat& city = city_of(t);
+        const cv::Mat lab = lab_of(r);
         for (int y = 0; y < side; ++y) {
-            const auto* p = lab.ptr<cv::Vec3b>(r.y + y) + r.x;
+            const auto* p = lab.ptr<cv::Vec3b>(y);
             const auto* m = city.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) {
                 if (m[x]) hist[static_cast<std::size_t>(bin_of(p[x]))] += 1, total += 1;
@@ -131,10 +143,11 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
             continue;
         }
         const auto& type = types[static_cast<std::size_t>(t.type)];
-        const cv::Mat city = inner_city(type, t.rot, side, margin);
+        const cv::Mat& city = city_of(t);
+        const cv::Mat lab = lab_of(r);
         cv::Mat novel(side, side, CV_8UC1, cv::Scalar(0));
         for (int y = 0; y < side; ++y) {
-            const auto* p = lab.ptr<cv::Vec3b>(r.y + y) + r.x;
+            const auto* p = lab.ptr<cv::Vec3b>(y);
             const auto* m = city.ptr<std::uint8_t>(y);
             auto* n = novel.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) {

@@ -319,3 +319,72 @@ TEST_CASE("lattice cells are counted in double and capped (a degenerate plane pu
     CHECK(vision::lattice_cells(0, std::numeric_limits<double>::quiet_NaN(), 45.8, 87) == 0);
     CHECK(vision::lattice_cells(1e18, -1e18, 45.8, 87) == 0);  // no points
 }
+
+TEST_CASE("holes in the board showing a busy table are not read as tiles", "[vision][board-reader][table]") {
+    const auto& catalog = *base();
+    // Counts the cells read where no tile lies (a flower in a hole of the board has edges on
+    // all four sides: the neighbours' sides).
+    auto invented = [&](const vision::BoardReading& reading, const vision::RenderTruth& truth) {
+        std::map<std::pair<int, int>, bool> real;
+        for (const auto& t : truth.tiles) {
+            const cv::Point2d c = apply(reading.view.image_to_top, t.centre_px);
+            real[{static_cast<int>(std::floor(c.x / reading.view.pitch_px)), static_cast<int>(std::floor(c.y / reading.view.pitch_px))}] = true;
+        }
+        int n = 0;
+        for (const auto& t : reading.tiles) n += !real.count({t.col, t.row});
+        return n;
+    };
+    int with_table = 0, without_table = 0, boards = 0;
+    for (int seed = 41; seed <= 44; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Medium);
+        options.surfaces = {vision::TableSurface::Busy};
+        options.hand_chance = 0;
+        const auto tiles = random_board(60, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto reading = vision::read_board(r->image, catalog);
+        REQUIRE(reading);
+        if (!reading->found) continue;
+        vision::ReaderOptions no_table;
+        no_table.classifier.table_reach = 0;
+        auto plain = vision::read_board(r->image, catalog, no_table);
+        REQUIRE(plain);
+        REQUIRE(plain->found);
+        ++boards;
+        with_table += invented(*reading, r->truth);
+        without_table += invented(*plain, r->truth);
+        UNSCOPED_INFO("seed " << seed << ": invented " << with_table << " with the table model, " << without_table << " without, so far");
+    }
+    REQUIRE(boards >= 3);
+    CHECK(with_table <= boards);  // at most one invented tile per board on average
+    CHECK(with_table <= without_table);
+}
+
+TEST_CASE("tiles under a hand are reported hidden, not guessed", "[vision][board-reader][hand]") {
+    const auto& catalog = *base();
+    int covered = 0, covered_hidden = 0, visible = 0, visible_hidden = 0;
+    for (int seed = 51; seed <= 54; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+        options.hand_chance = 1;
+        const auto tiles = random_board(60, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto reading = vision::read_board(r->image, catalog);
+        REQUIRE(reading);
+        REQUIRE(reading->found);
+        std::map<std::pair<int, int>, const vision::DecodedTile*> read;
+        for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
+        for (const auto& t : r->truth.tiles) {
+            const cv::Point2d c = apply(reading->view.image_to_top, t.centre_px);
+            const auto it = read.find({static_cast<int>(std::floor(c.x / reading->view.pitch_px)), static_cast<int>(std::floor(c.y / reading->view.pitch_px))});
+            if (it == read.end()) continue;
+            if (t.visible < 0.5) ++covered, covered_hidden += it->second->hidden;
+            if (t.visible > 0.99) ++visible, visible_hidden += it->second->hidden;
+        }
+        UNSCOPED_INFO("seed " << seed << ": covered " << covered_hidden << " / " << covered << " reported hidden; visible " << visible_hidden << " / "
+                              << visible << " reported hidden, so far");
+    }
+    REQUIRE(covered >= 3);
+    CHECK(covered_hidden >= 0.6 * covered);
+    CHECK(visible_hidden <= 0.02 * visible);
+}

@@ -8,6 +8,8 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "engine/modules/castles.h"
+
 namespace meeplecam::vision {
 namespace {
 
@@ -85,7 +87,7 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
 }
 
 Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Catalog> catalog, const BoardReading& reading,
-                                   const std::vector<DetectedPiece>& pieces) {
+                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens) {
     const std::string where = "photo";
     if (!reading.found || reading.tiles.empty()) {
         return invalid(where, reading.message.empty() ? std::string("no board found") : reading.message);
@@ -116,16 +118,40 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         }
     }
 
+    // A bridge makes its tile the engine's bridge variant (its bridged sides show road), before
+    // the sides are compared and the tiles placed.
+    auto variants = std::make_shared<std::deque<TileType>>();
+    std::map<Cell, const TileType*> shown;  // per cell: the type as it lies (printed, or with its bridge)
+    std::vector<std::string> warnings;
+    for (const auto& [cell, t] : at) shown[cell] = &types[static_cast<std::size_t>(t->type)];
+    for (const auto& token : tokens) {
+        if (token.kind != "bridge") continue;
+        const Cell c = board_cell(token.col, token.row);
+        const auto it = at.find(c);
+        if (it == at.end()) {
+            warnings.push_back("a bridge at " + cell_text(c) + " lies on no tile read; left out");
+            continue;
+        }
+        const int catalog_axis = (side_of(token.port) + it->second->rot) % 2;
+        auto variant = with_bridge(*shown[c], catalog_axis);
+        if (!variant) {
+            warnings.push_back("a bridge at " + cell_text(c) + " cannot lie there (" + variant.error().message + "); left out");
+            continue;
+        }
+        variants->push_back(std::move(variant.value()));
+        shown[c] = &variants->back();
+    }
+
     // Touching sides must match: name every pair that does not.
     std::string mismatches;
     int mismatch_count = 0;
     for (const auto& [cell, t] : at) {
-        const TileType& a = types[static_cast<std::size_t>(t->type)];
+        const TileType& a = *shown.at(cell);
         for (int side : {1, 2}) {  // east and south: each pair once
             const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
             const auto it = at.find(other);
             if (it == at.end()) continue;
-            const TileType& b = types[static_cast<std::size_t>(it->second->type)];
+            const TileType& b = *shown.at(it->first);
             const EdgeKind ea = a.edges[static_cast<std::size_t>((side - t->rot + 8) % 4)];
             const EdgeKind eb = b.edges[static_cast<std::size_t>((side + 2 - it->second->rot + 8) % 4)];
             if (ea != eb) {
@@ -163,7 +189,7 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     options.catalog = catalog;
     auto created = new_game_for(setup, options);
     if (!created) return created.error();
-    PhotoGame out{std::move(created.value()), origin, {}, {}};
+    PhotoGame out{variants, std::move(created.value()), origin, std::move(warnings), {}};
     Game& game = out.game;
     Board& board = game.mutable_board();
 
@@ -179,7 +205,7 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         const Cell c = queue.front();
         queue.pop_front();
         const DecodedTile& t = *at.at(c);
-        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        const TileType& type = *shown.at(c);
         ++copies[t.type];
         if (first) {
             board.place_start(type, Placement{c, t.rot});
@@ -214,6 +240,44 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         }
     }
 
+    // Ferries link their jetties into one road; the structures are then rebuilt.
+    bool changed = false;
+    for (const auto& t : tokens) {
+        const Cell c = board_cell(t.col, t.row);
+        if (t.kind == "ferry") {
+            const int a = board.node_at(c, t.port), b = board.node_at(c, t.port2);
+            if (a < 0 || b < 0 || a == b) {
+                out.warnings.push_back("a ferry at " + cell_text(c) + " joins no two jetties; left out");
+                continue;
+            }
+            board.add_link(a, b);
+            changed = true;
+        }
+    }
+    if (changed) board.rebuild_structures();
+    // Castles mark their small cities (for farms: a castle counts 4).
+    CastlesModule* castles = nullptr;
+    for (const auto& m : game.modules()) {
+        if (auto* cm = dynamic_cast<CastlesModule*>(m.get())) castles = cm;
+    }
+    for (const auto& t : tokens) {
+        if (t.kind != "castle") continue;
+        const Cell c = board_cell(t.col, t.row);
+        if (castles == nullptr) {
+            out.warnings.push_back("a castle at " + cell_text(c) + ", but castles are not among the expansions; left out");
+            continue;
+        }
+        int player = t.colour.empty() ? -1 : game.player_index(t.colour);
+        if (player < 0) {  // no follower on it (it scored) or not a player's colour: any player with a token left
+            for (int p = 0; p < static_cast<int>(game.players().size()) && player < 0; ++p) {
+                if (castles->tokens_left(game, p) > 0) player = p;
+            }
+        }
+        if (auto st = castles->restore_castle(game, c, t.port, std::max(0, player), t.colour.empty() ? 0 : 1, where); !st) {
+            out.warnings.push_back("a castle at " + cell_text(c) + ": " + st.error().message + "; left out");
+        }
+    }
+
     // The followers, on the features under them.
     for (const auto& piece : pieces) {
         const Cell c = board_cell(piece.col, piece.row);
@@ -222,7 +286,9 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             out.follower_of_piece.push_back(-1);
             continue;
         }
-        const int node = board.node_at(c, piece.port);
+        // By feature index where the tile has it (a bridge's deck; a field that lost a port to a bridge), else by port.
+        const PlacedTile& on = board.tiles()[static_cast<std::size_t>(board.tile_at(c))];
+        const int node = piece.feature < static_cast<int>(on.type->features.size()) ? on.node(piece.feature) : board.node_at(c, piece.port);
         if (node < 0) {
             out.warnings.push_back("a " + piece.colour + " follower at " + cell_text(c) + " stands on no feature; left out");
             out.follower_of_piece.push_back(-1);

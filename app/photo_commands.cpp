@@ -24,7 +24,8 @@ constexpr const char* kScorePhotoHelp = R"(usage: meeplecam score-photo IMAGE --
                              [--edition C3] [--json] [--overlay OUT.png] [--calibration C.json]
 
 Reads a photo of a finished game: the tiles (as `recognize`), the followers on them (colour,
-standing or lying, the feature under each), builds the board with the rules engine (touching
+standing or lying, the feature under each), bridges, ferries and castle tokens (with
+--expansions bridges,castles,ferries), builds the board with the rules engine (touching
 sides must match) and prints the final scoring as if the game ended now: every open road,
 city and monastery and every farm with followers, with its explanation, and each player's
 final-scoring points (points scored during the game are not on the photo).
@@ -36,7 +37,7 @@ Cells are the reader's: the board's top-left occupied cell is [0, 0], in the pho
   --game G            carcassonne (default)
   --expansions A,B    expansions whose tiles may be on the table
   --edition E         tile counts (default C3)
-  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [...], "warnings": [...]}
+  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [...], "tokens": [...], "warnings": [...]}
   --overlay OUT.png   write the photo with the tiles read, the followers found and what scored
   --calibration C     a calibration file (meeplecam-calibration): its white balance and
                       per-player colour models replace the daylight defaults
@@ -177,7 +178,7 @@ int run_score_photo(const std::vector<std::string>& argv) {
         e.where = path + ": " + e.where;
         return report(e);
     }
-    auto photo = vision::build_photo_game(setup, catalog.value(), reading.value(), detection->pieces);
+    auto photo = vision::build_photo_game(setup, catalog.value(), reading.value(), detection->pieces, detection->tokens);
     if (!photo) {
         Error e = photo.error();
         e.where = path + ": " + e.where;
@@ -211,11 +212,25 @@ int run_score_photo(const std::vector<std::string>& argv) {
                                       {"lying", d.lying},
                                       {"image_px", {d.image_px.x, d.image_px.y}}});
         }
+        j["tokens"] = nlohmann::json::array();
+        for (const auto& d : detection->tokens) {
+            j["tokens"].push_back({{"kind", d.kind},
+                                   {"at", {d.col - photo->origin.x, d.row - photo->origin.y}},
+                                   {"other", {d.col2 - photo->origin.x, d.row2 - photo->origin.y}},
+                                   {"ports", {std::string(port_name(d.port)), std::string(port_name(d.port2))}},
+                                   {"colour", d.colour},
+                                   {"image_px", {d.image_px.x, d.image_px.y}}});
+        }
         j["warnings"] = photo->warnings;
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << path << ": " << reading->tiles.size() << " tiles, " << detection->pieces.size() << " followers\n\nFinal scoring (as if the game ended now)\n";
+    std::cout << path << ": " << reading->tiles.size() << " tiles, " << detection->pieces.size() << " followers";
+    for (const char* kind : {"bridge", "ferry", "castle"}) {
+        const auto k = std::count_if(detection->tokens.begin(), detection->tokens.end(), [&](const auto& t) { return t.kind == kind; });
+        if (k > 0) std::cout << ", " << k << " " << kind << (k == 1 ? "" : kind == std::string("ferry") ? "" : "s");
+    }
+    std::cout << "\n\nFinal scoring (as if the game ended now)\n";
     for (const auto& p : game.players()) std::cout << "  " << p.color << "  " << points.at(p.color) << "\n";
     std::cout << "\n";
     for (const auto& ev : game.score_events()) {

@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
     int pieces_n = -1;
     std::string overlays = "build/vision_overlays";
     std::vector<std::string> expansions;  // --expansions bridges,castles,ferries: pieces games with them
+    std::vector<double> casts;            // --cast K (repeatable): colour accuracy under light of K kelvin, with and without calibration
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -266,9 +267,11 @@ int main(int argc, char** argv) {
         else if (a == "--pieces-n") pieces_n = std::max(1, std::atoi(next().c_str()));
         else if (a == "--overlays") overlays = next();
         else if (a == "--expansions") expansions = split_names(next());
+        else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
-                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n");
+                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
+                                 "              [--cast KELVIN]...\n");
             return 2;
         }
     }
@@ -315,6 +318,7 @@ int main(int argc, char** argv) {
             auto d = vision::parse_difficulty(name);
             if (!d) return 2;
             bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump, expansions);
+            for (const double k : casts) bench::pieces_colour_cast(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, k);
         }
         if (do_real) bench::pieces_real(catalog, real, overlays);
     }

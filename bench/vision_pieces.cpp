@@ -9,11 +9,13 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "calibration/player_colours.h"
 #include "engine/random_game.h"
 #include "vision/board_reader.h"
 #include "vision/image_io.h"
@@ -379,6 +381,98 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         std::printf("  (ports_ok: a bridge's axis, a ferry's jetty pair, of those found; colour_ok: a castle's owner, where a follower stands on it)\n");
         std::printf("  exact final score on games with a bridge, ferry or castle: %d of %d\n", st.token_exact, st.token_games);
+    }
+}
+
+void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0, double kelvin) {
+    struct Path {
+        int found = 0, matched = 0, colour_ok = 0;
+        std::map<std::string, Count> by_colour;
+    };
+    Path daylight, calibrated;
+    int games = 0, truth_n = 0, no_board = 0, no_calibration = 0;
+    for (int b = 0; b < n; ++b) {
+        const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
+        RandomGameOptions rg;
+        rg.seed = seed;
+        rg.players = 2 + static_cast<int>(seed % 5);
+        auto played = play_random_game(catalog, rg);
+        if (!played) continue;
+        auto options = vision::RenderOptions::for_difficulty(preset);
+        options.colour_temperature_k = {kelvin, kelvin};
+        auto rendering = vision::render_table(vision::scene_of(played->game), options, seed);
+        if (!rendering) continue;
+        const auto& truth = rendering->truth;
+        auto reading = vision::read_board(rendering->image, *catalog);
+        if (!reading || !reading->found) {
+            ++no_board;
+            continue;
+        }
+        const auto& view = reading->view;
+        const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+        const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
+        vision::BoardReading true_tiles = reading.value();
+        true_tiles.tiles.clear();
+        for (const auto& t : truth.tiles) {
+            const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+            vision::DecodedTile d;
+            d.col = static_cast<int>(std::floor(c.x));
+            d.row = static_cast<int>(std::floor(c.y));
+            d.type = catalog->find(t.tile)->index;
+            d.rot = (t.rot_deg / 90 + g) % 4;
+            true_tiles.tiles.push_back(d);
+        }
+        // The calibration photo under the same light, then its white balance and models.
+        std::vector<std::string> colours;
+        for (const auto& p : played->game.players()) colours.push_back(p.color);
+        auto shot = vision::render_colour_shot(colours, options, seed);
+        auto calibration = shot ? calibration::calibrate_colours(shot.value(), colours, "colour shot") : Result<calibration::ColourShot>(shot.error());
+        auto models = calibration ? calibration::colour_models_of(calibration->calibration) : Result<vision::ColourModels>(calibration.error());
+        if (!models) {
+            ++no_calibration;
+            std::fprintf(stderr, "seed %llu: %s\n", static_cast<unsigned long long>(seed), models.error().to_string().c_str());
+            continue;
+        }
+        ++games;
+        truth_n += static_cast<int>(truth.pieces.size());
+        for (const auto& p : truth.pieces) ++daylight.by_colour[p.colour].truth, ++calibrated.by_colour[p.colour].truth;
+        const cv::Mat balanced = calibration::apply_white_balance(rendering->image, calibration->calibration.white_balance_rgb);
+        for (Path* path : {&daylight, &calibrated}) {
+            auto detection = path == &daylight ? vision::detect_pieces(rendering->image, true_tiles, *catalog)
+                                               : vision::detect_pieces(balanced, true_tiles, *catalog, models.value());
+            if (!detection) continue;
+            const auto& found = detection->pieces;
+            path->found += static_cast<int>(found.size());
+            for (const auto& d : found) ++path->by_colour[d.colour].found;
+            std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
+            for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+                const cv::Point2d t = apply(view.image_to_top, truth.pieces[i].base_px);
+                for (std::size_t j = 0; j < found.size(); ++j) {
+                    const double d = cv::norm(t - found[j].top_px);
+                    if (d < 0.4 * view.pitch_px) pairs.emplace_back(d, i, j);
+                }
+            }
+            std::sort(pairs.begin(), pairs.end());
+            std::vector<bool> used_t(truth.pieces.size(), false), used_f(found.size(), false);
+            for (const auto& [d, i, j] : pairs) {
+                if (used_t[i] || used_f[j]) continue;
+                used_t[i] = used_f[j] = true;
+                ++path->matched;
+                if (found[j].colour == truth.pieces[i].colour) {
+                    ++path->colour_ok;
+                    ++path->by_colour[found[j].colour].right;
+                }
+            }
+        }
+    }
+    std::printf("COLOUR CAST %s, light %.0f K (half-corrected by the camera): %d games (%d boards not found, %d calibrations failed), %d followers;"
+                " true tiles\n",
+                std::string(vision::difficulty_name(preset)).c_str(), kelvin, games, no_board, no_calibration, truth_n);
+    for (const auto& [name, path] : {std::pair<const char*, const Path*>{"daylight models", &daylight}, {"calibrated", &calibrated}}) {
+        std::printf("  %-16s colour accuracy %5.1f%% of %d matched; precision %5.1f%%, recall %5.1f%% (kind);  per colour P/R:", name,
+                    pct(path->colour_ok, path->matched), path->matched, pct(path->matched, path->found), pct(path->matched, truth_n));
+        for (const auto& [colour, c] : path->by_colour) std::printf(" %s %.0f/%.0f", colour.c_str(), pct(c.right, c.found), pct(c.right, c.truth));
+        std::printf("\n");
     }
 }
 

@@ -122,8 +122,9 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     // the sides are compared and the tiles placed.
     auto variants = std::make_shared<std::deque<TileType>>();
     std::map<Cell, const TileType*> shown;  // per cell: the type as it lies (printed, or with its bridge)
+    std::map<Cell, int> turn;               // per cell: its rotation
     std::vector<std::string> warnings;
-    for (const auto& [cell, t] : at) shown[cell] = &types[static_cast<std::size_t>(t->type)];
+    for (const auto& [cell, t] : at) shown[cell] = &types[static_cast<std::size_t>(t->type)], turn[cell] = t->rot;
     for (const auto& token : tokens) {
         if (token.kind != "bridge") continue;
         const Cell c = board_cell(token.col, token.row);
@@ -132,8 +133,18 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             warnings.push_back("a bridge at " + cell_text(c) + " lies on no tile read; left out");
             continue;
         }
-        const int catalog_axis = (side_of(token.port) + it->second->rot) % 2;
-        auto variant = with_bridge(*shown[c], catalog_axis);
+        auto variant = with_bridge(*shown[c], (side_of(token.port) + turn[c]) % 2);
+        const DecodedTile& read = *it->second;
+        if (!variant && read.runner_type >= 0 && read.runner_type < static_cast<int>(types.size())) {
+            // A bridge hides the art under it: the reader's second choice may be the tile that takes it.
+            auto runner = with_bridge(types[static_cast<std::size_t>(read.runner_type)], (side_of(token.port) + read.runner_rot) % 2);
+            if (runner) {
+                warnings.push_back("tile at " + cell_text(c) + " read as " + shown[c]->id + " but a bridge lies on it: taken as the reader's second choice " +
+                                   runner->id);
+                variant = std::move(runner);
+                turn[c] = read.runner_rot;
+            }
+        }
         if (!variant) {
             warnings.push_back("a bridge at " + cell_text(c) + " cannot lie there (" + variant.error().message + "); left out");
             continue;
@@ -152,8 +163,8 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             const auto it = at.find(other);
             if (it == at.end()) continue;
             const TileType& b = *shown.at(it->first);
-            const EdgeKind ea = a.edges[static_cast<std::size_t>((side - t->rot + 8) % 4)];
-            const EdgeKind eb = b.edges[static_cast<std::size_t>((side + 2 - it->second->rot + 8) % 4)];
+            const EdgeKind ea = a.edges[static_cast<std::size_t>((side - turn.at(cell) + 8) % 4)];
+            const EdgeKind eb = b.edges[static_cast<std::size_t>((side + 2 - turn.at(it->first) + 8) % 4)];
             if (ea != eb) {
                 ++mismatch_count;
                 if (mismatch_count <= 12) {
@@ -208,12 +219,12 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         const TileType& type = *shown.at(c);
         ++copies[t.type];
         if (first) {
-            board.place_start(type, Placement{c, t.rot});
+            board.place_start(type, Placement{c, turn.at(c)});
             first = false;
         } else {
-            const auto check = board.check_placement(type, Placement{c, t.rot});
+            const auto check = board.check_placement(type, Placement{c, turn.at(c)});
             if (!check.ok) return invalid(where, "impossible board: tile " + type.id + " at " + cell_text(c) + ": " + check.reason);
-            board.place(type, Placement{c, t.rot});
+            board.place(type, Placement{c, turn.at(c)});
         }
         for (int side = 0; side < 4; ++side) {
             const Cell n{c.x + kSideDx[static_cast<std::size_t>(side)], c.y + kSideDy[static_cast<std::size_t>(side)]};

@@ -194,14 +194,16 @@ double footprint_share(const cv::Mat& mask, cv::Point2d centre, cv::Point2d alon
     return all > 0 ? cv::countNonZero(area & mask(box)) / static_cast<double>(all) : 0.0;
 }
 
-// Finds bridges, ferries and castle tokens where the rules allow them (see PieceDetectorOptions),
-// gives castles the colour of the follower on them (taken out of the followers), and moves
-// standing followers on a bridge's deck onto the bridge.
-void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array<cv::Mat, kTerrainKinds>& near,
+// Finds bridges, ferries and castle tokens where the rules allow them (see PieceDetectorOptions)
+// into out.tokens; a bridge is looked for on every tile (the reader may take a bridge for a
+// printed road). Returns where their shadows may fall (detection px): footprints widened by
+// their height.
+cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array<cv::Mat, kTerrainKinds>& near,
                    const std::array<TerrainColours, kTerrainKinds>& terrain_colours, const std::map<std::pair<int, int>, const DecodedTile*>& by_cell,
                    const std::vector<TileType>& types, const Frame& f, const PieceDetectorOptions& o, PieceDetection& out) {
     const double px = o.px_per_mm;
     const TokenSizes z;
+    cv::Mat zone(lab.size(), CV_8UC1, cv::Scalar(0));
     // Candidates first: nothing to look for on a board without lake tiles, field crossings or small cities.
     struct Candidate {
         std::string kind;
@@ -215,7 +217,6 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
         return cv::Point2d((t.col - f.c0 + o.margin_tiles + 0.5) * f.pitch + t.offset_px.x * f.scale,
                            (t.row - f.r0 + o.margin_tiles + 0.5) * f.pitch + t.offset_px.y * f.scale);
     };
-    auto edge = [&](const DecodedTile& t, int side) { return types[static_cast<std::size_t>(t.type)].edges[static_cast<std::size_t>((side - t.rot + 8) % 4)]; };
     auto feature_on = [&](const DecodedTile& t, Port port) -> const FeatureDef* {
         const TileType& type = types[static_cast<std::size_t>(t.type)];
         const int fi = type.feature_at(port, t.rot);
@@ -227,8 +228,8 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
         const DecodedTile& t = *tp;
         const TileType& type = types[static_cast<std::size_t>(t.type)];
         const cv::Point2d centre = tile_centre(t);
-        for (int axis = 0; axis < 2; ++axis) {  // 0: north-south in the reading frame
-            if (edge(t, axis) != EdgeKind::Field || edge(t, axis + 2) != EdgeKind::Field) continue;
+        const bool lake = std::any_of(type.features.begin(), type.features.end(), [](const FeatureDef& d) { return d.kind == FeatureKind::Lake; });
+        for (int axis = 0; axis < 2 && !lake; ++axis) {  // 0: north-south in the reading frame (a lake tile never has a bridge: a ferry lies there)
             bridges.push_back({"bridge", &t, &t, static_cast<Port>(3 * axis + 1), static_cast<Port>(3 * (axis + 2) + 1), centre, step_of(axis + 2),
                                0.8 * z.bridge_length * px, z.bridge_width * px});
         }
@@ -264,7 +265,7 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
             castles.push_back({"castle", &t, &u, pa, pb, (centre + tile_centre(u)) * 0.5, step_of(side), 0.8 * z.castle_length * px, 0.8 * z.castle_width * px});
         }
     }
-    if (bridges.empty() && ferries.empty() && castles.empty()) return;
+    if (bridges.empty() && ferries.empty() && castles.empty()) return zone;
 
     // Pixels of a token colour that no terrain nearby explains. A ferry covers much of its small
     // lake, so the lake's learned colours hold the boat's: water never explains a piece.
@@ -295,7 +296,17 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
     const cv::Mat wood_mask = bridges.empty() && ferries.empty() ? cv::Mat() : token_mask(wood);
     const cv::Mat stone_mask = castles.empty() ? cv::Mat() : token_mask(stone);  // (grey followers' pixels count: the stone's shade is grey)
 
-    auto report = [&](const Candidate& c, double share) {
+    auto report = [&](const Candidate& c, double share, double height) {
+        const cv::Point2d across(-c.along.y, c.along.x);
+        const double grow = (0.4 + 1.5 * height) * px;  // shadows reach about 1.5 x the height
+        std::vector<cv::Point> area;
+        for (const auto& corner : {c.centre - c.along * (c.length / 2 + grow) - across * (c.width / 2 + grow),
+                                   c.centre + c.along * (c.length / 2 + grow) - across * (c.width / 2 + grow),
+                                   c.centre + c.along * (c.length / 2 + grow) + across * (c.width / 2 + grow),
+                                   c.centre - c.along * (c.length / 2 + grow) + across * (c.width / 2 + grow)}) {
+            area.emplace_back(static_cast<int>(std::lround(corner.x)), static_cast<int>(std::lround(corner.y)));
+        }
+        cv::fillConvexPoly(zone, area, cv::Scalar(255));
         DetectedPiece d;
         d.kind = c.kind;
         d.col = c.tile->col, d.row = c.tile->row;
@@ -314,7 +325,6 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
             d.feature = type.feature_at(c.a, c.tile->rot);
             d.feature_kind = c.kind == "ferry" ? FeatureKind::Road : FeatureKind::City;
         }
-        const cv::Point2d across(-c.along.y, c.along.x);
         for (const auto& corner : {c.centre - c.along * (c.length / 2) - across * (c.width / 2), c.centre + c.along * (c.length / 2) - across * (c.width / 2),
                                    c.centre + c.along * (c.length / 2) + across * (c.width / 2), c.centre - c.along * (c.length / 2) + across * (c.width / 2)}) {
             const cv::Point2d q = apply(f.det_to_image, corner);
@@ -323,7 +333,7 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
         out.tokens.push_back(std::move(d));
     };
     // Bridges: per tile the better axis (bridges never cross); ferries: the best jetty pair of each lake.
-    auto best_of_tile = [&](const std::vector<Candidate>& list, const cv::Mat& mask) {
+    auto best_of_tile = [&](const std::vector<Candidate>& list, const cv::Mat& mask, double height) {
         std::map<const DecodedTile*, std::pair<double, const Candidate*>> best;
         for (const auto& c : list) {
             const double share = footprint_share(mask, c.centre, c.along, c.length, c.width);
@@ -332,16 +342,24 @@ void detect_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array
         }
         for (const auto& [tile, b] : best) {
             (void)tile;
-            if (b.first >= o.token_share) report(*b.second, b.first);
+            if (b.first >= o.token_share) report(*b.second, b.first, height);
         }
     };
-    best_of_tile(bridges, wood_mask);
-    best_of_tile(ferries, wood_mask);
+    best_of_tile(bridges, wood_mask, z.bridge_height);
+    best_of_tile(ferries, wood_mask, z.ferry_height);
     for (const auto& c : castles) {
         const double share = footprint_share(stone_mask, c.centre, c.along, c.length, c.width);
-        if (share >= o.token_share) report(c, share);
+        if (share >= o.token_share) report(c, share, z.castle_height);
     }
 
+    return zone;
+}
+
+// Gives each castle token the colour of the follower on it (taken out of the followers) and
+// puts standing followers on a bridge's deck on the bridge.
+void attach_followers(const Frame& f, const PieceDetectorOptions& o, PieceDetection& out) {
+    const double px = o.px_per_mm;
+    const TokenSizes z;
     // A follower whose base lies on a castle stands on it: the castle takes its colour (the
     // nearest one's; grey blobs there are the castle's own shaded stone, so a grey owner is
     // not told). A standing follower on a bridge's deck stands on the bridge.
@@ -479,6 +497,19 @@ Status PieceDetectorOptions::check() const {
     return Ok{};
 }
 
+// Draws the bridges, ferries and castle tokens found: footprint, kind and owner.
+static void draw_tokens(cv::Mat& out, const PieceDetection& detection) {
+    const double scale = std::max(1.0, out.cols / 1600.0);
+    const int thick = static_cast<int>(std::lround(2 * scale));
+    for (const auto& d : detection.tokens) {
+        if (!d.outline_px.empty()) cv::polylines(out, std::vector<std::vector<cv::Point>>{d.outline_px}, true, cv::Scalar(0, 255, 255), thick, cv::LINE_AA);
+        const std::string label = d.kind + (d.colour.empty() ? "" : " " + d.colour);
+        const cv::Point at(static_cast<int>(d.image_px.x + 8 * scale), static_cast<int>(d.image_px.y + 14 * scale));
+        cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(0, 0, 0), thick + 2, cv::LINE_AA);
+        cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(0, 255, 255), std::max(1, thick / 2), cv::LINE_AA);
+    }
+}
+
 cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
     cv::Mat out = image.clone();
     const double scale = std::max(1.0, image.cols / 1600.0);
@@ -492,6 +523,7 @@ cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
         cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(0, 0, 0), thick + 2, cv::LINE_AA);
         cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(255, 255, 255), std::max(1, thick / 2), cv::LINE_AA);
     }
+    draw_tokens(out, detection);
     return out;
 }
 
@@ -638,6 +670,42 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         cv::dilate(m, near[static_cast<std::size_t>(k)], disc);
     }
 
+    // Bridges, ferries and castle tokens first: their shadows darken the terrain around them.
+    PieceDetection out;
+    const cv::Matx33d det_to_image = image_to_det.inv();
+    const Frame frame{top_to_det, det_to_image, pitch, c0, r0, s, view};
+    cv::Mat shadow_zone;
+    {
+        // Pixels a colourful player's colour admits are no wood (a red or yellow follower lying across a tile is no bridge).
+        cv::Mat claimed(det_size, CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < det_size.height; ++y) {
+            const auto* in = lab.ptr<cv::Vec3f>(y);
+            auto* cl = claimed.ptr<std::uint8_t>(y);
+            for (int x = 0; x < det_size.width; ++x) {
+                for (const auto& m : colours.colours) {
+                    if (!m.achromatic && passes_gate(m, in[x])) cl[x] = 255;
+                }
+            }
+        }
+        shadow_zone = find_tokens(lab, on_board & ~claimed, near, terrain_colours, by_cell, types, frame, o, out);
+    }
+    // Terrain colours in shade (near a token): each common colour darkened in RGB.
+    std::array<TerrainColours, kTerrainKinds> shaded_colours;
+    for (std::size_t k = 0; k < terrain_colours.size(); ++k) {
+        const auto& t = terrain_colours[k];
+        for (std::size_t i = 0; i < t.centres.size(); ++i) {
+            cv::Mat c(1, 1, CV_32FC3, cv::Scalar(t.centres[i][0], t.centres[i][1], t.centres[i][2])), bgr;
+            cv::cvtColor(c, bgr, cv::COLOR_Lab2BGR);
+            for (const double dim : {0.5, 0.62, 0.75, 0.88}) {
+                cv::Mat dark = bgr * dim, back;
+                cv::cvtColor(dark, back, cv::COLOR_BGR2Lab);
+                shaded_colours[k].centres.push_back(back.at<cv::Vec3f>(0, 0));
+                shaded_colours[k].spreads.push_back(t.spreads[i]);
+                shaded_colours[k].shares.push_back(t.shares[i]);
+            }
+        }
+    }
+
     // 3. Per colour: pixels passing its gate that no nearby terrain explains; blobs of them.
     const int n_colours = static_cast<int>(colours.colours.size());
     cv::Mat best(det_size, CV_8UC1, cv::Scalar(255));  // index of the passing colour, 255: none
@@ -665,6 +733,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const auto& n = near[static_cast<std::size_t>(k)];
                 if (n.empty() || !n.at<std::uint8_t>(y, x)) continue;
                 explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
+                    explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                }
             }
             if (explained) continue;
             b[x] = static_cast<std::uint8_t>(pick);
@@ -672,8 +743,6 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         }
     }
 
-    PieceDetection out;
-    const cv::Matx33d det_to_image = image_to_det.inv();
     const double mm_per_px = 1.0 / o.px_per_mm;
     const CameraFoot foot = camera_foot(cv::Matx33d(mm_per_px, 0, 0, 0, mm_per_px, 0, 0, 0, 1) * image_to_det, image.size(), o.default_fov_deg);
     out.focal_px = foot.focal_px;
@@ -786,12 +855,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             out.pieces.push_back(std::move(piece));
         }
     }
-    // Pixels a colourful player's colour claims are no wood (a red or yellow follower lying across a tile is no bridge).
-    cv::Mat claimed(det_size, CV_8UC1, cv::Scalar(0));
-    for (int c = 0; c < n_colours; ++c) {
-        if (!colours.colours[static_cast<std::size_t>(c)].achromatic) claimed.setTo(255, best == c);
-    }
-    detect_tokens(lab, on_board & ~claimed, near, terrain_colours, by_cell, types, Frame{top_to_det, det_to_image, pitch, c0, r0, s, view}, o, out);
+    attach_followers(frame, o, out);
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return out;
 }

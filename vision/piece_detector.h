@@ -143,7 +143,8 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                                      const ColourModels& colours = ColourModels::daylight(),
                                      const PieceDetectorOptions& options = {});
 
-// Returns a copy of `image` with each follower's outline, base and colour name drawn on it.
+// Returns a copy of `image` with each follower's outline, base and colour name drawn on it, and each
+// bridge, ferry and castle token's footprint with its kind (and a castle's owner).
 cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection);
 
 // Which features a follower may stand on, by its pose: the rules have farmers lie on fields,

@@ -1461,6 +1461,75 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     return out;
 }
 
+Result<cv::Mat> render_colour_shot(const std::vector<std::string>& colours, const RenderOptions& o, std::uint64_t seed) {
+    if (auto st = o.check(); !st) return st.error();
+    if (colours.empty()) return invalid("render colour shot", "name at least one player colour");
+    std::vector<cv::Scalar> bgr;
+    for (const auto& c : colours) {
+        auto colour = piece_colour(c);
+        if (!colour) return colour.error();
+        bgr.push_back(colour.value());
+    }
+    std::mt19937_64 engine(seed);
+    RandomSource r(engine);
+    const cv::Vec3d tint = light_colour(std::clamp(draw(r, o.colour_temperature_k) + o.colour_shift_k, 1500.0, 15000.0));
+    const double exposure = draw(r, o.exposure) * o.exposure_gain;
+    const double noise = draw(r, o.noise_sigma);
+    const cv::Size size(o.width, o.height);
+    const double fov = radians(55), focal = (o.width / 2.0) / std::tan(fov / 2);
+    const cv::Matx33d K(focal, 0, (o.width - 1) / 2.0, 0, focal, (o.height - 1) / 2.0, 0, 0, 1);
+    const Camera cam = look_at(K, radians(r.uniform(5, 15)), 0, r.uniform(-0.1, 0.1), cv::Point2d(0, 0), 520);
+    const cv::Matx33d table_h = cam.plane(0);
+    // The table, then an A4 sheet turned a little, then the followers with soft shadows.
+    std::mt19937_64 table_engine(r.bits());
+    const double ppm = 1.5;
+    const cv::Mat texture = render_table_surface(TableSurface::Wood, cv::Size(static_cast<int>(900 * ppm), static_cast<int>(700 * ppm)), ppm, table_engine);
+    cv::Mat image;
+    cv::warpPerspective(texture, image, table_h * cv::Matx33d(1 / ppm, 0, -450, 0, 1 / ppm, -350, 0, 0, 1), size, cv::INTER_LINEAR, cv::BORDER_REFLECT);
+    const TilePose sheet{cv::Point2d(0, 0), radians(r.uniform(-8, 8))};
+    std::vector<cv::Point2d> paper;
+    for (const auto& c : square_corners(sheet, 1.0)) paper.push_back(apply(table_h, cv::Point2d(c.x * 297, c.y * 210)));
+    cv::fillConvexPoly(image, fixed_point(paper, 3), cv::Scalar(238, 241, 243), cv::LINE_AA, 3);
+    const double light_angle = r.uniform(0, 2 * kPi), elevation = r.uniform(1.0, 2.0), height = 16;
+    const cv::Point2d light_dir(std::cos(light_angle), std::sin(light_angle));
+    const cv::Vec3d ray = [&] {
+        cv::Vec3d v(light_dir.x * elevation, light_dir.y * elevation, 1.0);
+        return v * (1.0 / cv::norm(v));
+    }();
+    cv::Mat shade(size, CV_8UC1, cv::Scalar(0));
+    std::vector<cv::Point2d> spots;
+    for (std::size_t i = 0; i < colours.size(); ++i) {
+        spots.emplace_back(-60 + 60.0 * static_cast<double>(i % 3), -35 + 70.0 * static_cast<double>(i / 3));
+        const cv::Point2d centre = spots.back() + light_dir * (0.3 * height * elevation * 0.5);
+        cv::ellipse(shade, apply(table_h, centre), cv::Size2d(0.55 * height * focal / 520, 0.3 * height * focal / 520), 0, 0, 360, cv::Scalar(255), cv::FILLED,
+                    cv::LINE_AA);
+    }
+    cv::GaussianBlur(shade, shade, cv::Size(), 4);
+    for (int y = 0; y < o.height; ++y) {
+        auto* row = image.ptr<cv::Vec3b>(y);
+        const auto* sh = shade.ptr<std::uint8_t>(y);
+        for (int x = 0; x < o.width; ++x) {
+            if (sh[x]) row[x] = row[x] * (1.0 - 0.35 * sh[x] / 255.0);
+        }
+    }
+    cv::Mat none;
+    for (std::size_t i = 0; i < colours.size(); ++i) {
+        draw_meeple(image, cam, cv::Vec3d(spots[i].x, spots[i].y, 0), r.uniform(-0.4, 0.4), height, false, bgr[i], ray, none);
+    }
+    // The light's colour and exposure, then the sensor.
+    cv::Mat lit;
+    image.convertTo(lit, CV_32FC3);
+    cv::multiply(lit, cv::Scalar(tint[0] * exposure, tint[1] * exposure, tint[2] * exposure), lit);
+    if (noise > 0) {
+        cv::Mat grain(size, CV_32FC3);
+        cv::RNG cv_rng(r.bits());
+        cv_rng.fill(grain, cv::RNG::NORMAL, 0.0, noise);
+        lit += grain;
+    }
+    lit.convertTo(image, CV_8UC3);
+    return image;
+}
+
 std::string truth_path_for(const std::string& image_path) {
     std::filesystem::path p(image_path);
     p.replace_extension(".truth.json");

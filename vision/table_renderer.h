@@ -243,6 +243,13 @@ Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const Render
 // lacks, or of an unknown colour.
 Result<Rendering> render_table(const Scene& scene, const RenderOptions& options, std::uint64_t seed);
 
+// Renders the photo a player takes to calibrate colours (calibration/player_colours.h): one
+// standing follower of each of `colours` on a white sheet on the table, lit as render_table lights
+// a scene with the same options (colour temperature, exposure; a fixed span gives the same cast),
+// with sensor noise. Followers stand in rows of three, 60 mm apart, in the order given.
+// Errors (Invalid): no colours, an unknown colour, options failing check().
+Result<cv::Mat> render_colour_shot(const std::vector<std::string>& colours, const RenderOptions& options, std::uint64_t seed);
+
 // Returns the truth file for an image: "out/scene.png" -> "out/scene.truth.json".
 std::string truth_path_for(const std::string& image_path);
 // Writes the image (.png, .jpg or .jpeg, by extension) and its truth JSON, each atomically.

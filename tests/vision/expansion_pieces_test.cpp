@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 #include <bit>
 
+#include "engine/modules/castles.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "vision/board_reader.h"
@@ -214,6 +215,12 @@ TEST_CASE("bridges, ferries and castle tokens are found with their cells, ports 
             CHECK(f.colour.empty());
         }
     }
+    std::string invented;
+    for (std::size_t j = 0; j < used.size(); ++j) {
+        const auto& f = d.detection.tokens[j];
+        if (!used[j]) invented += f.kind + " at reading cell [" + std::to_string(f.col) + ", " + std::to_string(f.row) + "] share " + std::to_string(f.confidence) + "; ";
+    }
+    INFO("invented: " << invented);
     CHECK(std::count(used.begin(), used.end(), false) == 0);
     // A castle's follower is the castle's colour, not a follower on the board.
     for (const auto& p : d.detection.pieces) {
@@ -281,4 +288,33 @@ TEST_CASE("a board with bridges and ferries scores as the record's final scoring
         CHECK(apart.find(apart.node_at(c, t.port)) != apart.find(apart.node_at(c, t.port2)));
     }
     CHECK(ferries == static_cast<int>(scene.ferries.size()));
+}
+
+TEST_CASE("castle tokens found on a photo become the engine's castles", "[vision][pieces][expansions][score]") {
+    const auto staged = staged_scene(kSeed);
+    const auto d = render_and_detect(staged.scene, kSeed);
+    Record setup;
+    setup.players = staged.game.game.players();
+    setup.expansions = kExpansions;
+    const auto followers = true_followers(staged.game.game, d.rendering.truth, d.reading.view);
+    auto photo = vision::build_photo_game(setup, expansion_catalog(), d.reading, followers, d.detection.tokens);
+    REQUIRE(photo);
+    const CastlesModule* castles = nullptr;
+    for (const auto& m : photo->game.modules()) {
+        if (const auto* c = dynamic_cast<const CastlesModule*>(m.get())) castles = c;
+    }
+    REQUIRE(castles != nullptr);
+    std::set<std::pair<Cell, Cell>> found, made;
+    for (const auto& t : d.detection.tokens) {
+        if (t.kind != "castle") continue;
+        const Cell a{t.col - photo->origin.x, t.row - photo->origin.y}, b{t.col2 - photo->origin.x, t.row2 - photo->origin.y};
+        found.insert({std::min(a, b), std::max(a, b)});
+    }
+    for (const auto& c : castles->castles()) made.insert({c.cells[0], c.cells[1]});
+    CHECK(found.size() == staged.scene.castles.size());
+    CHECK(made == found);
+    // An occupied castle keeps its owner's follower inside; the photo shows who.
+    int occupied = 0;
+    for (const auto& c : castles->castles()) occupied += !c.followers.empty();
+    CHECK(occupied == static_cast<int>(std::count_if(staged.scene.castles.begin(), staged.scene.castles.end(), [](const auto& c) { return c.occupied; })));
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <bit>
 #include <map>
+#include <set>
 
 #include <opencv2/imgproc.hpp>
 
@@ -228,8 +229,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
         const DecodedTile& t = *tp;
         const TileType& type = types[static_cast<std::size_t>(t.type)];
         const cv::Point2d centre = tile_centre(t);
-        const bool lake = std::any_of(type.features.begin(), type.features.end(), [](const FeatureDef& d) { return d.kind == FeatureKind::Lake; });
-        for (int axis = 0; axis < 2 && !lake; ++axis) {  // 0: north-south in the reading frame (a lake tile never has a bridge: a ferry lies there)
+        for (int axis = 0; axis < 2; ++axis) {  // 0: north-south in the reading frame
             bridges.push_back({"bridge", &t, &t, static_cast<Port>(3 * axis + 1), static_cast<Port>(3 * (axis + 2) + 1), centre, step_of(axis + 2),
                                0.8 * z.bridge_length * px, z.bridge_width * px});
         }
@@ -345,8 +345,23 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
             if (b.first >= o.token_share) report(*b.second, b.first, height);
         }
     };
-    best_of_tile(bridges, wood_mask, z.bridge_height);
-    best_of_tile(ferries, wood_mask, z.ferry_height);
+    // A read lake tile may be a bridged tile misread (the bridge looks like jetties): wood along
+    // the whole length of a bridge is a bridge (a ferry covers about half of that footprint).
+    std::set<const DecodedTile*> lake_tiles, bridged;
+    for (const auto& c : ferries) lake_tiles.insert(c.tile);
+    std::vector<Candidate> bridge_list;
+    for (const auto& c : bridges) {
+        if (!lake_tiles.count(c.tile) || footprint_share(wood_mask, c.centre, c.along, c.length, c.width) >= o.lake_bridge_share) {
+            bridge_list.push_back(c);
+            if (lake_tiles.count(c.tile)) bridged.insert(c.tile);
+        }
+    }
+    std::vector<Candidate> ferry_list;
+    for (const auto& c : ferries) {
+        if (!bridged.count(c.tile)) ferry_list.push_back(c);
+    }
+    best_of_tile(bridge_list, wood_mask, z.bridge_height);
+    best_of_tile(ferry_list, wood_mask, z.ferry_height);
     for (const auto& c : castles) {
         const double share = footprint_share(stone_mask, c.centre, c.along, c.length, c.width);
         if (share >= o.token_share) report(c, share, z.castle_height);
@@ -494,6 +509,7 @@ Status PieceDetectorOptions::check() const {
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
+    if (!(lake_bridge_share >= token_share && lake_bridge_share <= 1)) return bad("lake_bridge_share must be within [token_share, 1]");
     return Ok{};
 }
 

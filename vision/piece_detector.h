@@ -95,6 +95,7 @@ struct PieceDetectorOptions {
     cv::Scalar stone_bgr{168, 174, 178}; // castle tokens (stone)
     double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr
     double token_share = 0.3;            // least share of a footprint's pixels of the piece's colour
+    double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
     Status check() const;
 };
 

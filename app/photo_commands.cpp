@@ -172,7 +172,12 @@ int run_score_photo(const std::vector<std::string>& argv) {
         return report(e);
     }
     if (!reading->found) return report(invalid(path, reading->message.empty() ? std::string("no board found") : reading->message));
-    auto detection = vision::detect_pieces(frame, reading.value(), *catalog.value(), colours);
+    vision::PieceDetectorOptions detector;  // the expansions' pieces are looked for only when in play
+    for (const auto& e : setup.expansions) {
+        detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
+        detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
+    }
+    auto detection = vision::detect_pieces(frame, reading.value(), *catalog.value(), colours, detector);
     if (!detection) {
         Error e = detection.error();
         e.where = path + ": " + e.where;

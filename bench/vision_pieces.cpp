@@ -65,6 +65,11 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                       const std::string& dump_dir, const std::vector<std::string>& expansions) {
     PieceStats st;
     const auto& types = catalog->tiles();
+    vision::PieceDetectorOptions detector;  // look for the expansions' pieces only when they are in play
+    for (const auto& e : expansions) {
+        detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
+        detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
+    }
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -95,7 +100,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++st.not_read;
             continue;
         }
-        auto detection = vision::detect_pieces(rendering->image, reading.value(), *catalog);
+        auto detection = vision::detect_pieces(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector);
         if (!detection) {
             std::fprintf(stderr, "detect: %s\n", detection.error().to_string().c_str());
             continue;
@@ -292,7 +297,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 d.rot = (t.rot_deg / 90 + g) % 4;
                 true_tiles.tiles.push_back(d);
             }
-            auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog);
+            auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog, vision::ColourModels::daylight(), detector);
             if (again) {
                 Record oracle_setup;
                 oracle_setup.players = truth_game.players();

@@ -229,7 +229,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
         const DecodedTile& t = *tp;
         const TileType& type = types[static_cast<std::size_t>(t.type)];
         const cv::Point2d centre = tile_centre(t);
-        for (int axis = 0; axis < 2; ++axis) {  // 0: north-south in the reading frame
+        for (int axis = 0; axis < 2 && o.find_bridges; ++axis) {  // 0: north-south in the reading frame
             bridges.push_back({"bridge", &t, &t, static_cast<Port>(3 * axis + 1), static_cast<Port>(3 * (axis + 2) + 1), centre, step_of(axis + 2),
                                0.8 * z.bridge_length * px, z.bridge_width * px});
         }
@@ -252,6 +252,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
             }
         }
         for (int side : {1, 2}) {  // east and south neighbours: each pair once
+            if (!o.find_castles) break;
             const auto it = by_cell.find({cell.first + kSideDx[static_cast<std::size_t>(side)], cell.second + kSideDy[static_cast<std::size_t>(side)]});
             if (it == by_cell.end()) continue;
             const DecodedTile& u = *it->second;

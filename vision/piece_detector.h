@@ -91,6 +91,8 @@ struct PieceDetectorOptions {
     // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
     // field sides, a ferry between two jetties of a lake, a castle across the shared side of a
     // small city), the share of its footprint whose pixels are of its colour and unlike the tiles.
+    bool find_bridges = false;           // look for bridges (Bridges, Castles and Bazaars in play): on any tile
+    bool find_castles = false;           // look for castle tokens (Castles in play); ferries are looked for on read lake tiles
     cv::Scalar wood_bgr{55, 100, 150};   // bridges and ferries (stained wood) under daylight
     cv::Scalar stone_bgr{168, 174, 178}; // castle tokens (stone)
     double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr

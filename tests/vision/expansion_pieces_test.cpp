@@ -124,7 +124,9 @@ Found render_and_detect(const vision::Scene& scene, std::uint64_t seed) {
     REQUIRE(read);
     REQUIRE(read->found);
     auto reading = with_true_tiles(read.value(), rendering->truth);
-    auto detection = vision::detect_pieces(rendering->image, reading, *expansion_catalog());
+    vision::PieceDetectorOptions options;
+    options.find_bridges = options.find_castles = true;
+    auto detection = vision::detect_pieces(rendering->image, reading, *expansion_catalog(), vision::ColourModels::daylight(), options);
     REQUIRE(detection);
     return {std::move(rendering.value()), std::move(reading), std::move(detection.value())};
 }

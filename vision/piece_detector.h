@@ -1,4 +1,5 @@
-// Piece detector (vision stage 5): the wooden followers on a board the reader has read.
+// Piece detector (vision stage 5): the wooden followers, bridges, ferries and castle tokens on a
+// board the reader has read.
 //
 // 1. Top view: the frame is warped onto the plane of the tile tops (the reading's
 //    homography) at a finer scale, over the decoded cells and a margin around them.
@@ -22,6 +23,10 @@
 //    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
 //    nearest field within a few mm, a standing one on the nearest road, city or monastery
 //    (the rules: farmers lie), else on whatever lies under its base.
+// 6. Bridges, ferries, castle tokens (before the blobs of step 3): where the rules allow one, the
+//    share of its footprint of wood or stone colour that no terrain explains; their shadows
+//    are then explained by darkened terrain colours. A follower on a castle gives it its
+//    colour; a standing follower on a bridge's deck stands on the bridge.
 //
 // Everything is in the reading's frame (cells and ports as the top view has them: the
 // board's true orientation is only known up to a quarter turn).

@@ -24,7 +24,8 @@ constexpr const char* kScorePhotoHelp = R"(usage: meeplecam score-photo IMAGE --
                              [--edition C3] [--json] [--overlay OUT.png] [--calibration C.json]
 
 Reads a photo of a finished game: the tiles (as `recognize`), the followers on them (colour,
-standing or lying, the feature under each), builds the board with the rules engine (touching
+standing or lying, the feature under each), bridges, ferries and castle tokens (with
+--expansions bridges,castles,ferries), builds the board with the rules engine (touching
 sides must match) and prints the final scoring as if the game ended now: every open road,
 city and monastery and every farm with followers, with its explanation, and each player's
 final-scoring points (points scored during the game are not on the photo).
@@ -36,7 +37,7 @@ Cells are the reader's: the board's top-left occupied cell is [0, 0], in the pho
   --game G            carcassonne (default)
   --expansions A,B    expansions whose tiles may be on the table
   --edition E         tile counts (default C3)
-  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [...], "warnings": [...]}
+  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [...], "tokens": [...], "warnings": [...]}
   --overlay OUT.png   write the photo with the tiles read, the followers found and what scored
   --calibration C     a calibration file (meeplecam-calibration): its white balance and
                       per-player colour models replace the daylight defaults
@@ -162,7 +163,7 @@ int run_score_photo(const std::vector<std::string>& argv) {
         cv::multiply(frame, cv::Scalar(white_balance[2], white_balance[1], white_balance[0]), frame);
         frame.convertTo(frame, CV_8UC3);
     }
-    auto read = vision::read_photo(frame, *catalog.value(), setup.edition, colours);
+    auto read = vision::read_photo(frame, *catalog.value(), setup.edition, setup.expansions, colours);
     if (!read) {
         Error e = read.error();
         e.where = e.where == "photo" ? path : path + ": " + e.where;
@@ -170,7 +171,7 @@ int run_score_photo(const std::vector<std::string>& argv) {
     }
     const vision::BoardReading* reading = &read->board;
     const vision::PieceDetection* detection = &read->pieces;
-    auto photo = vision::build_photo_game(setup, catalog.value(), *reading, detection->pieces);
+    auto photo = vision::build_photo_game(setup, catalog.value(), *reading, detection->pieces, detection->tokens);
     if (!photo) {
         Error e = photo.error();
         e.where = path + ": " + e.where;
@@ -204,11 +205,20 @@ int run_score_photo(const std::vector<std::string>& argv) {
                                       {"lying", d.lying},
                                       {"image_px", {d.image_px.x, d.image_px.y}}});
         }
+        j["tokens"] = nlohmann::json::array();
+        for (const auto& d : detection->tokens) {
+            j["tokens"].push_back({{"kind", d.kind},
+                                   {"at", {d.col - photo->origin.x, d.row - photo->origin.y}},
+                                   {"other", {d.col2 - photo->origin.x, d.row2 - photo->origin.y}},
+                                   {"ports", {std::string(port_name(d.port)), std::string(port_name(d.port2))}},
+                                   {"colour", d.colour},
+                                   {"image_px", {d.image_px.x, d.image_px.y}}});
+        }
         j["warnings"] = photo->warnings;
         std::cout << j.dump(2) << "\n";
         return 0;
     }
-    std::cout << vision::photo_score_text(path, photo.value(), reading->tiles.size(), detection->pieces.size());
+    std::cout << vision::photo_score_text(path, photo.value(), reading->tiles.size(), *detection);
     return 0;
 }
 

@@ -192,6 +192,17 @@ void print_split(const char* name, const PresetStats& s) {
                 name, s.covered, s.covered_hidden, s.visible_hidden);
 }
 
+// Splits "a,b,c" into names (empty parts dropped).
+std::vector<std::string> split_names(const std::string& list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    std::string part;
+    while (std::getline(in, part, ',')) {
+        if (!part.empty()) out.push_back(part);
+    }
+    return out;
+}
+
 std::vector<std::string> split_csv(const std::string& line) {
     std::vector<std::string> out;
     std::string cur;
@@ -267,6 +278,8 @@ int main(int argc, char** argv) {
     bool do_tiles = true, do_pieces = true;
     int pieces_n = -1;
     std::string overlays = "build/vision_overlays";
+    std::vector<std::string> expansions;  // --expansions bridges,castles,ferries: pieces games with them
+    std::vector<double> casts;            // --cast K (repeatable): colour accuracy under light of K kelvin, with and without calibration
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
@@ -281,9 +294,12 @@ int main(int argc, char** argv) {
         else if (a == "--no-pieces") do_pieces = false;
         else if (a == "--pieces-n") pieces_n = std::max(1, std::atoi(next().c_str()));
         else if (a == "--overlays") overlays = next();
+        else if (a == "--expansions") expansions = split_names(next());
+        else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
-                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR]\n");
+                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
+                                 "              [--cast KELVIN]...\n");
             return 2;
         }
     }
@@ -293,6 +309,7 @@ int main(int argc, char** argv) {
     }
     Record setup;
     setup.game = g_game;
+    setup.expansions = expansions;
     auto loaded = catalog_for(setup);
     if (!loaded) {
         std::fprintf(stderr, "%s\n", loaded.error().to_string().c_str());
@@ -331,7 +348,8 @@ int main(int argc, char** argv) {
         while (std::getline(piece_list, name, ',')) {
             auto d = vision::parse_difficulty(name);
             if (!d) return 2;
-            bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump);
+            bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump, expansions);
+            for (const double k : casts) bench::pieces_colour_cast(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, k);
         }
         if (do_real) bench::pieces_real(catalog, real, overlays);
     }

@@ -9,11 +9,13 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "calibration/player_colours.h"
 #include "engine/random_game.h"
 #include "vision/board_reader.h"
 #include "vision/image_io.h"
@@ -40,6 +42,13 @@ struct PieceStats {
     int placed_boards = 0, placed_truth = 0, placed_found = 0, placed_matched = 0, placed_exact = 0;  // boards the reader placed right
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
     std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
+    // Bridges, ferries, castles: right = found on its cell(s); where = and its ports (axis, jetty pair) right.
+    struct TokenCount {
+        int truth = 0, found = 0, right = 0, where = 0, coloured = 0, colour_ok = 0;
+        int placed_truth = 0, placed_found = 0, placed_right = 0;  // on boards the reader placed right
+    };
+    std::map<std::string, TokenCount> tokens;
+    int token_games = 0, token_exact = 0;  // games with a bridge, ferry or castle, and their exact scores
 };
 
 double median_of(std::vector<double> v) {
@@ -53,14 +62,20 @@ double pct(int a, int b) { return b > 0 ? 100.0 * a / b : 0.0; }
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
-                      const std::string& dump_dir) {
+                      const std::string& dump_dir, const std::vector<std::string>& expansions) {
     PieceStats st;
     const auto& types = catalog->tiles();
+    vision::PieceDetectorOptions detector;  // look for the expansions' pieces only when they are in play
+    for (const auto& e : expansions) {
+        detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
+        detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
+    }
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
         rg.seed = seed;
         rg.players = 2 + static_cast<int>(seed % 5);  // 2..6 players: every colour appears
+        rg.expansions = expansions;
         auto played = play_random_game(catalog, rg);
         if (!played) {
             std::fprintf(stderr, "random game: %s\n", played.error().to_string().c_str());
@@ -85,7 +100,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++st.not_read;
             continue;
         }
-        auto detection = vision::detect_pieces(rendering->image, reading.value(), *catalog);
+        auto detection = vision::detect_pieces(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector);
         if (!detection) {
             std::fprintf(stderr, "detect: %s\n", detection.error().to_string().c_str());
             continue;
@@ -193,7 +208,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 const int want_rot = (tile->rot_deg / 90 + g) % 4;
                 const int period = static_cast<int>(ttype->distinct_rotations.size());
                 tile_ok = &dtype == ttype && ((dt->second->rot - want_rot) % period + period) % period == 0;
-                const int f = dtype.feature_at(rotate_port(tp.loc, g), dt->second->rot);
+                // A tile with a bridge is the engine's variant of the printed type (the bridge's feature last).
+                const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
+                const TileType& ftype = vtype->id == dtype.id ? *vtype : dtype;
+                const int f = ftype.feature_at(rotate_port(tp.loc, g), dt->second->rot);
                 ok = d.col == cell.first && d.row == cell.second && f >= 0 && f == d.feature;
             }
             st.feature_ok += ok;
@@ -214,6 +232,58 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                             found[j].lying ? "lying" : "standing", found[j].top_px.x, found[j].top_px.y, found[j].area_mm2);
             }
         }
+        // Bridges, ferries, castles: a found token of the same kind on the same cell(s) (reading frame).
+        auto reading_cell = [&](Cell at) {
+            const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
+            const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+            return std::pair<int, int>{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
+        };
+        const auto& tokens = detection->tokens;
+        std::vector<bool> token_used(tokens.size(), false);
+        for (const auto& tt : truth.tokens) {
+            auto& tc = st.tokens[tt.kind];
+            ++tc.truth;
+            tc.placed_truth += placed;
+            const auto cell_a = reading_cell(tt.at), cell_b = reading_cell(tt.other);
+            const std::set<Port> want = {rotate_port(tt.ports[0], g), rotate_port(tt.ports[1], g)};
+            int hit = -1;
+            for (std::size_t j = 0; j < tokens.size() && hit < 0; ++j) {
+                const auto& d = tokens[j];
+                if (token_used[j] || d.kind != tt.kind) continue;
+                const std::pair<int, int> da{d.col, d.row}, db{d.col2, d.row2};
+                if ((da == cell_a && db == cell_b) || (da == cell_b && db == cell_a)) hit = static_cast<int>(j);
+            }
+            if (hit < 0) {
+                mistake = true;
+                if (!dump_dir.empty()) {
+                    const auto dt = decoded.find(cell_a);
+                    std::printf("  seed %llu: missed %s at [%d, %d] (true tile %s, read %s)\n", static_cast<unsigned long long>(seed), tt.kind.c_str(), tt.at.x,
+                                tt.at.y, std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tt.at; })->tile.c_str(),
+                                dt == decoded.end() ? "nothing" : types[static_cast<std::size_t>(dt->second->type)].id.c_str());
+                }
+                continue;
+            }
+            token_used[static_cast<std::size_t>(hit)] = true;
+            const auto& d = tokens[static_cast<std::size_t>(hit)];
+            ++tc.right;
+            tc.placed_right += placed;
+            // A castle's ports are per tile: compare them as the pair of cells says.
+            const bool ports_ok = tt.kind == "castle" ? true : std::set<Port>{d.port, d.port2} == want;
+            tc.where += ports_ok;
+            if (tt.kind == "castle" && tt.occupied) {
+                ++tc.coloured;
+                tc.colour_ok += d.colour == tt.colour;
+            }
+            if (!ports_ok || (tt.kind == "castle" && tt.occupied && d.colour != tt.colour)) mistake = true;
+        }
+        for (std::size_t j = 0; j < tokens.size(); ++j) {
+            ++st.tokens[tokens[j].kind].found;
+            st.tokens[tokens[j].kind].placed_found += placed;
+            if (!token_used[j]) {
+                mistake = true;
+                if (!dump_dir.empty()) std::printf("  seed %llu: invented %s at reading cell [%d, %d]\n", static_cast<unsigned long long>(seed), tokens[j].kind.c_str(), tokens[j].col, tokens[j].row);
+            }
+        }
         if (placed) {
             // The same photo with every tile as the truth has it: what the pieces alone get right.
             vision::BoardReading true_tiles = reading.value();
@@ -227,11 +297,12 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 d.rot = (t.rot_deg / 90 + g) % 4;
                 true_tiles.tiles.push_back(d);
             }
-            auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog);
+            auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog, vision::ColourModels::daylight(), detector);
             if (again) {
                 Record oracle_setup;
                 oracle_setup.players = truth_game.players();
-                auto oracle = vision::build_photo_game(oracle_setup, catalog, true_tiles, again->pieces);
+                oracle_setup.expansions = expansions;
+                auto oracle = vision::build_photo_game(oracle_setup, catalog, true_tiles, again->pieces, again->tokens);
                 ++st.oracle_games;
                 st.oracle_exact += oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
             }
@@ -245,7 +316,11 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         // The score the photo gives against the record's final scoring.
         Record setup;
         setup.players = truth_game.players();
-        auto photo = vision::build_photo_game(setup, catalog, reading.value(), found);
+        setup.expansions = expansions;
+        auto photo = vision::build_photo_game(setup, catalog, reading.value(), found, tokens);
+        const bool has_tokens = !truth.tokens.empty();
+        st.token_games += has_tokens;
+        st.token_exact += has_tokens && photo && vision::final_points(photo->game) == vision::final_points(truth_game);
         if (!photo) {
             ++st.build_errors;
             if (!dump_dir.empty()) std::printf("  seed %llu: no score: %s\n", static_cast<unsigned long long>(seed), photo.error().to_string().c_str());
@@ -258,12 +333,19 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         if (mistake && !dump_dir.empty()) {
             cv::Mat img = rendering->image.clone();
             for (const auto& p : truth.pieces) cv::circle(img, p.base_px, 4, cv::Scalar(255, 255, 255), -1);
+            for (const auto& t : truth.tokens) cv::circle(img, t.centre_px, 6, cv::Scalar(0, 255, 255), 2);
+            for (const auto& d : tokens) cv::polylines(img, std::vector<std::vector<cv::Point>>{d.outline_px}, true, cv::Scalar(0, 255, 0), 2);
             for (const auto& d : found) {
                 cv::polylines(img, std::vector<std::vector<cv::Point>>{d.outline_px}, true, cv::Scalar(255, 0, 255), 2);
                 cv::circle(img, d.image_px, 3, cv::Scalar(0, 0, 0), -1);
                 cv::putText(img, d.colour, d.image_px + cv::Point2d(6, 0), cv::FONT_HERSHEY_SIMPLEX, 0.5, cv::Scalar(255, 0, 255), 1);
             }
-            cv::imwrite(dump_dir + "/pieces_" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + ".png", img);
+            std::vector<cv::Point> corners;  // the board only
+            for (const auto& t : truth.tiles) {
+                for (const auto& c : t.corners_px) corners.emplace_back(c);
+            }
+            const cv::Rect board = cv::boundingRect(corners) & cv::Rect(0, 0, img.cols, img.rows);
+            cv::imwrite(dump_dir + "/pieces_" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + ".png", img(board));
         }
     }
     std::printf("PIECES %s: %d finished games (%d boards not read, %d scores not built), followers: %d true, %d found, med %.0f ms\n",
@@ -293,6 +375,110 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 pct(st.colour_ok, st.matched), pct(st.feature_ok, st.matched), pct(st.feature_ok_tile_right, st.tile_right), st.tile_right, st.matched);
     std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
+    if (!st.tokens.empty()) {
+        std::printf("  %-10s %6s %6s %10s %8s %9s %9s   %s\n", "kind", "true", "found", "precision", "recall", "ports_ok", "colour_ok",
+                    "on boards placed right: precision, recall (true)");
+        for (const auto& [kind, c] : st.tokens) {
+            std::printf("  %-10s %6d %6d %9.1f%% %7.1f%% %8.1f%% %9s   %.1f%%, %.1f%% (%d)\n", kind.c_str(), c.truth, c.found, pct(c.right, c.found),
+                        pct(c.right, c.truth), pct(c.where, c.right),
+                        c.coloured > 0 ? (std::to_string(c.colour_ok) + "/" + std::to_string(c.coloured)).c_str() : "-", pct(c.placed_right, c.placed_found),
+                        pct(c.placed_right, c.placed_truth), c.placed_truth);
+        }
+        std::printf("  (ports_ok: a bridge's axis, a ferry's jetty pair, of those found; colour_ok: a castle's owner, where a follower stands on it)\n");
+        std::printf("  exact final score on games with a bridge, ferry or castle: %d of %d\n", st.token_exact, st.token_games);
+    }
+}
+
+void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0, double kelvin) {
+    struct Path {
+        int found = 0, matched = 0, colour_ok = 0;
+        std::map<std::string, Count> by_colour;
+    };
+    Path daylight, calibrated;
+    int games = 0, truth_n = 0, no_board = 0, no_calibration = 0;
+    for (int b = 0; b < n; ++b) {
+        const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
+        RandomGameOptions rg;
+        rg.seed = seed;
+        rg.players = 2 + static_cast<int>(seed % 5);
+        auto played = play_random_game(catalog, rg);
+        if (!played) continue;
+        auto options = vision::RenderOptions::for_difficulty(preset);
+        options.colour_temperature_k = {kelvin, kelvin};
+        auto rendering = vision::render_table(vision::scene_of(played->game), options, seed);
+        if (!rendering) continue;
+        const auto& truth = rendering->truth;
+        auto reading = vision::read_board(rendering->image, *catalog);
+        if (!reading || !reading->found) {
+            ++no_board;
+            continue;
+        }
+        const auto& view = reading->view;
+        const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+        const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
+        vision::BoardReading true_tiles = reading.value();
+        true_tiles.tiles.clear();
+        for (const auto& t : truth.tiles) {
+            const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+            vision::DecodedTile d;
+            d.col = static_cast<int>(std::floor(c.x));
+            d.row = static_cast<int>(std::floor(c.y));
+            d.type = catalog->find(t.tile)->index;
+            d.rot = (t.rot_deg / 90 + g) % 4;
+            true_tiles.tiles.push_back(d);
+        }
+        // The calibration photo under the same light, then its white balance and models.
+        std::vector<std::string> colours;
+        for (const auto& p : played->game.players()) colours.push_back(p.color);
+        auto shot = vision::render_colour_shot(colours, options, seed);
+        auto calibration = shot ? calibration::calibrate_colours(shot.value(), colours, "colour shot") : Result<calibration::ColourShot>(shot.error());
+        auto models = calibration ? calibration::colour_models_of(calibration->calibration) : Result<vision::ColourModels>(calibration.error());
+        if (!models) {
+            ++no_calibration;
+            std::fprintf(stderr, "seed %llu: %s\n", static_cast<unsigned long long>(seed), models.error().to_string().c_str());
+            continue;
+        }
+        ++games;
+        truth_n += static_cast<int>(truth.pieces.size());
+        for (const auto& p : truth.pieces) ++daylight.by_colour[p.colour].truth, ++calibrated.by_colour[p.colour].truth;
+        const cv::Mat balanced = calibration::apply_white_balance(rendering->image, calibration->calibration.white_balance_rgb);
+        for (Path* path : {&daylight, &calibrated}) {
+            auto detection = path == &daylight ? vision::detect_pieces(rendering->image, true_tiles, *catalog)
+                                               : vision::detect_pieces(balanced, true_tiles, *catalog, models.value());
+            if (!detection) continue;
+            const auto& found = detection->pieces;
+            path->found += static_cast<int>(found.size());
+            for (const auto& d : found) ++path->by_colour[d.colour].found;
+            std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
+            for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+                const cv::Point2d t = apply(view.image_to_top, truth.pieces[i].base_px);
+                for (std::size_t j = 0; j < found.size(); ++j) {
+                    const double d = cv::norm(t - found[j].top_px);
+                    if (d < 0.4 * view.pitch_px) pairs.emplace_back(d, i, j);
+                }
+            }
+            std::sort(pairs.begin(), pairs.end());
+            std::vector<bool> used_t(truth.pieces.size(), false), used_f(found.size(), false);
+            for (const auto& [d, i, j] : pairs) {
+                if (used_t[i] || used_f[j]) continue;
+                used_t[i] = used_f[j] = true;
+                ++path->matched;
+                if (found[j].colour == truth.pieces[i].colour) {
+                    ++path->colour_ok;
+                    ++path->by_colour[found[j].colour].right;
+                }
+            }
+        }
+    }
+    std::printf("COLOUR CAST %s, light %.0f K (half-corrected by the camera): %d games (%d boards not found, %d calibrations failed), %d followers;"
+                " true tiles\n",
+                std::string(vision::difficulty_name(preset)).c_str(), kelvin, games, no_board, no_calibration, truth_n);
+    for (const auto& [name, path] : {std::pair<const char*, const Path*>{"daylight models", &daylight}, {"calibrated", &calibrated}}) {
+        std::printf("  %-16s colour accuracy %5.1f%% of %d matched; precision %5.1f%%, recall %5.1f%% (kind);  per colour P/R:", name,
+                    pct(path->colour_ok, path->matched), path->matched, pct(path->matched, path->found), pct(path->matched, truth_n));
+        for (const auto& [colour, c] : path->by_colour) std::printf(" %s %.0f/%.0f", colour.c_str(), pct(c.right, c.found), pct(c.right, c.truth));
+        std::printf("\n");
+    }
 }
 
 void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "engine/catalog.h"
 #include "vision/table_renderer.h"
@@ -14,8 +15,15 @@ namespace meeplecam::bench {
 
 // Prints the pieces table for one preset: `n` finished games from `seed` on. With a
 // non-empty `dump_dir`, writes an overlay of every board with a mistake there.
+// With `expansions` (rule modules, e.g. bridges, castles, ferries) the games use them and the
+// table adds bridges, ferries and castle tokens per kind.
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
-                      const std::string& dump_dir);
+                      const std::string& dump_dir, const std::vector<std::string>& expansions = {});
+// Prints colour accuracy under a colour cast (the light at `kelvin`, which the camera's white
+// balance corrects only half-way): the daylight colour models on the raw photo, against a
+// calibration (render_colour_shot under the same light, calibrate_colours) whose white balance
+// and models are used. The tiles are the truth's (the colour stage judged apart from the reader).
+void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed, double kelvin);
 // Draws the followers found on every board photo of `dir`/boards into `out_dir` (PNG) and
 // prints per-photo counts; skips cleanly when the folder is absent.
 void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir);

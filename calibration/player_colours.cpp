@@ -294,4 +294,15 @@ Result<ColourShot> calibrate_colours(const cv::Mat& image, const std::vector<std
     return shot;
 }
 
+Result<vision::ColourModels> colour_models_of(const ColourCalibration& calibration) {
+    vision::ColourModels out;
+    for (const auto& [name, model] : calibration.players) {
+        auto m = vision::colour_model_from_lab(name, model.lab_mean, model.lab_covariance);
+        if (!m) return m.error();
+        out.colours.push_back(m.value());
+    }
+    if (auto st = out.colours.empty() ? Status(invalid("colour calibration", "holds no player colours")) : out.check(); !st) return st.error();
+    return out;
+}
+
 }  // namespace meeplecam::calibration

@@ -18,6 +18,7 @@
 
 #include "calibration/calibration_file.h"
 #include "engine/error.h"
+#include "vision/piece_detector.h"
 
 namespace meeplecam::calibration {
 
@@ -48,6 +49,10 @@ struct ColourShot {
 
 // The reference Lab colour (after white balance) of a player colour name; nullopt if unknown.
 std::optional<cv::Vec3d> reference_lab(const std::string& colour);
+
+// The piece detector's colour models of a colour calibration (one per player colour, from its
+// Lab mean and covariance: vision::colour_model_from_lab). Errors name the colour.
+Result<vision::ColourModels> colour_models_of(const ColourCalibration& calibration);
 
 // Applies white-balance gains (R, G, B) to an 8-bit BGR image.
 cv::Mat apply_white_balance(const cv::Mat& bgr, const cv::Vec3d& gains_rgb);

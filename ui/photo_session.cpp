@@ -20,7 +20,7 @@ Result<PhotoSession> PhotoSession::read(const cv::Mat& bgr, Record setup, const 
     if (bgr.empty() || bgr.type() != CV_8UC3) return invalid("photo", "the photo must be an 8-bit colour image");
     auto catalog = catalog_for(setup);
     if (!catalog) return catalog.error();
-    auto read = vision::read_photo(bgr, *catalog.value(), setup.edition, colours);
+    auto read = vision::read_photo(bgr, *catalog.value(), setup.edition, setup.expansions, colours);
     if (!read) return read.error();
     PhotoSession s;
     s.image_ = bgr;
@@ -31,7 +31,7 @@ Result<PhotoSession> PhotoSession::read(const cv::Mat& bgr, Record setup, const 
 }
 
 Status PhotoSession::rebuild(vision::PhotoReading next) {
-    auto built = vision::build_photo_game(setup_, catalog_, next.board, next.pieces.pieces);
+    auto built = vision::build_photo_game(setup_, catalog_, next.board, next.pieces.pieces, next.pieces.tokens);
     if (!built) return built.error();
     read_ = std::move(next);
     photo_ = std::make_shared<const vision::PhotoGame>(std::move(built.value()));
@@ -183,7 +183,7 @@ int PhotoSession::piece_at(Cell at, double within_x, double within_y) const {
 cv::Mat PhotoSession::overlay() const { return vision::draw_photo_score(image_, read_.board, read_.pieces, *photo_); }
 
 std::string PhotoSession::score_text(const std::string& title) const {
-    return vision::photo_score_text(title, *photo_, read_.board.tiles.size(), pieces().size());
+    return vision::photo_score_text(title, *photo_, read_.board.tiles.size(), read_.pieces);
 }
 
 }  // namespace meeplecam::ui

@@ -9,6 +9,8 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "engine/modules/castles.h"
+
 namespace meeplecam::vision {
 namespace {
 
@@ -86,7 +88,7 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
 }
 
 Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Catalog> catalog, const BoardReading& reading,
-                                   const std::vector<DetectedPiece>& pieces) {
+                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens) {
     const std::string where = "photo";
     if (!reading.found || reading.tiles.empty()) {
         return invalid(where, reading.message.empty() ? std::string("no board found") : reading.message);
@@ -117,18 +119,53 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         }
     }
 
+    // A bridge makes its tile the engine's bridge variant (its bridged sides show road), before
+    // the sides are compared and the tiles placed.
+    auto variants = std::make_shared<std::deque<TileType>>();
+    std::map<Cell, const TileType*> shown;  // per cell: the type as it lies (printed, or with its bridge)
+    std::map<Cell, int> turn;               // per cell: its rotation
+    std::vector<std::string> warnings;
+    for (const auto& [cell, t] : at) shown[cell] = &types[static_cast<std::size_t>(t->type)], turn[cell] = t->rot;
+    for (const auto& token : tokens) {
+        if (token.kind != "bridge") continue;
+        const Cell c = board_cell(token.col, token.row);
+        const auto it = at.find(c);
+        if (it == at.end()) {
+            warnings.push_back("a bridge at " + cell_text(c) + " lies on no tile read; left out");
+            continue;
+        }
+        auto variant = with_bridge(*shown[c], (side_of(token.port) + turn[c]) % 2);
+        const DecodedTile& read = *it->second;
+        if (!variant && read.runner_type >= 0 && read.runner_type < static_cast<int>(types.size())) {
+            // A bridge hides the art under it: the reader's second choice may be the tile that takes it.
+            auto runner = with_bridge(types[static_cast<std::size_t>(read.runner_type)], (side_of(token.port) + read.runner_rot) % 2);
+            if (runner) {
+                warnings.push_back("tile at " + cell_text(c) + " read as " + shown[c]->id + " but a bridge lies on it: taken as the reader's second choice " +
+                                   runner->id);
+                variant = std::move(runner);
+                turn[c] = read.runner_rot;
+            }
+        }
+        if (!variant) {
+            warnings.push_back("a bridge at " + cell_text(c) + " cannot lie there (" + variant.error().message + "); left out");
+            continue;
+        }
+        variants->push_back(std::move(variant.value()));
+        shown[c] = &variants->back();
+    }
+
     // Touching sides must match: name every pair that does not.
     std::string mismatches;
     int mismatch_count = 0;
     for (const auto& [cell, t] : at) {
-        const TileType& a = types[static_cast<std::size_t>(t->type)];
+        const TileType& a = *shown.at(cell);
         for (int side : {1, 2}) {  // east and south: each pair once
             const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
             const auto it = at.find(other);
             if (it == at.end()) continue;
-            const TileType& b = types[static_cast<std::size_t>(it->second->type)];
-            const EdgeKind ea = a.edges[static_cast<std::size_t>((side - t->rot + 8) % 4)];
-            const EdgeKind eb = b.edges[static_cast<std::size_t>((side + 2 - it->second->rot + 8) % 4)];
+            const TileType& b = *shown.at(it->first);
+            const EdgeKind ea = a.edges[static_cast<std::size_t>((side - turn.at(cell) + 8) % 4)];
+            const EdgeKind eb = b.edges[static_cast<std::size_t>((side + 2 - turn.at(it->first) + 8) % 4)];
             if (ea != eb) {
                 ++mismatch_count;
                 if (mismatch_count <= 12) {
@@ -164,7 +201,7 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     options.catalog = catalog;
     auto created = new_game_for(setup, options);
     if (!created) return created.error();
-    PhotoGame out{std::move(created.value()), origin, {}, {}};
+    PhotoGame out{variants, std::move(created.value()), origin, std::move(warnings), {}};
     Game& game = out.game;
     Board& board = game.mutable_board();
 
@@ -180,15 +217,15 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         const Cell c = queue.front();
         queue.pop_front();
         const DecodedTile& t = *at.at(c);
-        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        const TileType& type = *shown.at(c);
         ++copies[t.type];
         if (first) {
-            board.place_start(type, Placement{c, t.rot});
+            board.place_start(type, Placement{c, turn.at(c)});
             first = false;
         } else {
-            const auto check = board.check_placement(type, Placement{c, t.rot});
+            const auto check = board.check_placement(type, Placement{c, turn.at(c)});
             if (!check.ok) return invalid(where, "impossible board: tile " + type.id + " at " + cell_text(c) + ": " + check.reason);
-            board.place(type, Placement{c, t.rot});
+            board.place(type, Placement{c, turn.at(c)});
         }
         for (int side = 0; side < 4; ++side) {
             const Cell n{c.x + kSideDx[static_cast<std::size_t>(side)], c.y + kSideDy[static_cast<std::size_t>(side)]};
@@ -215,6 +252,44 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         }
     }
 
+    // Ferries link their jetties into one road; the structures are then rebuilt.
+    bool changed = false;
+    for (const auto& t : tokens) {
+        const Cell c = board_cell(t.col, t.row);
+        if (t.kind == "ferry") {
+            const int a = board.node_at(c, t.port), b = board.node_at(c, t.port2);
+            if (a < 0 || b < 0 || a == b) {
+                out.warnings.push_back("a ferry at " + cell_text(c) + " joins no two jetties; left out");
+                continue;
+            }
+            board.add_link(a, b);
+            changed = true;
+        }
+    }
+    if (changed) board.rebuild_structures();
+    // Castles mark their small cities (for farms: a castle counts 4).
+    CastlesModule* castles = nullptr;
+    for (const auto& m : game.modules()) {
+        if (auto* cm = dynamic_cast<CastlesModule*>(m.get())) castles = cm;
+    }
+    for (const auto& t : tokens) {
+        if (t.kind != "castle") continue;
+        const Cell c = board_cell(t.col, t.row);
+        if (castles == nullptr) {
+            out.warnings.push_back("a castle at " + cell_text(c) + ", but castles are not among the expansions; left out");
+            continue;
+        }
+        int player = t.colour.empty() ? -1 : game.player_index(t.colour);
+        if (player < 0) {  // no follower on it (it scored) or not a player's colour: any player with a token left
+            for (int p = 0; p < static_cast<int>(game.players().size()) && player < 0; ++p) {
+                if (castles->tokens_left(game, p) > 0) player = p;
+            }
+        }
+        if (auto st = castles->restore_castle(game, c, t.port, std::max(0, player), t.colour.empty() ? 0 : 1, where); !st) {
+            out.warnings.push_back("a castle at " + cell_text(c) + ": " + st.error().message + "; left out");
+        }
+    }
+
     // The followers, on the features under them.
     for (const auto& piece : pieces) {
         const Cell c = board_cell(piece.col, piece.row);
@@ -223,7 +298,9 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             out.follower_of_piece.push_back(-1);
             continue;
         }
-        const int node = board.node_at(c, piece.port);
+        // By feature index where the tile has it (a bridge's deck; a field that lost a port to a bridge), else by port.
+        const PlacedTile& on = board.tiles()[static_cast<std::size_t>(board.tile_at(c))];
+        const int node = piece.feature < static_cast<int>(on.type->features.size()) ? on.node(piece.feature) : board.node_at(c, piece.port);
         if (node < 0) {
             out.warnings.push_back("a " + piece.colour + " follower at " + cell_text(c) + " stands on no feature; left out");
             out.follower_of_piece.push_back(-1);
@@ -243,22 +320,37 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     return out;
 }
 
-Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition, const ColourModels& colours) {
+PieceDetectorOptions detector_options_for(const std::vector<std::string>& expansions) {
+    PieceDetectorOptions detector;
+    for (const auto& e : expansions) {
+        detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
+        detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
+    }
+    return detector;
+}
+
+Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition,
+                                const std::vector<std::string>& expansions, const ColourModels& colours) {
     ReaderOptions reader_options;
     reader_options.decoder.edition = edition;
     auto board = read_board(bgr, catalog, reader_options);
     if (!board) return board.error();
     if (!board->found) return invalid("photo", board->message.empty() ? std::string("no board found") : board->message);
-    auto pieces = detect_pieces(bgr, board.value(), catalog, colours);
+    auto pieces = detect_pieces(bgr, board.value(), catalog, colours, detector_options_for(expansions));
     if (!pieces) return pieces.error();
     return PhotoReading{std::move(board.value()), std::move(pieces.value())};
 }
 
-std::string photo_score_text(const std::string& title, const PhotoGame& photo, std::size_t tiles, std::size_t followers) {
+std::string photo_score_text(const std::string& title, const PhotoGame& photo, std::size_t tiles, const PieceDetection& detection) {
     const Game& game = photo.game;
     const auto points = final_points(game);
     std::ostringstream out;
-    out << title << ": " << tiles << " tiles, " << followers << " followers\n\nFinal scoring (as if the game ended now)\n";
+    out << title << ": " << tiles << " tiles, " << detection.pieces.size() << " followers";
+    for (const std::string kind : {"bridge", "ferry", "castle"}) {
+        const auto k = std::count_if(detection.tokens.begin(), detection.tokens.end(), [&](const DetectedPiece& t) { return t.kind == kind; });
+        if (k > 0) out << ", " << k << " " << (k == 1 || kind == "ferry" ? kind : kind + "s");
+    }
+    out << "\n\nFinal scoring (as if the game ended now)\n";
     for (const auto& p : game.players()) out << "  " << p.color << "  " << points.at(p.color) << "\n";
     out << "\n";
     for (const auto& ev : game.score_events()) {

@@ -12,6 +12,7 @@
 // the reading's (a photo has no north), which scoring does not depend on.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 namespace meeplecam::vision {
 
 struct PhotoGame {
+    std::shared_ptr<std::deque<TileType>> variants = std::make_shared<std::deque<TileType>>();  // tiles with a bridge (the board points at them)
     Game game;                          // finished: its Final score events are the photo's score
     Cell origin;                        // reading cell (col, row) of board cell [0, 0]
     std::vector<std::string> warnings;  // e.g. a follower on a completed feature (left out)
@@ -37,8 +39,12 @@ struct PhotoGame {
 // do not match (names every such pair of cells), tiles not joined to the rest. Warnings: a
 // follower on no feature or on a completed road, city or monastery (left out: on a real
 // table its owner took it back), more copies of a tile than the edition has.
+// `tokens` (bridges, ferries, castle tokens) go on the board before the followers: a bridge turns
+// its tile into the engine's bridge variant, a ferry links its two jetties, a castle marks its
+// small city (with the Castles rules among `setup`'s expansions; else a warning). A token the
+// board refuses (a bridge end not on a field, a castle on no small city) is a warning, left out.
 Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Catalog> catalog, const BoardReading& reading,
-                                   const std::vector<DetectedPiece>& pieces);
+                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens = {});
 
 // Returns a copy of `image` showing what was read (tile outlines and types), the followers
 // found, and what scored: each final score's tiles outlined in its winner's colour, with
@@ -54,13 +60,18 @@ struct PhotoReading {
     PieceDetection pieces;
 };
 
-// Reads a photo of a table (8-bit BGR): the board reader, then the piece detector (as
-// meeplecam score-photo does). Errors (Invalid): bad input, no board found (the reader's reason).
-Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition,
-                                const ColourModels& colours = ColourModels::daylight());
+// Returns the piece detector's options for a game with `expansions`: bridges and castle
+// tokens are looked for only when their expansion is in play.
+PieceDetectorOptions detector_options_for(const std::vector<std::string>& expansions);
 
-// Returns the text score-photo prints: "<title>: N tiles, M followers", the final scoring per
-// player, every final score event with its explanation, and the warnings.
-std::string photo_score_text(const std::string& title, const PhotoGame& photo, std::size_t tiles, std::size_t followers);
+// Reads a photo of a table (8-bit BGR): the board reader, then the piece detector (as
+// meeplecam score-photo does) with the pieces of `expansions`. Errors (Invalid): bad input, no
+// board found (the reader's reason).
+Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition,
+                                const std::vector<std::string>& expansions, const ColourModels& colours = ColourModels::daylight());
+
+// Returns the text score-photo prints: "<title>: N tiles, M followers[, K bridges...]", the
+// final scoring per player, every final score event with its explanation, and the warnings.
+std::string photo_score_text(const std::string& title, const PhotoGame& photo, std::size_t tiles, const PieceDetection& detection);
 
 }  // namespace meeplecam::vision

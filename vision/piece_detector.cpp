@@ -5,10 +5,13 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <bit>
 #include <map>
+#include <set>
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/table_renderer.h"
 #include "vision/tile_art.h"
 
 namespace meeplecam::vision {
@@ -157,6 +160,258 @@ CameraFoot camera_foot(const cv::Matx33d& image_to_plane, cv::Size image_size, d
     return {cv::Point2d(centre[0], centre[1]), std::abs(centre[2]), f};
 }
 
+// The detection top view's place: reading cells to its pixels and back to the frame.
+struct Frame {
+    cv::Matx33d top_to_det, det_to_image;
+    double pitch = 0;  // detection px per cell
+    int c0 = 0, r0 = 0;
+    double scale = 1;  // detection px per top-view px
+    const LatticeView& view;
+};
+
+// Lab of a BGR colour (0..255).
+cv::Vec3f lab_of(const cv::Scalar& bgr) {
+    cv::Mat px(1, 1, CV_32FC3, cv::Scalar(bgr[0] / 255.0, bgr[1] / 255.0, bgr[2] / 255.0)), lab;
+    cv::cvtColor(px, lab, cv::COLOR_BGR2Lab);
+    return lab.at<cv::Vec3f>(0, 0);
+}
+
+// A side's outward unit step (0 N, 1 E, 2 S, 3 W) in reading axes.
+cv::Point2d step_of(int side) { return {static_cast<double>(kSideDx[static_cast<std::size_t>(side)]), static_cast<double>(kSideDy[static_cast<std::size_t>(side)])}; }
+
+// Share of the pixels of a rotated rectangle (detection px) set in `mask`; 0 when it holds none.
+double footprint_share(const cv::Mat& mask, cv::Point2d centre, cv::Point2d along, double length, double width) {
+    const cv::Point2d across(-along.y, along.x);
+    const std::vector<cv::Point2d> corners = {centre - along * (length / 2) - across * (width / 2), centre + along * (length / 2) - across * (width / 2),
+                                              centre + along * (length / 2) + across * (width / 2), centre - along * (length / 2) + across * (width / 2)};
+    std::vector<cv::Point> poly;
+    for (const auto& c : corners) poly.emplace_back(static_cast<int>(std::lround(c.x)), static_cast<int>(std::lround(c.y)));
+    const cv::Rect box = cv::boundingRect(poly) & cv::Rect(0, 0, mask.cols, mask.rows);
+    if (box.area() == 0) return 0;
+    cv::Mat area(box.size(), CV_8UC1, cv::Scalar(0));
+    for (auto& p : poly) p -= box.tl();
+    cv::fillConvexPoly(area, poly, cv::Scalar(255));
+    const int all = cv::countNonZero(area);
+    return all > 0 ? cv::countNonZero(area & mask(box)) / static_cast<double>(all) : 0.0;
+}
+
+// Finds bridges, ferries and castle tokens where the rules allow them (see PieceDetectorOptions)
+// into out.tokens; a bridge is looked for on every tile (the reader may take a bridge for a
+// printed road). Returns where their shadows may fall (detection px): footprints widened by
+// their height.
+cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array<cv::Mat, kTerrainKinds>& near,
+                   const std::array<TerrainColours, kTerrainKinds>& terrain_colours, const std::map<std::pair<int, int>, const DecodedTile*>& by_cell,
+                   const std::vector<TileType>& types, const Frame& f, const PieceDetectorOptions& o, PieceDetection& out) {
+    const double px = o.px_per_mm;
+    const TokenSizes z;
+    cv::Mat zone(lab.size(), CV_8UC1, cv::Scalar(0));
+    // Candidates first: nothing to look for on a board without lake tiles, field crossings or small cities.
+    struct Candidate {
+        std::string kind;
+        const DecodedTile* tile = nullptr;
+        const DecodedTile* other = nullptr;
+        Port a = 0, b = 0;
+        cv::Point2d centre, along;  // detection px, unit
+        double length = 0, width = 0;  // detection px
+    };
+    auto tile_centre = [&](const DecodedTile& t) {
+        return cv::Point2d((t.col - f.c0 + o.margin_tiles + 0.5) * f.pitch + t.offset_px.x * f.scale,
+                           (t.row - f.r0 + o.margin_tiles + 0.5) * f.pitch + t.offset_px.y * f.scale);
+    };
+    auto feature_on = [&](const DecodedTile& t, Port port) -> const FeatureDef* {
+        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        const int fi = type.feature_at(port, t.rot);
+        return fi >= 0 ? &type.features[static_cast<std::size_t>(fi)] : nullptr;
+    };
+    std::vector<Candidate> bridges, ferries, castles;
+    const double tile_px = o.tile_mm * px;
+    for (const auto& [cell, tp] : by_cell) {
+        const DecodedTile& t = *tp;
+        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        const cv::Point2d centre = tile_centre(t);
+        for (int axis = 0; axis < 2 && o.find_bridges; ++axis) {  // 0: north-south in the reading frame
+            bridges.push_back({"bridge", &t, &t, static_cast<Port>(3 * axis + 1), static_cast<Port>(3 * (axis + 2) + 1), centre, step_of(axis + 2),
+                               0.8 * z.bridge_length * px, z.bridge_width * px});
+        }
+        std::vector<Port> jetties;
+        for (int side = 0; side < 4; ++side) {
+            const FeatureDef* def = feature_on(t, static_cast<Port>(3 * side + 1));
+            if (def != nullptr && def->has_tag("jetty")) jetties.push_back(static_cast<Port>(3 * side + 1));
+        }
+        if (jetties.size() >= 2 && std::any_of(type.features.begin(), type.features.end(), [](const FeatureDef& d) { return d.kind == FeatureKind::Lake; })) {
+            for (std::size_t i = 0; i < jetties.size(); ++i) {
+                for (std::size_t k = i + 1; k < jetties.size(); ++k) {
+                    const cv::Point2d da = step_of(side_of(jetties[i])), db = step_of(side_of(jetties[k]));
+                    cv::Point2d at = centre, along = da;
+                    if (da + db != cv::Point2d(0, 0)) {
+                        at += (da + db) * (z.ferry_offset * tile_px / std::sqrt(2.0));
+                        along = (da - db) * (1 / std::sqrt(2.0));
+                    }
+                    ferries.push_back({"ferry", &t, &t, jetties[i], jetties[k], at, along, 0.8 * z.ferry_length * px, 0.7 * z.ferry_width * px});
+                }
+            }
+        }
+        for (int side : {1, 2}) {  // east and south neighbours: each pair once
+            if (!o.find_castles) break;
+            const auto it = by_cell.find({cell.first + kSideDx[static_cast<std::size_t>(side)], cell.second + kSideDy[static_cast<std::size_t>(side)]});
+            if (it == by_cell.end()) continue;
+            const DecodedTile& u = *it->second;
+            const Port pa = static_cast<Port>(3 * side + 1), pb = static_cast<Port>(3 * ((side + 2) % 4) + 1);
+            const FeatureDef* fa = feature_on(t, pa);
+            const FeatureDef* fb = feature_on(u, pb);
+            auto one_side_city = [](const FeatureDef* d) {
+                return d != nullptr && d->kind == FeatureKind::City && !d->has_tag("no-castle") && std::popcount(static_cast<unsigned>(d->side_mask)) == 1;
+            };
+            if (!one_side_city(fa) || !one_side_city(fb)) continue;
+            castles.push_back({"castle", &t, &u, pa, pb, (centre + tile_centre(u)) * 0.5, step_of(side), 0.8 * z.castle_length * px, 0.8 * z.castle_width * px});
+        }
+    }
+    if (bridges.empty() && ferries.empty() && castles.empty()) return zone;
+
+    // Pixels of a token colour that no terrain nearby explains. A ferry covers much of its small
+    // lake, so the lake's learned colours hold the boat's: water never explains a piece.
+    auto token_mask = [&](const ColourModel& m) {
+        cv::Mat mask(lab.size(), CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < lab.rows; ++y) {
+            const auto* in = lab.ptr<cv::Vec3f>(y);
+            const auto* ob = on_board.ptr<std::uint8_t>(y);
+            auto* mk = mask.ptr<std::uint8_t>(y);
+            for (int x = 0; x < lab.cols; ++x) {
+                if (!ob[x] || !passes_gate(m, in[x])) continue;
+                const double to_piece = piece_distance(m, in[x]) * o.piece_bias;
+                bool explained = false;
+                for (int k = 0; k < kTerrainKinds && !explained; ++k) {
+                    const auto& n = near[static_cast<std::size_t>(k)];
+                    if (k == static_cast<int>(FeatureKind::Lake) || n.empty() || !n.at<std::uint8_t>(y, x)) continue;
+                    explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                }
+                if (!explained) mk[x] = 255;
+            }
+        }
+        return mask;
+    };
+    const cv::Vec3f wood_lab = lab_of(o.wood_bgr), stone_lab = lab_of(o.stone_bgr);
+    ColourModel wood{"wood", cv::Vec3d(wood_lab[0], wood_lab[1], wood_lab[2]), o.wood_hue_deg, 10, 0, 8, std::min(100.0, wood_lab[0] + 30.0), false};
+    ColourModel stone{"stone", cv::Vec3d(stone_lab[0], stone_lab[1], stone_lab[2]), 0, 0, 12, std::max(0.0, stone_lab[0] - 35.0),
+                      std::min(100.0, stone_lab[0] + 22.0), true};
+    const cv::Mat wood_mask = bridges.empty() && ferries.empty() ? cv::Mat() : token_mask(wood);
+    const cv::Mat stone_mask = castles.empty() ? cv::Mat() : token_mask(stone);  // (grey followers' pixels count: the stone's shade is grey)
+
+    auto report = [&](const Candidate& c, double share, double height) {
+        const cv::Point2d across(-c.along.y, c.along.x);
+        const double grow = (0.4 + 1.5 * height) * px;  // shadows reach about 1.5 x the height
+        std::vector<cv::Point> area;
+        for (const auto& corner : {c.centre - c.along * (c.length / 2 + grow) - across * (c.width / 2 + grow),
+                                   c.centre + c.along * (c.length / 2 + grow) - across * (c.width / 2 + grow),
+                                   c.centre + c.along * (c.length / 2 + grow) + across * (c.width / 2 + grow),
+                                   c.centre - c.along * (c.length / 2 + grow) + across * (c.width / 2 + grow)}) {
+            area.emplace_back(static_cast<int>(std::lround(corner.x)), static_cast<int>(std::lround(corner.y)));
+        }
+        cv::fillConvexPoly(zone, area, cv::Scalar(255));
+        DetectedPiece d;
+        d.kind = c.kind;
+        d.col = c.tile->col, d.row = c.tile->row;
+        d.col2 = c.other->col, d.row2 = c.other->row;
+        d.on_tile = true;
+        d.port = c.a, d.port2 = c.b;
+        d.confidence = share;
+        d.top_px = apply(f.top_to_det.inv(), c.centre);
+        d.image_px = apply(f.det_to_image, c.centre);
+        d.table_mm = d.top_px * (1.0 / f.view.px_per_mm);
+        const TileType& type = types[static_cast<std::size_t>(c.tile->type)];
+        if (c.kind == "bridge") {
+            d.feature = static_cast<int>(type.features.size());
+            d.feature_kind = FeatureKind::Road;
+        } else {
+            d.feature = type.feature_at(c.a, c.tile->rot);
+            d.feature_kind = c.kind == "ferry" ? FeatureKind::Road : FeatureKind::City;
+        }
+        for (const auto& corner : {c.centre - c.along * (c.length / 2) - across * (c.width / 2), c.centre + c.along * (c.length / 2) - across * (c.width / 2),
+                                   c.centre + c.along * (c.length / 2) + across * (c.width / 2), c.centre - c.along * (c.length / 2) + across * (c.width / 2)}) {
+            const cv::Point2d q = apply(f.det_to_image, corner);
+            d.outline_px.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
+        }
+        out.tokens.push_back(std::move(d));
+    };
+    // Bridges: per tile the better axis (bridges never cross); ferries: the best jetty pair of each lake.
+    auto best_of_tile = [&](const std::vector<Candidate>& list, const cv::Mat& mask, double height) {
+        std::map<const DecodedTile*, std::pair<double, const Candidate*>> best;
+        for (const auto& c : list) {
+            const double share = footprint_share(mask, c.centre, c.along, c.length, c.width);
+            auto& b = best[c.tile];
+            if (b.second == nullptr || share > b.first) b = {share, &c};
+        }
+        for (const auto& [tile, b] : best) {
+            (void)tile;
+            if (b.first >= o.token_share) report(*b.second, b.first, height);
+        }
+    };
+    // A read lake tile may be a bridged tile misread (the bridge looks like jetties): wood along
+    // the whole length of a bridge is a bridge (a ferry covers about half of that footprint).
+    std::set<const DecodedTile*> lake_tiles, bridged;
+    for (const auto& c : ferries) lake_tiles.insert(c.tile);
+    std::vector<Candidate> bridge_list;
+    for (const auto& c : bridges) {
+        if (!lake_tiles.count(c.tile) || footprint_share(wood_mask, c.centre, c.along, c.length, c.width) >= o.lake_bridge_share) {
+            bridge_list.push_back(c);
+            if (lake_tiles.count(c.tile)) bridged.insert(c.tile);
+        }
+    }
+    std::vector<Candidate> ferry_list;
+    for (const auto& c : ferries) {
+        if (!bridged.count(c.tile)) ferry_list.push_back(c);
+    }
+    best_of_tile(bridge_list, wood_mask, z.bridge_height);
+    best_of_tile(ferry_list, wood_mask, z.ferry_height);
+    for (const auto& c : castles) {
+        const double share = footprint_share(stone_mask, c.centre, c.along, c.length, c.width);
+        if (share >= o.token_share) report(c, share, z.castle_height);
+    }
+
+    return zone;
+}
+
+// Gives each castle token the colour of the follower on it (taken out of the followers) and
+// puts standing followers on a bridge's deck on the bridge.
+void attach_followers(const Frame& f, const PieceDetectorOptions& o, PieceDetection& out) {
+    const double px = o.px_per_mm;
+    const TokenSizes z;
+    // A follower whose base lies on a castle stands on it: the castle takes its colour (the
+    // nearest one's; grey blobs there are the castle's own shaded stone, so a grey owner is
+    // not told). A standing follower on a bridge's deck stands on the bridge.
+    std::vector<DetectedPiece> kept;
+    std::map<std::size_t, double> owner_distance;  // per castle token: how far its owner's base lies
+    for (auto& piece : out.pieces) {
+        const cv::Point2d at = apply(f.top_to_det, piece.top_px);
+        bool taken = false;
+        for (std::size_t k = 0; k < out.tokens.size() && !taken; ++k) {
+            auto& t = out.tokens[k];
+            const cv::Point2d centre = apply(f.top_to_det, t.top_px);
+            const cv::Point2d d = at - centre;
+            if (t.kind == "castle" && cv::norm(d) < 0.75 * z.castle_length * px) {
+                taken = true;
+                if (piece.colour == "grey") continue;
+                const auto seen = owner_distance.find(k);
+                if (seen == owner_distance.end() || cv::norm(d) < seen->second) {
+                    t.colour = piece.colour;
+                    owner_distance[k] = cv::norm(d);
+                }
+                continue;
+            }
+            if (t.kind == "bridge" && !piece.lying && piece.col == t.col && piece.row == t.row) {
+                const cv::Point2d along = step_of(side_of(t.port2));
+                if (std::abs(d.dot(along)) < 0.5 * z.bridge_length * px && std::abs(d.dot(cv::Point2d(-along.y, along.x))) < 0.45 * z.bridge_width * px) {
+                    piece.feature = t.feature;
+                    piece.feature_kind = FeatureKind::Road;
+                    piece.port = t.port;
+                }
+            }
+        }
+        if (!taken) kept.push_back(std::move(piece));
+    }
+    out.pieces = std::move(kept);
+}
+
 std::string colour_summary(const ColourModel& m) { return "colour model '" + m.name + "'"; }
 
 }  // namespace
@@ -253,7 +508,23 @@ Status PieceDetectorOptions::check() const {
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
+    if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
+    if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
+    if (!(lake_bridge_share >= token_share && lake_bridge_share <= 1)) return bad("lake_bridge_share must be within [token_share, 1]");
     return Ok{};
+}
+
+// Draws the bridges, ferries and castle tokens found: footprint, kind and owner.
+static void draw_tokens(cv::Mat& out, const PieceDetection& detection) {
+    const double scale = std::max(1.0, out.cols / 1600.0);
+    const int thick = static_cast<int>(std::lround(2 * scale));
+    for (const auto& d : detection.tokens) {
+        if (!d.outline_px.empty()) cv::polylines(out, std::vector<std::vector<cv::Point>>{d.outline_px}, true, cv::Scalar(0, 255, 255), thick, cv::LINE_AA);
+        const std::string label = d.kind + (d.colour.empty() ? "" : " " + d.colour);
+        const cv::Point at(static_cast<int>(d.image_px.x + 8 * scale), static_cast<int>(d.image_px.y + 14 * scale));
+        cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(0, 0, 0), thick + 2, cv::LINE_AA);
+        cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(0, 255, 255), std::max(1, thick / 2), cv::LINE_AA);
+    }
 }
 
 cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
@@ -269,6 +540,7 @@ cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
         cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(0, 0, 0), thick + 2, cv::LINE_AA);
         cv::putText(out, label, at, cv::FONT_HERSHEY_SIMPLEX, 0.5 * scale, cv::Scalar(255, 255, 255), std::max(1, thick / 2), cv::LINE_AA);
     }
+    draw_tokens(out, detection);
     return out;
 }
 
@@ -415,6 +687,42 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         cv::dilate(m, near[static_cast<std::size_t>(k)], disc);
     }
 
+    // Bridges, ferries and castle tokens first: their shadows darken the terrain around them.
+    PieceDetection out;
+    const cv::Matx33d det_to_image = image_to_det.inv();
+    const Frame frame{top_to_det, det_to_image, pitch, c0, r0, s, view};
+    cv::Mat shadow_zone;
+    {
+        // Pixels a colourful player's colour admits are no wood (a red or yellow follower lying across a tile is no bridge).
+        cv::Mat claimed(det_size, CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < det_size.height; ++y) {
+            const auto* in = lab.ptr<cv::Vec3f>(y);
+            auto* cl = claimed.ptr<std::uint8_t>(y);
+            for (int x = 0; x < det_size.width; ++x) {
+                for (const auto& m : colours.colours) {
+                    if (!m.achromatic && passes_gate(m, in[x])) cl[x] = 255;
+                }
+            }
+        }
+        shadow_zone = find_tokens(lab, on_board & ~claimed, near, terrain_colours, by_cell, types, frame, o, out);
+    }
+    // Terrain colours in shade (near a token): each common colour darkened in RGB.
+    std::array<TerrainColours, kTerrainKinds> shaded_colours;
+    for (std::size_t k = 0; k < terrain_colours.size(); ++k) {
+        const auto& t = terrain_colours[k];
+        for (std::size_t i = 0; i < t.centres.size(); ++i) {
+            cv::Mat c(1, 1, CV_32FC3, cv::Scalar(t.centres[i][0], t.centres[i][1], t.centres[i][2])), bgr;
+            cv::cvtColor(c, bgr, cv::COLOR_Lab2BGR);
+            for (const double dim : {0.5, 0.62, 0.75, 0.88}) {
+                cv::Mat dark = bgr * dim, back;
+                cv::cvtColor(dark, back, cv::COLOR_BGR2Lab);
+                shaded_colours[k].centres.push_back(back.at<cv::Vec3f>(0, 0));
+                shaded_colours[k].spreads.push_back(t.spreads[i]);
+                shaded_colours[k].shares.push_back(t.shares[i]);
+            }
+        }
+    }
+
     // 3. Per colour: pixels passing its gate that no nearby terrain explains; blobs of them.
     const int n_colours = static_cast<int>(colours.colours.size());
     cv::Mat best(det_size, CV_8UC1, cv::Scalar(255));  // index of the passing colour, 255: none
@@ -442,6 +750,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const auto& n = near[static_cast<std::size_t>(k)];
                 if (n.empty() || !n.at<std::uint8_t>(y, x)) continue;
                 explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
+                    explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                }
             }
             if (explained) continue;
             b[x] = static_cast<std::uint8_t>(pick);
@@ -449,8 +760,6 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         }
     }
 
-    PieceDetection out;
-    const cv::Matx33d det_to_image = image_to_det.inv();
     const double mm_per_px = 1.0 / o.px_per_mm;
     const CameraFoot foot = camera_foot(cv::Matx33d(mm_per_px, 0, 0, 0, mm_per_px, 0, 0, 0, 1) * image_to_det, image.size(), o.default_fov_deg);
     out.focal_px = foot.focal_px;
@@ -563,6 +872,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             out.pieces.push_back(std::move(piece));
         }
     }
+    attach_followers(frame, o, out);
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return out;
 }

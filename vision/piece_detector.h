@@ -1,4 +1,5 @@
-// Piece detector (vision stage 5): the wooden followers on a board the reader has read.
+// Piece detector (vision stage 5): the wooden followers, bridges, ferries and castle tokens on a
+// board the reader has read.
 //
 // 1. Top view: the frame is warped onto the plane of the tile tops (the reading's
 //    homography) at a finer scale, over the decoded cells and a margin around them.
@@ -22,6 +23,10 @@
 //    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
 //    nearest field within a few mm, a standing one on the nearest road, city or monastery
 //    (the rules: farmers lie), else on whatever lies under its base.
+// 6. Bridges, ferries, castle tokens (before the blobs of step 3): where the rules allow one, the
+//    share of its footprint of wood or stone colour that no terrain explains; their shadows
+//    are then explained by darkened terrain colours. A follower on a castle gives it its
+//    colour; a standing follower on a bridge's deck stands on the bridge.
 //
 // Everything is in the reading's frame (cells and ports as the top view has them: the
 // board's true orientation is only known up to a quarter turn).
@@ -88,12 +93,22 @@ struct PieceDetectorOptions {
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
     double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
+    // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
+    // field sides, a ferry between two jetties of a lake, a castle across the shared side of a
+    // small city), the share of its footprint whose pixels are of its colour and unlike the tiles.
+    bool find_bridges = false;           // look for bridges (Bridges, Castles and Bazaars in play): on any tile
+    bool find_castles = false;           // look for castle tokens (Castles in play); ferries are looked for on read lake tiles
+    cv::Scalar wood_bgr{55, 100, 150};   // bridges and ferries (stained wood) under daylight
+    cv::Scalar stone_bgr{168, 174, 178}; // castle tokens (stone)
+    double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr
+    double token_share = 0.3;            // least share of a footprint's pixels of the piece's colour
+    double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
     Status check() const;
 };
 
-// A follower found in the frame.
+// A piece found in the frame: a follower, or (in PieceDetection::tokens) a bridge, a ferry or a castle token.
 struct DetectedPiece {
-    std::string kind = "follower";
+    std::string kind = "follower";  // "follower", "bridge", "ferry", "castle"
     std::string colour;
     bool lying = false;
     cv::Point2d image_px;       // its base in the frame (a lying follower: the middle of its body)
@@ -112,22 +127,32 @@ struct DetectedPiece {
     double smear_mm = 0;        // how far a standing follower's head would smear here (from the camera's height and distance)
     double confidence = 0;      // 0..1: how clearly the blob's pixels are of its colour
     std::vector<cv::Point> outline_px;  // the blob's outline in the frame (overlays)
+    // Bridges, ferries and castles: `port` and `port2` are a bridge's two ends (middle ports of
+    // opposite sides), a ferry's two jetties, a castle's city port on its first and second tile
+    // (col, row and col2, row2); `colour` is a castle's owner (the follower on it; empty when
+    // none stands there); `confidence` the share of its footprint of its colour.
+    Port port2 = 0;
+    int col2 = 0, row2 = 0;
 };
 
 struct PieceDetection {
-    std::vector<DetectedPiece> pieces;
+    std::vector<DetectedPiece> pieces;   // followers (a follower on a castle is the castle's colour, not here)
+    std::vector<DetectedPiece> tokens;   // bridges, ferries, castle tokens
     cv::Point2d foot_top_px;    // the camera's foot point in the top view (standing pieces point away from it)
     double focal_px = 0;        // the focal length the foot point was computed with
     double ms = 0;
 };
 
-// Finds the followers on a board `reading` (found == true) read from `image`. Errors: an empty
+// Finds the followers, bridges, ferries and castle tokens on a board `reading` (found == true)
+// read from `image`. A standing follower on a bridge's deck goes on the bridge (feature index:
+// the tile type's feature count, as the engine's bridge variant numbers it). Errors: an empty
 // image, a reading without a board, options or colour models failing check().
 Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& reading, const Catalog& catalog,
                                      const ColourModels& colours = ColourModels::daylight(),
                                      const PieceDetectorOptions& options = {});
 
-// Returns a copy of `image` with each follower's outline, base and colour name drawn on it.
+// Returns a copy of `image` with each follower's outline, base and colour name drawn on it, and each
+// bridge, ferry and castle token's footprint with its kind (and a castle's owner).
 cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection);
 
 // Which features a follower may stand on, by its pose: the rules have farmers lie on fields,

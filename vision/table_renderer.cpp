@@ -11,6 +11,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include "engine/atomic_file.h"
+#include "engine/modules/castles.h"
+#include "engine/modules/ferries.h"
 #include "vision/random_source.h"
 #include "vision/tile_art.h"
 
@@ -368,18 +370,12 @@ Result<cv::Scalar> piece_colour(const std::string& name) {
     return it->second;
 }
 
-// Draws a meeple at `base` (world, on a tile top) turned by `yaw`, lit from `light` (a unit ray):
-// standing on its feet, or lying on its back with `base` under the middle of its body. Its
-// silhouette is also drawn into `silhouette` (CV_8UC1, image size) when that is not empty.
-void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, double height, bool lying,
-                 const cv::Scalar& colour, const cv::Vec3d& light, cv::Mat& silhouette) {
-    const cv::Vec3d across(std::cos(yaw), std::sin(yaw), 0), depth(-std::sin(yaw), std::cos(yaw), 0), up(0, 0, -1);
-    const double half_thick = 0.22 * height;
-    // The outline's x runs along `ox`, its y along `oy`; the slab's thickness along `oz`.
-    const cv::Vec3d ox = across, oy = lying ? depth : up, oz = lying ? up : depth;
-    const cv::Vec3d origin = lying ? base - depth * (0.5 * height) + up * half_thick : base;
-    const auto& outline = meeple_outline();
-    auto world = [&](const cv::Point2d& p, double d) { return origin + ox * (p.x * height) + oy * (p.y * height) + oz * d; };
+// Draws a prism: `outline` (counter-clockwise, in the plane of `ox` and `oy`, world units from
+// `origin`) extruded `half_thick` either way along `oz`; faces far to near, each lit by how it
+// faces `light`. Its silhouette also goes into `silhouette` (CV_8UC1, image size) when that is not empty.
+void draw_prism(cv::Mat& image, const Camera& cam, const std::vector<cv::Point2d>& outline, const cv::Vec3d& origin, const cv::Vec3d& ox,
+                const cv::Vec3d& oy, const cv::Vec3d& oz, double half_thick, const cv::Scalar& colour, const cv::Vec3d& light, cv::Mat& silhouette) {
+    auto world = [&](const cv::Point2d& p, double d) { return origin + ox * p.x + oy * p.y + oz * d; };
     struct Face {
         std::vector<cv::Vec3d> corners;
         cv::Vec3d normal;
@@ -422,6 +418,53 @@ void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, 
     }
 }
 
+// Draws a meeple at `base` (world, on a tile top) turned by `yaw`, lit from `light` (a unit ray):
+// standing on its feet, or lying on its back with `base` under the middle of its body. Its
+// silhouette is also drawn into `silhouette` (CV_8UC1, image size) when that is not empty.
+void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, double height, bool lying,
+                 const cv::Scalar& colour, const cv::Vec3d& light, cv::Mat& silhouette) {
+    const cv::Vec3d across(std::cos(yaw), std::sin(yaw), 0), depth(-std::sin(yaw), std::cos(yaw), 0), up(0, 0, -1);
+    const double half_thick = 0.22 * height;
+    // The outline's x runs along `ox`, its y along `oy`; the slab's thickness along `oz`.
+    const cv::Vec3d ox = across, oy = lying ? depth : up, oz = lying ? up : depth;
+    const cv::Vec3d origin = lying ? base - depth * (0.5 * height) + up * half_thick : base;
+    std::vector<cv::Point2d> outline;
+    for (const auto& p : meeple_outline()) outline.push_back(p * height);
+    draw_prism(image, cam, outline, origin, ox, oy, oz, half_thick, colour, light, silhouette);
+}
+
+// The wooden colours of the expansion pieces (BGR): bridges and ferries are stained wood, castles stone.
+const cv::Scalar kBridgeColour(55, 100, 150), kFerryColour(45, 85, 135), kCastleColour(168, 174, 178);
+
+// The side view of a bridge (mm): x along the bridge, y up; ends on the tile, an arch beneath the deck.
+std::vector<cv::Point2d> bridge_outline(const TokenSizes& z) {
+    const double l = z.bridge_length / 2, h = z.bridge_height, foot = 0.1 * z.bridge_length;
+    std::vector<cv::Point2d> pts = {{-l, 0}};
+    const double span = l - foot, rise = h - 2.5;
+    for (int k = 0; k <= 12; ++k) {  // the arch's underside, left to right
+        const double a = kPi - kPi * k / 12.0;
+        pts.emplace_back(span * std::cos(a), rise * std::sin(a));
+    }
+    for (const cv::Point2d p : std::vector<cv::Point2d>{{l, 0}, {l, h - 1.5}, {l - foot, h}, {-l + foot, h}, {-l, h - 1.5}}) pts.push_back(p);
+    return pts;
+}
+
+// The top view of a ferry (mm): a hull pointed at both ends, x along it.
+std::vector<cv::Point2d> ferry_outline(const TokenSizes& z) {
+    std::vector<cv::Point2d> pts;
+    for (int k = 0; k < 20; ++k) {
+        const double a = 2 * kPi * k / 20.0, sn = std::sin(a);
+        pts.emplace_back(0.5 * z.ferry_length * std::cos(a), 0.5 * z.ferry_width * (sn < 0 ? -1 : 1) * std::pow(std::abs(sn), 0.6));
+    }
+    return pts;
+}
+
+// The side view of a castle (mm): x across the shared side, y up; a block with merlons.
+std::vector<cv::Point2d> castle_outline(const TokenSizes& z) {
+    const double l = z.castle_length / 2, h = z.castle_height, m = h - 2.5;
+    return {{-l, 0}, {l, 0}, {l, h}, {l - 4, h}, {l - 4, m}, {2, m}, {2, h}, {-2, h}, {-2, m}, {-l + 4, m}, {-l + 4, h}, {-l, h}};
+}
+
 nlohmann::json to_json(const Span& s) { return nlohmann::json::array({s.lo, s.hi}); }
 nlohmann::json to_json(const cv::Point2d& p) { return nlohmann::json::array({p.x, p.y}); }
 nlohmann::json to_json(const cv::Matx33d& m) {
@@ -435,6 +478,154 @@ Status span_in(const Span& s, double lo, double hi, const char* name) {
         return invalid("render options", std::string(name) + " must be a range lo <= hi within [" + std::to_string(lo) + ", " +
                                              std::to_string(hi) + "], not [" + std::to_string(s.lo) + ", " +
                                              std::to_string(s.hi) + "]");
+    }
+    return Ok{};
+}
+
+// The middle of side `side` of a tile (0 N, 1 E, 2 S, 3 W) as a unit step in board axes.
+cv::Point2d side_step(int side) { return {static_cast<double>(kSideDx[static_cast<std::size_t>(side)]), static_cast<double>(kSideDy[static_cast<std::size_t>(side)])}; }
+
+// Turns a board-axis vector by a tile's off-grid turn.
+cv::Point2d turned(const TilePose& pose, cv::Point2d v) {
+    const double c = std::cos(pose.turn), s = std::sin(pose.turn);
+    return {c * v.x - s * v.y, s * v.x + c * v.y};
+}
+
+// Draws the bridges, ferries and castle tokens of `scene` (with their shadows and, on an
+// occupied castle, its owner's follower) and writes their truth. Errors (Invalid): a token on
+// a cell without a tile, a ferry port that is no jetty, castle cells that are not neighbours.
+Status draw_tokens(const Scene& scene, const std::map<std::pair<int, int>, std::size_t>& tile_at, const std::vector<TilePose>& poses,
+                   const RenderOptions& o, const Camera& cam, const cv::Matx33d& top_h, cv::Point2d light_dir, double light_elevation,
+                   const TokenSizes& z, double px_per_mm, cv::Mat& image, RenderTruth& truth) {
+    if (scene.bridges.empty() && scene.ferries.empty() && scene.castles.empty()) return Ok{};
+    const double h = o.tile_thickness_mm;
+    struct Token {
+        std::vector<cv::Point2d> outline;
+        cv::Vec3d origin, ox, oy, oz;
+        double half_thick = 0;
+        cv::Scalar colour;
+        std::vector<cv::Point2d> footprint;  // on the tile tops (mm), for the shadow
+        double height = 0;
+        std::optional<cv::Scalar> follower;  // an occupied castle's follower
+        double yaw = 0;
+    };
+    std::vector<Token> drawn;
+    auto pose_at = [&](Cell c) -> const TilePose* {
+        const auto it = tile_at.find({c.x, c.y});
+        return it == tile_at.end() ? nullptr : &poses[it->second];
+    };
+    auto rectangle = [](cv::Point2d centre, cv::Point2d along, double length, double width) {
+        const cv::Point2d across(-along.y, along.x);
+        return std::vector<cv::Point2d>{centre - along * (length / 2) - across * (width / 2), centre + along * (length / 2) - across * (width / 2),
+                                        centre + along * (length / 2) + across * (width / 2), centre - along * (length / 2) + across * (width / 2)};
+    };
+    auto to3 = [](cv::Point2d v) { return cv::Vec3d(v.x, v.y, 0); };
+    const cv::Vec3d up(0, 0, -1);
+    for (const auto& b : scene.bridges) {
+        const TilePose* pose = pose_at(b.at);
+        if (pose == nullptr) return invalid("render", "a bridge at " + to_string(b.at) + " has no tile under it");
+        if (b.axis != 0 && b.axis != 1) return invalid("render", "a bridge at " + to_string(b.at) + " has axis " + std::to_string(b.axis) + " (0 or 1)");
+        const cv::Point2d along = turned(*pose, b.axis == 0 ? cv::Point2d(0, 1) : cv::Point2d(1, 0)), across(-along.y, along.x);
+        Token t{bridge_outline(z), cv::Vec3d(pose->centre.x, pose->centre.y, -h), to3(along), up, to3(across), z.bridge_width / 2, kBridgeColour,
+                rectangle(pose->centre, along, z.bridge_length, z.bridge_width), z.bridge_height, std::nullopt, 0};
+        drawn.push_back(t);
+        TokenTruth tt;
+        tt.kind = "bridge";
+        tt.at = tt.other = b.at;
+        tt.ports = {static_cast<Port>(b.axis == 0 ? 1 : 4), static_cast<Port>(b.axis == 0 ? 7 : 10)};
+        tt.centre_mm = pose->centre;
+        tt.centre_px = apply(top_h, pose->centre);
+        truth.tokens.push_back(tt);
+    }
+    for (const auto& f : scene.ferries) {
+        const TilePose* pose = pose_at(f.at);
+        if (pose == nullptr) return invalid("render", "a ferry at " + to_string(f.at) + " has no tile under it");
+        if (f.a == f.b || f.a % 3 != 1 || f.b % 3 != 1 || f.a >= kSidePorts || f.b >= kSidePorts) {
+            return invalid("render", "a ferry at " + to_string(f.at) + " must join two different jetties (middle ports of two sides)");
+        }
+        const cv::Point2d da = side_step(side_of(f.a)), db = side_step(side_of(f.b));
+        cv::Point2d local(0, 0), along = da;
+        if (da + db != cv::Point2d(0, 0)) {  // neighbouring jetties: towards their corner, across it
+            local = (da + db) * (z.ferry_offset * o.tile_mm / std::sqrt(2.0));
+            along = (da - db) * (1 / std::sqrt(2.0));
+        }
+        const cv::Point2d centre = pose->centre + turned(*pose, local), dir = turned(*pose, along), across(-dir.y, dir.x);
+        Token t{ferry_outline(z), cv::Vec3d(centre.x, centre.y, -h - z.ferry_height / 2), to3(dir), to3(across), up, z.ferry_height / 2, kFerryColour,
+                rectangle(centre, dir, z.ferry_length * 0.9, z.ferry_width * 0.8), z.ferry_height, std::nullopt, 0};
+        drawn.push_back(t);
+        TokenTruth tt;
+        tt.kind = "ferry";
+        tt.at = tt.other = f.at;
+        tt.ports = {f.a, f.b};
+        tt.centre_mm = centre;
+        tt.centre_px = apply(top_h, centre);
+        truth.tokens.push_back(tt);
+    }
+    for (const auto& c : scene.castles) {
+        const TilePose* p0 = pose_at(c.cells[0]);
+        const TilePose* p1 = pose_at(c.cells[1]);
+        const int dx = c.cells[1].x - c.cells[0].x, dy = c.cells[1].y - c.cells[0].y;
+        if (p0 == nullptr || p1 == nullptr || std::abs(dx) + std::abs(dy) != 1) {
+            return invalid("render", "a castle at " + to_string(c.cells[0]) + "-" + to_string(c.cells[1]) + " needs two neighbouring tiles");
+        }
+        auto colour = piece_colour(c.colour);
+        if (!colour) return colour.error();
+        const cv::Point2d centre = (p0->centre + p1->centre) * 0.5;
+        cv::Point2d along = p1->centre - p0->centre;
+        along *= 1.0 / std::max(1e-9, cv::norm(along));
+        const cv::Point2d across(-along.y, along.x);
+        const double yaw = std::fmod(0.7 * (c.cells[0].x * 31 + c.cells[0].y * 17), 2 * kPi);
+        Token t{castle_outline(z), cv::Vec3d(centre.x, centre.y, -h), to3(along), up, to3(across), z.castle_width / 2, kCastleColour,
+                rectangle(centre, along, z.castle_length, z.castle_width), z.castle_height,
+                c.occupied ? std::optional<cv::Scalar>(colour.value()) : std::nullopt, yaw};
+        drawn.push_back(t);
+        int side = 0;
+        while (kSideDx[static_cast<std::size_t>(side)] != dx || kSideDy[static_cast<std::size_t>(side)] != dy) ++side;
+        TokenTruth tt;
+        tt.kind = "castle";
+        tt.at = c.cells[0];
+        tt.other = c.cells[1];
+        tt.ports = {static_cast<Port>(3 * side + 1), static_cast<Port>(3 * ((side + 2) % 4) + 1)};
+        tt.colour = c.colour;
+        tt.occupied = c.occupied;
+        tt.centre_mm = centre;
+        tt.centre_px = apply(top_h, centre);
+        truth.tokens.push_back(tt);
+    }
+    // Shadows: each footprint pushed away from the light by its height, softened.
+    cv::Mat shade(image.size(), CV_8UC1, cv::Scalar(0));
+    for (const auto& t : drawn) {
+        const cv::Point2d push = light_dir * (0.5 * t.height * light_elevation);
+        std::vector<cv::Point2d> ring;
+        for (const auto& p : t.footprint) ring.push_back(apply(top_h, p));
+        for (auto it = t.footprint.rbegin(); it != t.footprint.rend(); ++it) ring.push_back(apply(top_h, *it + push));
+        std::vector<cv::Point> hull;
+        cv::convexHull(fixed_point(ring, 0), hull);
+        cv::fillConvexPoly(shade, hull, cv::Scalar(255), cv::LINE_AA);
+    }
+    cv::GaussianBlur(shade, shade, cv::Size(), std::max(1.0, 1.5 * px_per_mm));
+    for (int y = 0; y < image.rows; ++y) {
+        auto* row = image.ptr<cv::Vec3b>(y);
+        const auto* sh = shade.ptr<std::uint8_t>(y);
+        for (int x = 0; x < image.cols; ++x) {
+            if (sh[x]) row[x] = row[x] * (1.0 - 0.4 * sh[x] / 255.0);
+        }
+    }
+    const cv::Vec3d ray = [&] {
+        cv::Vec3d v(light_dir.x * light_elevation, light_dir.y * light_elevation, 1.0);
+        return v * (1.0 / cv::norm(v));
+    }();
+    std::vector<std::pair<double, std::size_t>> order;
+    for (std::size_t k = 0; k < drawn.size(); ++k) order.emplace_back(cam.depth(drawn[k].origin), k);
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    cv::Mat none;
+    for (const auto& [d, k] : order) {
+        (void)d;
+        const Token& t = drawn[k];
+        draw_prism(image, cam, t.outline, t.origin, t.ox, t.oy, t.oz, t.half_thick, t.colour, ray, none);
+        if (t.follower) {
+            draw_meeple(image, cam, t.origin + cv::Vec3d(0, 0, -(z.castle_height - 2.5)), t.yaw, o.meeple_mm, false, *t.follower, ray, none);
+        }
     }
     return Ok{};
 }
@@ -459,6 +650,25 @@ Scene scene_of(const Game& game) {
     Scene scene;
     scene.tiles = scene_tiles(game.board());
     const Board& board = game.board();
+    // Bridges: a tile with a bridge is a variant of its printed type (tag bridge-ns or bridge-ew, catalog axes).
+    for (auto& t : scene.tiles) {
+        const bool ns = t.type->has_tag("bridge-ns"), ew = t.type->has_tag("bridge-ew");
+        if (!ns && !ew) continue;
+        t.printed = game.catalog().find(t.type->id);
+        scene.bridges.push_back({t.at, ((ns ? 0 : 1) + t.rot) % 2});
+    }
+    for (const auto& module : game.modules()) {
+        if (const auto* ferries = dynamic_cast<const FerriesModule*>(module.get())) {
+            for (std::size_t i = 0; i < board.tiles().size(); ++i) {
+                if (const auto f = ferries->ferry_on(static_cast<int>(i))) scene.ferries.push_back({board.tiles()[i].at, f->first, f->second});
+            }
+        }
+        if (const auto* castles = dynamic_cast<const CastlesModule*>(module.get())) {
+            for (const auto& c : castles->castles()) {
+                scene.castles.push_back({c.cells, game.players()[static_cast<std::size_t>(c.builder)].color, !c.scored && !c.followers.empty()});
+            }
+        }
+    }
     for (const auto& f : board.followers()) {
         if (!f.on_board) continue;
         scene.pieces.push_back({f.at, board.node_feature(f.node), game.players()[static_cast<std::size_t>(f.player)].color, f.loc});
@@ -668,6 +878,17 @@ nlohmann::json RenderTruth::to_json() const {
                                {"lying", p.lying},
                                {"visible", p.visible}});
     }
+    j["tokens"] = nlohmann::json::array();
+    for (const auto& t : tokens) {
+        j["tokens"].push_back({{"kind", t.kind},
+                               {"at", {t.at.x, t.at.y}},
+                               {"other", {t.other.x, t.other.y}},
+                               {"ports", {port_name(t.ports[0]), port_name(t.ports[1])}},
+                               {"colour", t.colour},
+                               {"occupied", t.occupied},
+                               {"centre_mm", vision::to_json(t.centre_mm)},
+                               {"centre_px", vision::to_json(t.centre_px)}});
+    }
     j["glare"] = glare ? nlohmann::json{{"centre_px", vision::to_json(glare_px)}, {"radius_px", glare_radius_px}} : nlohmann::json();
     if (hand) {
         nlohmann::json outline = nlohmann::json::array();
@@ -681,7 +902,9 @@ nlohmann::json RenderTruth::to_json() const {
 }
 
 Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const RenderOptions& options, std::uint64_t seed) {
-    return render_table(Scene{tiles, {}}, options, seed);
+    Scene scene;
+    scene.tiles = tiles;
+    return render_table(scene, options, seed);
 }
 
 Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::uint64_t seed) {
@@ -776,7 +999,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     if (fixed && !o.layout_cells.empty()) {
         std::vector<SceneTile> cells;
         for (const auto& c : o.layout_cells) {
-            if (layout_at.emplace(std::make_pair(c.x, c.y), cells.size()).second) cells.push_back({nullptr, c, 0});
+            if (layout_at.emplace(std::make_pair(c.x, c.y), cells.size()).second) cells.push_back({nullptr, c, 0, nullptr});
         }
         layout = lay_out(cells, o, truth.gap_mm, r, &truth.board_origin_mm);
         for (const auto& t : tiles) {
@@ -906,7 +1129,8 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     const int art_px = std::clamp(static_cast<int>(std::ceil(largest * 1.25)), 32, 480);
     std::map<const TileType*, TileArt> arts;
     for (const auto& t : tiles) {
-        if (!arts.count(t.type)) arts.emplace(t.type, make_tile_art(*t.type, art_px, style, o.tile_mm, art_engine));
+        const TileType* printed = t.printed != nullptr ? t.printed : t.type;
+        if (!arts.count(printed)) arts.emplace(printed, make_tile_art(*printed, art_px, style, o.tile_mm, art_engine));
     }
     std::vector<std::size_t> order(tiles.size());
     std::iota(order.begin(), order.end(), 0);
@@ -926,7 +1150,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
             cv::fillConvexPoly(image, fixed_point(face, 3), edge_colour * lit, cv::LINE_AA, 3);
         }
         // Top face: the art level just larger than the tile appears, warped into place.
-        const TileArt& art = arts.at(tiles[i].type);
+        const TileArt& art = arts.at(tiles[i].printed != nullptr ? tiles[i].printed : tiles[i].type);
         std::size_t level = 0;
         while (level + 1 < art.levels.size() && art.levels[level + 1].cols >= side_px[i]) ++level;
         const int n = art.levels[level].cols;
@@ -960,6 +1184,12 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         std::vector<TileTruth> ordered(tiles.size());
         for (std::size_t k = 0; k < order.size(); ++k) ordered[order[k]] = truth.tiles[k];
         truth.tiles = std::move(ordered);
+    }
+
+    // Bridges, ferries and castles: shadows on the tiles, then the pieces far to near.
+    const TokenSizes sizes;
+    if (auto st = draw_tokens(scene, tile_at, poses, o, cam, top_h, light_dir, light_elevation, sizes, focal / distance, image, truth); !st) {
+        return st.error();
     }
 
     // Pieces: each stands (or lies) where its feature is widest, casts a soft shadow, then is
@@ -1005,10 +1235,24 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
                                                                                      cell_uniform(piece.at, 40 + piece.feature, 0, static_cast<double>(spots.size()))))
                                          : static_cast<std::size_t>(drawn);
             if (o.piece_room < 1.0 && !spots.empty()) widest = spots[pick];
-            const cv::Point2d local(((widest.x - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm, ((widest.y - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm);
+            cv::Point2d local(((widest.x - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm, ((widest.y - 1 + 0.5) / kMaskPx - 0.5) * o.tile_mm);
+            const auto bridge = std::find_if(tiles[i].type->features.begin(), tiles[i].type->features.end(),
+                                             [](const FeatureDef& f) { return f.has_tag("bridge"); });
+            if (bridge != tiles[i].type->features.end() && !def.has_tag("bridge")) {  // beside the bridge, not inside it
+                const int board_axis = ((bridge->side_mask & 1u ? 0 : 1) + tiles[i].rot) % 2;
+                const cv::Point2d across = board_axis == 0 ? cv::Point2d(1, 0) : cv::Point2d(0, 1);
+                const double clear = 0.5 * sizes.bridge_width + (lies ? 0.5 : 0.3) * o.meeple_mm, off = local.dot(across);
+                if (std::abs(off) < clear) local += across * ((off < 0 ? -clear : clear) - off);
+            }
+            if (def.has_tag("bridge")) {  // on the bridge's deck, along its middle
+                const int board_axis = ((def.side_mask & 1u ? 0 : 1) + tiles[i].rot) % 2;
+                const cv::Point2d along = board_axis == 0 ? cv::Point2d(0, 1) : cv::Point2d(1, 0);
+                const double deck = 0.5 * sizes.bridge_length - 0.1 * sizes.bridge_length - 0.3 * o.meeple_mm;
+                local = along * std::clamp(local.dot(along), -deck, deck);
+            }
             const double c = std::cos(poses[i].turn), sn = std::sin(poses[i].turn);
             const cv::Point2d at = poses[i].centre + cv::Point2d(c * local.x - sn * local.y, sn * local.x + c * local.y) + piece.shift_mm;
-            bases.emplace_back(at.x, at.y, -h);
+            bases.emplace_back(at.x, at.y, def.has_tag("bridge") ? -h - sizes.bridge_height : -h);
             const double yaw = pr.uniform(0, 2 * kPi);
             yaws.push_back(fixed ? cell_uniform(piece.at, 2 + piece.feature, 0, 2 * kPi) : yaw);
             lying.push_back(lies);
@@ -1215,6 +1459,75 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     }
     out.image = image;
     return out;
+}
+
+Result<cv::Mat> render_colour_shot(const std::vector<std::string>& colours, const RenderOptions& o, std::uint64_t seed) {
+    if (auto st = o.check(); !st) return st.error();
+    if (colours.empty()) return invalid("render colour shot", "name at least one player colour");
+    std::vector<cv::Scalar> bgr;
+    for (const auto& c : colours) {
+        auto colour = piece_colour(c);
+        if (!colour) return colour.error();
+        bgr.push_back(colour.value());
+    }
+    std::mt19937_64 engine(seed);
+    RandomSource r(engine);
+    const cv::Vec3d tint = light_colour(std::clamp(draw(r, o.colour_temperature_k) + o.colour_shift_k, 1500.0, 15000.0));
+    const double exposure = draw(r, o.exposure) * o.exposure_gain;
+    const double noise = draw(r, o.noise_sigma);
+    const cv::Size size(o.width, o.height);
+    const double fov = radians(55), focal = (o.width / 2.0) / std::tan(fov / 2);
+    const cv::Matx33d K(focal, 0, (o.width - 1) / 2.0, 0, focal, (o.height - 1) / 2.0, 0, 0, 1);
+    const Camera cam = look_at(K, radians(r.uniform(5, 15)), 0, r.uniform(-0.1, 0.1), cv::Point2d(0, 0), 520);
+    const cv::Matx33d table_h = cam.plane(0);
+    // The table, then an A4 sheet turned a little, then the followers with soft shadows.
+    std::mt19937_64 table_engine(r.bits());
+    const double ppm = 1.5;
+    const cv::Mat texture = render_table_surface(TableSurface::Wood, cv::Size(static_cast<int>(900 * ppm), static_cast<int>(700 * ppm)), ppm, table_engine);
+    cv::Mat image;
+    cv::warpPerspective(texture, image, table_h * cv::Matx33d(1 / ppm, 0, -450, 0, 1 / ppm, -350, 0, 0, 1), size, cv::INTER_LINEAR, cv::BORDER_REFLECT);
+    const TilePose sheet{cv::Point2d(0, 0), radians(r.uniform(-8, 8))};
+    std::vector<cv::Point2d> paper;
+    for (const auto& c : square_corners(sheet, 1.0)) paper.push_back(apply(table_h, cv::Point2d(c.x * 297, c.y * 210)));
+    cv::fillConvexPoly(image, fixed_point(paper, 3), cv::Scalar(238, 241, 243), cv::LINE_AA, 3);
+    const double light_angle = r.uniform(0, 2 * kPi), elevation = r.uniform(1.0, 2.0), height = 16;
+    const cv::Point2d light_dir(std::cos(light_angle), std::sin(light_angle));
+    const cv::Vec3d ray = [&] {
+        cv::Vec3d v(light_dir.x * elevation, light_dir.y * elevation, 1.0);
+        return v * (1.0 / cv::norm(v));
+    }();
+    cv::Mat shade(size, CV_8UC1, cv::Scalar(0));
+    std::vector<cv::Point2d> spots;
+    for (std::size_t i = 0; i < colours.size(); ++i) {
+        spots.emplace_back(-60 + 60.0 * static_cast<double>(i % 3), -35 + 70.0 * static_cast<double>(i / 3));
+        const cv::Point2d centre = spots.back() + light_dir * (0.3 * height * elevation * 0.5);
+        cv::ellipse(shade, apply(table_h, centre), cv::Size2d(0.55 * height * focal / 520, 0.3 * height * focal / 520), 0, 0, 360, cv::Scalar(255), cv::FILLED,
+                    cv::LINE_AA);
+    }
+    cv::GaussianBlur(shade, shade, cv::Size(), 4);
+    for (int y = 0; y < o.height; ++y) {
+        auto* row = image.ptr<cv::Vec3b>(y);
+        const auto* sh = shade.ptr<std::uint8_t>(y);
+        for (int x = 0; x < o.width; ++x) {
+            if (sh[x]) row[x] = row[x] * (1.0 - 0.35 * sh[x] / 255.0);
+        }
+    }
+    cv::Mat none;
+    for (std::size_t i = 0; i < colours.size(); ++i) {
+        draw_meeple(image, cam, cv::Vec3d(spots[i].x, spots[i].y, 0), r.uniform(-0.4, 0.4), height, false, bgr[i], ray, none);
+    }
+    // The light's colour and exposure, then the sensor.
+    cv::Mat lit;
+    image.convertTo(lit, CV_32FC3);
+    cv::multiply(lit, cv::Scalar(tint[0] * exposure, tint[1] * exposure, tint[2] * exposure), lit);
+    if (noise > 0) {
+        cv::Mat grain(size, CV_32FC3);
+        cv::RNG cv_rng(r.bits());
+        cv_rng.fill(grain, cv::RNG::NORMAL, 0.0, noise);
+        lit += grain;
+    }
+    lit.convertTo(image, CV_8UC3);
+    return image;
 }
 
 std::string truth_path_for(const std::string& image_path) {

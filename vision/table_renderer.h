@@ -30,6 +30,7 @@ struct SceneTile {
     const TileType* type = nullptr;
     Cell at;
     int rot = 0;
+    const TileType* printed = nullptr;  // the art, when `type` is a variant of it (a tile with a bridge); null: `type`
 };
 
 // How a follower sits on its feature: upright, or lying flat (a farmer, as the rules have it).
@@ -45,16 +46,49 @@ struct ScenePiece {
     PiecePose pose = PiecePose::Auto;  // Auto: lying on a field when RenderOptions::farmers_lie, else standing
 };
 
+// A bridge (Bridges, Castles and Bazaars): a wooden arch across a tile from the middle of one
+// field side to the middle of the opposite one.
+struct SceneBridge {
+    Cell at;
+    int axis = 0;  // board orientation: 0 north-south, 1 east-west
+};
+
+// A ferry (Ferries): a small boat on a lake tile joining two of its jetties.
+struct SceneFerry {
+    Cell at;
+    Port a = 0, b = 0;  // the two jetties' board ports
+};
+
+// A castle token (Bridges, Castles and Bazaars) across the side shared by the two halves of a
+// small city; while it waits to score its owner's follower stands on it.
+struct SceneCastle {
+    std::array<Cell, 2> cells{};  // the two city tiles (neighbours)
+    std::string colour;           // its owner's colour
+    bool occupied = true;         // the follower still stands on it (it has not scored)
+};
+
 // What to render: tiles and the pieces on them.
 struct Scene {
     std::vector<SceneTile> tiles;
     std::vector<ScenePiece> pieces;
+    std::vector<SceneBridge> bridges;
+    std::vector<SceneFerry> ferries;
+    std::vector<SceneCastle> castles;
 };
 
 // Returns the tiles of a board, in placement order.
 std::vector<SceneTile> scene_tiles(const Board& board);
-// Returns a game's tiles and the followers still on the board.
+// Returns a game's tiles and the followers still on the board, with its bridges, ferries and
+// castles when its rule modules have them.
 Scene scene_of(const Game& game);
+
+// Sizes of the expansion pieces (mm), shared by the renderer and the piece detector.
+struct TokenSizes {
+    double bridge_length = 40, bridge_width = 11, bridge_height = 7;  // the arch; a follower stands on its deck
+    double ferry_length = 17, ferry_width = 7.5, ferry_height = 4;
+    double castle_length = 24, castle_width = 18, castle_height = 12;  // length across the shared side
+    double ferry_offset = 0.14;  // share of the tile side a ferry between two neighbouring jetties sits towards their corner
+};
 
 enum class Difficulty : std::uint8_t { Easy, Medium, Hard };
 std::string_view difficulty_name(Difficulty d);
@@ -162,6 +196,18 @@ struct PieceTruth {
     double visible = 1.0;    // share of its silhouette not hidden by nearer pieces or the hand
 };
 
+// Where one bridge, ferry or castle token ended up.
+struct TokenTruth {
+    std::string kind;            // "bridge", "ferry" or "castle"
+    Cell at;                     // its tile (a castle: the first of its two)
+    Cell other;                  // a castle's second tile (else `at`)
+    std::array<Port, 2> ports{}; // bridge: the two middle ports it joins; ferry: the two jetties; castle: the city's port on each tile
+    std::string colour;          // a castle's owner; empty for bridges and ferries
+    bool occupied = false;       // a castle with its owner's follower on it
+    cv::Point2d centre_mm;       // its middle on the table
+    cv::Point2d centre_px;       // that point (on the tile tops) in the image
+};
+
 // The ground truth of one render.
 struct RenderTruth {
     int width = 0, height = 0;
@@ -173,6 +219,7 @@ struct RenderTruth {
     cv::Matx33d tiles_to_image = cv::Matx33d::eye();  // homography: plane of the tile tops, mm -> px
     std::vector<TileTruth> tiles;                      // in the order given
     std::vector<PieceTruth> pieces;                    // in the order given
+    std::vector<TokenTruth> tokens;                    // bridges, then ferries, then castles, in the order given
     bool glare = false;
     cv::Point2d glare_px;
     double glare_radius_px = 0;
@@ -195,6 +242,13 @@ Result<Rendering> render_table(const std::vector<SceneTile>& tiles, const Render
 // Renders tiles and pieces. Errors also for a piece off the board, on a feature its tile
 // lacks, or of an unknown colour.
 Result<Rendering> render_table(const Scene& scene, const RenderOptions& options, std::uint64_t seed);
+
+// Renders the photo a player takes to calibrate colours (calibration/player_colours.h): one
+// standing follower of each of `colours` on a white sheet on the table, lit as render_table lights
+// a scene with the same options (colour temperature, exposure; a fixed span gives the same cast),
+// with sensor noise. Followers stand in rows of three, 60 mm apart, in the order given.
+// Errors (Invalid): no colours, an unknown colour, options failing check().
+Result<cv::Mat> render_colour_shot(const std::vector<std::string>& colours, const RenderOptions& options, std::uint64_t seed);
 
 // Returns the truth file for an image: "out/scene.png" -> "out/scene.truth.json".
 std::string truth_path_for(const std::string& image_path);

@@ -309,6 +309,33 @@ Status CastlesModule::apply_event(Game& game, const Event& event, const std::str
     return event.type == "castle" ? build_castle(game, event, player, where) : choose(game, event, player, where);
 }
 
+Status CastlesModule::restore_castle(Game& game, Cell at, Port loc, int player, int followers, const std::string& where) {
+    Board& b = game.mutable_board();
+    const int node = b.node_at(at, loc);
+    if (node < 0) return illegal(where, "no feature at " + to_string(at) + " " + std::string(port_name(loc)));
+    const std::string what = feature_text(b, at, loc);
+    if (b.node_def(node).kind != FeatureKind::City) return illegal(where, what + " is not a city; a castle stands on a small city");
+    if (castle_of_node(game, node) >= 0) return illegal(where, what + " is already a castle");
+    const int root = b.find(node);
+    if (!b.is_complete(root)) return illegal(where, what + " is not completed; a castle stands on a completed small city");
+    if (auto problem = small_city_problem(game, root); !problem.empty()) return illegal(where, what + " cannot be a castle: " + problem);
+    if (tokens_used_.empty()) tokens_used_.assign(game.players().size(), 0);
+    if (player < 0 || player >= static_cast<int>(game.players().size())) return illegal(where, "the castle's owner is no player");
+    if (tokens_left(game, player) <= 0) return illegal(where, game.players()[player].color + " has no castle token left");
+    Castle castle;
+    const Structure& st = b.structure(root);
+    castle.nodes = {st.nodes[0], st.nodes[1]};
+    if (b.tiles()[b.node_tile(castle.nodes[1])].at < b.tiles()[b.node_tile(castle.nodes[0])].at) std::swap(castle.nodes[0], castle.nodes[1]);
+    for (int i = 0; i < 2; ++i) castle.cells[i] = b.tiles()[b.node_tile(castle.nodes[i])].at;
+    castle.builder = player;
+    castle.built_turn = -1;
+    if (followers > 0) castle.followers[player] = followers;
+    b.structure(root).scored = true;
+    ++tokens_used_[player];
+    castles_.push_back(std::move(castle));
+    return Ok{};
+}
+
 Status CastlesModule::build_castle(Game& game, const Event& e, int player, const std::string& where) {
     auto at = parse_cell_field(e, "at", where);
     if (!at) return at.error();

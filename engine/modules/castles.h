@@ -51,6 +51,12 @@ public:
     // Followers of `player` waiting in castles that have not scored.
     int followers_in_castles(int player) const;
 
+    // For a board set up as it lies (a photo of a table, no turns): makes the completed small city
+    // at `at`/`loc` a castle of `player` built in an earlier turn, not yet scored, with
+    // `followers` of theirs inside (0 when its follower went home: an unknown owner still counts
+    // for farms). Errors (Illegal) name the city: not a small city, already a castle, no token left.
+    Status restore_castle(Game& game, Cell at, Port loc, int player, int followers, const std::string& where);
+
     // Why the city of `root` cannot become a castle (empty when it is a small city that may).
     static std::string small_city_problem(const Game& game, int root);
 

@@ -48,7 +48,7 @@ public:
     // Builds a scene from tile ids and followers (followers by board port).
     vision::Scene scene(const std::vector<Tile>& tiles, const std::vector<Piece>& pieces = {}) const {
         vision::Scene s;
-        for (const auto& t : tiles) s.tiles.push_back({catalog_->find(t.id), t.at, t.rot});
+        for (const auto& t : tiles) s.tiles.push_back({catalog_->find(t.id), t.at, t.rot, nullptr});
         for (const auto& p : pieces) {
             for (const auto& t : s.tiles) {
                 if (t.at == p.at) {

@@ -26,7 +26,7 @@ std::shared_ptr<const Catalog> base() {
 std::vector<vision::SceneTile> block(const char* id, int w, int h) {
     std::vector<vision::SceneTile> tiles;
     for (int y = 0; y < h; ++y) {
-        for (int x = 0; x < w; ++x) tiles.push_back({base()->find(id), Cell{x, y}, (x + y) % 4});
+        for (int x = 0; x < w; ++x) tiles.push_back({base()->find(id), Cell{x, y}, (x + y) % 4, nullptr});
     }
     return tiles;
 }

@@ -1,0 +1,322 @@
+// Bridges, ferries and castle tokens: rendered with their truth, found by the piece detector,
+// and scored by photo_score (rendered scenes of random games with Bridges, Castles and Ferries).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <catch2/catch.hpp>
+#include <bit>
+
+#include "engine/modules/castles.h"
+#include "engine/random_game.h"
+#include "engine/record.h"
+#include "vision/board_reader.h"
+#include "vision/photo_score.h"
+#include "vision/piece_detector.h"
+#include "vision/table_renderer.h"
+
+using namespace meeplecam;
+using vision::RenderOptions;
+
+namespace {
+
+const std::vector<std::string> kExpansions = {"bridges", "castles", "ferries"};
+
+std::shared_ptr<const Catalog> expansion_catalog() {
+    static const auto catalog = [] {
+        Record r;
+        r.expansions = kExpansions;
+        return catalog_for(r).value();
+    }();
+    return catalog;
+}
+
+cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
+    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
+    return {v[0] / v[2], v[1] / v[2]};
+}
+
+// A calm daylight scene, as the follower tests use.
+RenderOptions daylight_options() {
+    RenderOptions o = RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    o.style = "classic";
+    o.surfaces = {vision::TableSurface::Plain};
+    o.tilt_deg = {12, 12};
+    o.colour_temperature_k = {6000, 6000};
+    return o;
+}
+
+// A finished random game with the three expansions (cut short at `tiles`).
+RandomGame expansion_game(std::uint64_t seed, int players, int tiles) {
+    RandomGameOptions options;
+    options.seed = seed;
+    options.players = players;
+    options.max_tiles = tiles;
+    options.expansions = kExpansions;
+    auto game = play_random_game(expansion_catalog(), options);
+    REQUIRE(game);
+    return std::move(game.value());
+}
+
+// The reading's quarter turn against the board, from the first true tile's north edge.
+int reading_turn(const vision::RenderTruth& truth, const vision::LatticeView& view) {
+    const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+    return ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
+}
+
+std::pair<int, int> reading_cell(const vision::RenderTruth& truth, const vision::LatticeView& view, Cell at) {
+    const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
+    REQUIRE(tile != truth.tiles.end());
+    const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+    return {static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
+}
+
+// The reading with every tile as the truth has it (printed types: a bridge is a piece on the tile).
+vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const vision::RenderTruth& truth) {
+    vision::BoardReading out = reading;
+    out.tiles.clear();
+    const int g = reading_turn(truth, reading.view);
+    for (const auto& t : truth.tiles) {
+        const auto cell = reading_cell(truth, reading.view, t.at);
+        vision::DecodedTile d;
+        d.col = cell.first;
+        d.row = cell.second;
+        d.type = expansion_catalog()->find(t.tile)->index;
+        d.rot = (t.rot_deg / 90 + g) % 4;
+        d.confidence = 1;
+        out.tiles.push_back(d);
+    }
+    return out;
+}
+
+// Two neighbouring tiles whose shared side joins two one-side city caps: where a castle may stand.
+std::vector<std::array<Cell, 2>> small_city_pairs(const Board& board) {
+    std::vector<std::array<Cell, 2>> out;
+    for (const auto& t : board.tiles()) {
+        for (int side : {1, 2}) {
+            const Cell n{t.at.x + kSideDx[static_cast<std::size_t>(side)], t.at.y + kSideDy[static_cast<std::size_t>(side)]};
+            if (board.tile_at(n) < 0) continue;
+            const int a = board.node_at(t.at, static_cast<Port>(3 * side + 1));
+            const int b = board.node_at(n, static_cast<Port>(3 * ((side + 2) % 4) + 1));
+            if (a < 0 || b < 0) continue;
+            auto cap = [&](int node) {
+                const auto& def = board.node_def(node);
+                return def.kind == FeatureKind::City && std::popcount(static_cast<unsigned>(def.side_mask)) == 1;
+            };
+            if (cap(a) && cap(b) && board.structure(board.find(a)).nodes.size() == 2) out.push_back({t.at, n});
+        }
+    }
+    return out;
+}
+
+struct Found {
+    vision::Rendering rendering;
+    vision::BoardReading reading;
+    vision::PieceDetection detection;
+};
+
+Found render_and_detect(const vision::Scene& scene, std::uint64_t seed) {
+    auto rendering = vision::render_table(scene, daylight_options(), seed);
+    REQUIRE(rendering);
+    auto read = vision::read_board(rendering->image, *expansion_catalog());
+    REQUIRE(read);
+    REQUIRE(read->found);
+    auto reading = with_true_tiles(read.value(), rendering->truth);
+    vision::PieceDetectorOptions options;
+    options.find_bridges = options.find_castles = true;
+    auto detection = vision::detect_pieces(rendering->image, reading, *expansion_catalog(), vision::ColourModels::daylight(), options);
+    REQUIRE(detection);
+    return {std::move(rendering.value()), std::move(reading), std::move(detection.value())};
+}
+
+// The scene of a seeded game with a castle token added on each free small city (the game's own
+// castles are rare in random play): the test's truth holds every kind.
+struct Staged {
+    RandomGame game;
+    vision::Scene scene;
+};
+
+Staged staged_scene(std::uint64_t seed) {
+    Staged s{expansion_game(seed, 4, 45), {}};
+    s.scene = vision::scene_of(s.game.game);
+    std::set<Cell> taken;
+    for (const auto& c : s.scene.castles) taken.insert(c.cells[0]), taken.insert(c.cells[1]);
+    const std::vector<std::string> colours = {"red", "blue", "green", "yellow"};
+    int k = 0;
+    for (const auto& pair : small_city_pairs(s.game.game.board())) {
+        if (taken.count(pair[0]) || taken.count(pair[1])) continue;
+        taken.insert(pair[0]), taken.insert(pair[1]);
+        s.scene.castles.push_back({pair, colours[static_cast<std::size_t>(k % 4)], k % 2 == 0});
+        ++k;
+    }
+    return s;
+}
+
+constexpr std::uint64_t kSeed = 7;
+
+}  // namespace
+
+TEST_CASE("bridges, ferries and castle tokens are rendered with their truth", "[vision][pieces][expansions]") {
+    const auto staged = staged_scene(kSeed);
+    const auto& scene = staged.scene;
+    REQUIRE_FALSE(scene.bridges.empty());
+    REQUIRE_FALSE(scene.ferries.empty());
+    REQUIRE_FALSE(scene.castles.empty());
+    auto rendering = vision::render_table(scene, daylight_options(), kSeed);
+    REQUIRE(rendering);
+    const auto& truth = rendering->truth;
+    std::map<std::string, int> kinds;
+    for (const auto& t : truth.tokens) ++kinds[t.kind];
+    CHECK(kinds["bridge"] == static_cast<int>(scene.bridges.size()));
+    CHECK(kinds["ferry"] == static_cast<int>(scene.ferries.size()));
+    CHECK(kinds["castle"] == static_cast<int>(scene.castles.size()));
+    // Each piece shows: the image around its centre differs from the same table rendered without it.
+    vision::Scene bare = scene;
+    bare.bridges.clear(), bare.ferries.clear(), bare.castles.clear();
+    auto plain = vision::render_table(bare, daylight_options(), kSeed);
+    REQUIRE(plain);
+    for (const auto& t : truth.tokens) {
+        INFO(t.kind << " at " << to_string(t.at));
+        const cv::Rect box = cv::Rect(cv::Point(static_cast<int>(t.centre_px.x) - 6, static_cast<int>(t.centre_px.y) - 6), cv::Size(13, 13));
+        cv::Mat diff;
+        cv::absdiff(rendering->image(box), plain->image(box), diff);
+        CHECK(cv::mean(diff)[0] + cv::mean(diff)[1] + cv::mean(diff)[2] > 30);
+    }
+    // The truth file names them.
+    const auto json = truth.to_json();
+    REQUIRE(json["tokens"].size() == truth.tokens.size());
+    CHECK(json["tokens"][0]["kind"].get<std::string>() == truth.tokens[0].kind);
+}
+
+TEST_CASE("bridges, ferries and castle tokens are found with their cells, ports and colour", "[vision][pieces][expansions]") {
+    const auto staged = staged_scene(kSeed);
+    const auto d = render_and_detect(staged.scene, kSeed);
+    const auto& truth = d.rendering.truth;
+    const auto& view = d.reading.view;
+    const int g = reading_turn(truth, view);
+    std::vector<bool> used(d.detection.tokens.size(), false);
+    for (const auto& t : truth.tokens) {
+        INFO("true " << t.kind << " at " << to_string(t.at) << "-" << to_string(t.other));
+        const auto a = reading_cell(truth, view, t.at), b = reading_cell(truth, view, t.other);
+        int hit = -1;
+        for (std::size_t j = 0; j < d.detection.tokens.size(); ++j) {
+            const auto& f = d.detection.tokens[j];
+            const std::pair<int, int> fa{f.col, f.row}, fb{f.col2, f.row2};
+            if (!used[j] && f.kind == t.kind && ((fa == a && fb == b) || (fa == b && fb == a))) hit = static_cast<int>(j);
+        }
+        REQUIRE(hit >= 0);
+        used[static_cast<std::size_t>(hit)] = true;
+        const auto& f = d.detection.tokens[static_cast<std::size_t>(hit)];
+        if (t.kind != "castle") {
+            CHECK(std::set<Port>{f.port, f.port2} == std::set<Port>{rotate_port(t.ports[0], g), rotate_port(t.ports[1], g)});
+        } else if (t.occupied) {
+            CHECK(f.colour == t.colour);
+        } else {
+            CHECK(f.colour.empty());
+        }
+    }
+    std::string invented;
+    for (std::size_t j = 0; j < used.size(); ++j) {
+        const auto& f = d.detection.tokens[j];
+        if (!used[j]) invented += f.kind + " at reading cell [" + std::to_string(f.col) + ", " + std::to_string(f.row) + "] share " + std::to_string(f.confidence) + "; ";
+    }
+    INFO("invented: " << invented);
+    CHECK(std::count(used.begin(), used.end(), false) == 0);
+    // A castle's follower is the castle's colour, not a follower on the board.
+    for (const auto& p : d.detection.pieces) {
+        for (const auto& t : truth.tokens) {
+            if (t.kind != "castle" || !t.occupied) continue;
+            CHECK(cv::norm(p.image_px - t.centre_px) > 10);
+        }
+    }
+}
+
+// The followers as the truth has them, in the reading's frame (the follower detector is judged
+// elsewhere: this test is about what bridges, ferries and castles add to the score).
+std::vector<vision::DetectedPiece> true_followers(const Game& game, const vision::RenderTruth& truth, const vision::LatticeView& view) {
+    std::vector<vision::DetectedPiece> out;
+    const int g = reading_turn(truth, view);
+    for (const auto& p : truth.pieces) {
+        const Board& board = game.board();
+        const PlacedTile& tile = board.tiles()[static_cast<std::size_t>(board.tile_at(p.at))];
+        vision::DetectedPiece d;
+        d.colour = p.colour;
+        d.lying = p.lying;
+        std::tie(d.col, d.row) = reading_cell(truth, view, p.at);
+        d.on_tile = true;
+        d.feature = tile.type->feature_at(p.loc, tile.rot);
+        d.port = rotate_port(p.loc, g);
+        out.push_back(d);
+    }
+    return out;
+}
+
+TEST_CASE("a board with bridges and ferries scores as the record's final scoring", "[vision][pieces][expansions][score]") {
+    const auto game = expansion_game(kSeed, 4, 45);
+    const auto scene = vision::scene_of(game.game);
+    REQUIRE_FALSE(scene.bridges.empty());
+    REQUIRE_FALSE(scene.ferries.empty());
+    const auto d = render_and_detect(scene, kSeed);
+    const auto followers = true_followers(game.game, d.rendering.truth, d.reading.view);
+    Record setup;
+    setup.players = game.game.players();
+    setup.expansions = kExpansions;
+    // Without the tokens the board is impossible (a bridge's ends meet roads): the test can fail.
+    auto without = vision::build_photo_game(setup, expansion_catalog(), d.reading, followers);
+    REQUIRE_FALSE(without);
+    CHECK(without.error().message.find("touching side") != std::string::npos);
+    auto photo = vision::build_photo_game(setup, expansion_catalog(), d.reading, followers, d.detection.tokens);
+    INFO((photo ? std::string() : photo.error().to_string()));
+    REQUIRE(photo);
+    CHECK(photo->warnings.empty());
+    CHECK(vision::final_points(photo->game) == vision::final_points(game.game));
+    // Each ferry joins its two jetties into one road on the photo's board (and only with it).
+    std::vector<vision::DetectedPiece> no_ferries;
+    for (const auto& t : d.detection.tokens) {
+        if (t.kind != "ferry") no_ferries.push_back(t);
+    }
+    auto unlinked = vision::build_photo_game(setup, expansion_catalog(), d.reading, followers, no_ferries);
+    REQUIRE(unlinked);
+    int ferries = 0;
+    for (const auto& t : d.detection.tokens) {
+        if (t.kind != "ferry") continue;
+        ++ferries;
+        const Cell c{t.col - photo->origin.x, t.row - photo->origin.y};
+        const Board& linked = photo->game.board();
+        const Board& apart = unlinked->game.board();
+        CHECK(linked.find(linked.node_at(c, t.port)) == linked.find(linked.node_at(c, t.port2)));
+        CHECK(apart.find(apart.node_at(c, t.port)) != apart.find(apart.node_at(c, t.port2)));
+    }
+    CHECK(ferries == static_cast<int>(scene.ferries.size()));
+}
+
+TEST_CASE("castle tokens found on a photo become the engine's castles", "[vision][pieces][expansions][score]") {
+    const auto staged = staged_scene(kSeed);
+    const auto d = render_and_detect(staged.scene, kSeed);
+    Record setup;
+    setup.players = staged.game.game.players();
+    setup.expansions = kExpansions;
+    const auto followers = true_followers(staged.game.game, d.rendering.truth, d.reading.view);
+    auto photo = vision::build_photo_game(setup, expansion_catalog(), d.reading, followers, d.detection.tokens);
+    REQUIRE(photo);
+    const CastlesModule* castles = nullptr;
+    for (const auto& m : photo->game.modules()) {
+        if (const auto* c = dynamic_cast<const CastlesModule*>(m.get())) castles = c;
+    }
+    REQUIRE(castles != nullptr);
+    std::set<std::pair<Cell, Cell>> found, made;
+    for (const auto& t : d.detection.tokens) {
+        if (t.kind != "castle") continue;
+        const Cell a{t.col - photo->origin.x, t.row - photo->origin.y}, b{t.col2 - photo->origin.x, t.row2 - photo->origin.y};
+        found.insert({std::min(a, b), std::max(a, b)});
+    }
+    for (const auto& c : castles->castles()) made.insert({c.cells[0], c.cells[1]});
+    CHECK(found.size() == staged.scene.castles.size());
+    CHECK(made == found);
+    // An occupied castle keeps its owner's follower inside; the photo shows who.
+    int occupied = 0;
+    for (const auto& c : castles->castles()) occupied += !c.followers.empty();
+    CHECK(occupied == static_cast<int>(std::count_if(staged.scene.castles.begin(), staged.scene.castles.end(), [](const auto& c) { return c.occupied; })));
+}

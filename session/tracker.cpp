@@ -11,6 +11,7 @@
 
 #include "engine/ports.h"
 #include "session/table_view.h"
+#include "vision/board_reader.h"
 #include "vision/tile_art.h"
 #include "vision/tile_classifier.h"
 
@@ -127,7 +128,7 @@ Blob largest_blob(const cv::Mat& mask, int open_px) {
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 16> checks = {
+    const std::array<Status, 17> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -143,6 +144,7 @@ Status TrackerOptions::check() const {
         in_range(commit_margin, 0, 1000, "commit_margin"),
         in_range(illegal_margin, 0, 1000, "illegal_margin"),
         in_range(max_candidates, 2, 64, "max_candidates"),
+        in_range(pennant_cost, 0, 1000, "pennant_cost"),
         in_range(piece_min_area, 0.001, 0.5, "piece_min_area"),
     };
     for (const auto& st : checks) {
@@ -159,6 +161,7 @@ struct Tracker::State {
     Record record;
     std::optional<Game> game;
     std::optional<vision::TileClassifier> classifier;
+    std::map<std::string, std::optional<vision::TileClassifier>> bridged;  // "type|axis" -> classifier of that bridged variant
     std::vector<std::string> corrections;
 
     // Motion.
@@ -198,7 +201,9 @@ struct Tracker::State {
     TableView view_for_board() const;
     void regrow_view(const cv::Mat& frame);
     cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
-    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal) const;
+    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
+    const vision::TileClassifier* bridged_classifier(const TileType& type, int catalog_axis);
+    void weigh_pennants(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked, TrackerUpdate* up) const;
     Status commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up);
     void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
     bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
@@ -280,18 +285,89 @@ void Tracker::State::note_released(std::vector<Follower>& before, TrackerUpdate&
     before = std::move(kept);
 }
 
+// The tile classifier of a tile type with a bridge built on it (catalog axis 0 N-S, 1 E-W),
+// made on first use; null when the type cannot carry that bridge.
+const vision::TileClassifier* Tracker::State::bridged_classifier(const TileType& type, int catalog_axis) {
+    const std::string key = type.id + (catalog_axis == 0 ? "|NS" : "|EW");
+    auto it = bridged.find(key);
+    if (it == bridged.end()) {
+        std::optional<vision::TileClassifier> made;
+        if (auto variant = with_bridge(type, catalog_axis)) {
+            if (auto c = vision::TileClassifier::create(std::vector<TileType>{std::move(variant).value()}, classifier->options())) {
+                made.emplace(std::move(c).value());
+            }
+        }
+        it = bridged.emplace(key, std::move(made)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+}
+
+// Penalises each candidate that has a pennant twin (M/N, O/P, ...) when the pennant evidence
+// at `at` speaks for the twin: plain city colours are learnt from the placed tiles in
+// `frame_view` (vision::decide_pennants), a blob unlike them inside the candidate's city is a
+// pennant. Tiles with a follower on them are left out (a blue follower is no city colour).
+void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked, TrackerUpdate* up) const {
+    constexpr std::size_t kWeighed = 6;  // candidates looked at, best first
+    if (ranked.size() < 2) return;
+    const Catalog& cat = game->catalog();
+    vision::LatticeView lattice;
+    lattice.top = frame_view;
+    lattice.px_per_mm = view.px_per_mm();
+    lattice.pitch_px = view.pitch_px();
+    lattice.cols = view.window().cols();
+    lattice.rows = view.window().rows();
+    std::vector<vision::DecodedTile> tiles;
+    const CellWindow& w = view.window();
+    std::vector<Cell> with_follower;
+    for (const auto& f : followers) with_follower.push_back(f.at);
+    for (const auto& t : game->board().tiles()) {
+        if (!w.contains(t.at) || std::find(with_follower.begin(), with_follower.end(), t.at) != with_follower.end()) continue;
+        const TileType* type = cat.find(t.type->id);
+        if (type == nullptr) continue;
+        vision::DecodedTile d;
+        d.col = t.at.x - w.x0;
+        d.row = t.at.y - w.y0;
+        d.type = type->index;
+        d.rot = t.rot;
+        tiles.push_back(d);
+    }
+    tiles.emplace_back();
+    // Plain city is learnt from the placed tiles only, never from the new one (its own pennant
+    // would count as plain city): one reference tile (the start tile) is enough.
+    vision::PennantOptions pennant_options;
+    pennant_options.min_reference_cells = 1;
+    bool changed = false;
+    for (std::size_t i = 0; i < ranked.size() && i < kWeighed; ++i) {
+        const TileType* type = cat.find(ranked[i].tile);
+        if (type == nullptr) continue;
+        vision::DecodedTile& fresh = tiles.back();
+        fresh = vision::DecodedTile{};
+        fresh.col = at.x - w.x0;
+        fresh.row = at.y - w.y0;
+        fresh.type = type->index;
+        fresh.rot = ranked[i].rot;
+        const auto evidence = vision::decide_pennants(lattice, tiles, cat, pennant_options);
+        if (evidence.empty() || !evidence.back().decided || tiles.back().type == type->index) continue;
+        ranked[i].cost += opt.pennant_cost;
+        changed = true;
+        if (up != nullptr) {
+            up->notes.push_back("pennant evidence at " + to_string(at) + " (blob " + std::to_string(evidence.back().blob_area * 100).substr(0, 4) +
+                                "% of the tile) speaks against " + type->id);
+        }
+    }
+    if (changed) std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+}
+
 // Ranks the legal placements at `at` by how well the tile seen there fits them; sets
 // `illegal` when an illegal (type, rotation) fits clearly better than every legal one.
-std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_view, Cell at,
-                                                           std::optional<IllegalMove>* illegal) const {
+std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal,
+                                                           TrackerUpdate* up) {
     // The cell is known in table coordinates: crop the tile square itself (neighbours touch it,
     // so the classifier's own square finder would take them in), at the classifier's size.
     const cv::Mat crop = cell_crop(frame_view, at, opt.tile_mm / pitch());
-    std::vector<CandidateMove> out;
     cv::Mat canonical;
     const int side = classifier->options().canonical_px;
     cv::resize(crop, canonical, cv::Size(side, side), 0, 0, cv::INTER_AREA);
-    std::optional<cv::Mat> tile = canonical;
     const auto hyps = classifier->score_canonical(canonical);
     const Catalog& cat = game->catalog();
     // A tile a rule module deals to the next player (an auctioned tile) is the only one possible.
@@ -299,65 +375,82 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
     for (const auto& m : game->modules()) {
         if (auto id = m->assigned_tile(*game)) assigned = *id;
     }
-    std::map<std::string, std::vector<int>> legal;  // type id -> legal rotations at `at`
-    std::map<std::pair<std::string, int>, nlohmann::json> helped;  // (type, rot) legal only with a module's help (a bridge)
+    // What may lie at `at`: plain legal placements, and placements a module makes legal (a bridge).
+    struct Option {
+        const TileType* type;
+        int rot;
+        nlohmann::json extra;
+    };
+    std::vector<Option> legal;
     for (const auto& type : cat.tiles()) {
         if (assigned && type.id != *assigned) continue;
         if (game->supply_left(type) <= 0) continue;
+        std::vector<int> plain;
         for (const auto& p : game->legal_placements(type)) {
-            if (p.at == at) legal[type.id].push_back(p.rot);
+            if (p.at == at) {
+                plain.push_back(p.rot);
+                legal.push_back({&type, p.rot, nlohmann::json()});
+            }
         }
         for (const auto& m : game->modules()) {
             for (const auto& h : m->extra_placements(*game, type)) {
-                if (h.placement.at != at) continue;
-                auto& rots = legal[type.id];
-                if (std::find(rots.begin(), rots.end(), h.placement.rot) != rots.end()) continue;
-                rots.push_back(h.placement.rot);
-                helped.emplace(std::make_pair(type.id, h.placement.rot), h.extra);
+                if (h.placement.at != at || std::find(plain.begin(), plain.end(), h.placement.rot) != plain.end()) continue;
+                legal.push_back({&type, h.placement.rot, h.extra});
             }
         }
     }
-    const CandidateMove* best_illegal = nullptr;
-    CandidateMove illegal_move;
-    for (const auto& h : hyps) {
-        const TileType* type = cat.find(h.tile);
-        if (type == nullptr) continue;
-        const auto it = legal.find(h.tile);
-        bool ok = false;
-        int rot = h.rot;
-        if (it != legal.end()) {
-            for (int r : it->second) {
-                if (vision::same_rotation(*type, r, h.rot)) {
-                    ok = true;
-                    rot = r;
+    auto plain_cost = [&](const TileType& type, int rot) -> std::optional<double> {
+        for (const auto& h : hyps) {
+            if (h.tile == type.id && vision::same_rotation(type, rot, h.rot)) return h.cost;
+        }
+        return std::nullopt;
+    };
+    std::vector<CandidateMove> out;
+    for (const auto& o : legal) {
+        std::optional<double> cost;
+        // A bridge built on the new tile itself changes its look: score the tile with its bridge.
+        const nlohmann::json* bridge = o.extra.is_object() && o.extra.contains("bridge") ? &o.extra["bridge"] : nullptr;
+        if (bridge != nullptr && bridge->contains("at") && (*bridge)["at"] == nlohmann::json{at.x, at.y}) {
+            const int board_axis = bridge->value("axis", std::string("NS")) == "NS" ? 0 : 1;
+            if (const auto* bc = bridged_classifier(*o.type, (board_axis + o.rot) % 2)) {
+                const TileType& variant = bc->types().front();
+                for (const auto& h : bc->score_canonical(canonical)) {
+                    if (vision::same_rotation(variant, o.rot, h.rot)) cost = h.cost;
                 }
             }
+        } else {
+            cost = plain_cost(*o.type, o.rot);
         }
-        if (ok) {
-            const auto help = helped.find({h.tile, rot});
-            out.push_back({h.tile, at, rot, h.cost, 0, help == helped.end() ? nlohmann::json() : help->second});
-        } else if (best_illegal == nullptr) {
-            illegal_move = {h.tile, at, h.rot, h.cost, 0, nlohmann::json()};
-            best_illegal = &illegal_move;
-        }
+        if (cost) out.push_back({o.type->id, at, o.rot, *cost, 0, o.extra});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
-    if (best_illegal != nullptr && illegal != nullptr &&
-        (out.empty() || best_illegal->cost + opt.illegal_margin < out.front().cost)) {
+    weigh_pennants(frame_view, at, out, up);
+    // The best illegal reading: a (type, rotation) that may not lie there. Types with no copy left
+    // are not readings at all (they cannot be on the table): the classifier confused a twin.
+    const vision::TileHypothesis* best_illegal = nullptr;
+    for (const auto& h : hyps) {
+        const TileType* type = cat.find(h.tile);
+        if (type == nullptr || game->supply_left(*type) <= 0) continue;
+        const bool ok = std::any_of(legal.begin(), legal.end(),
+                                    [&](const Option& o) { return o.type == type && vision::same_rotation(*type, o.rot, h.rot); });
+        if (!ok) {
+            best_illegal = &h;
+            break;
+        }
+    }
+    if (best_illegal != nullptr && illegal != nullptr && (out.empty() || best_illegal->cost + opt.illegal_margin < out.front().cost)) {
         const TileType* type = cat.find(best_illegal->tile);
         std::string rule;
         const Placement p{at, best_illegal->rot};
         const auto check = game->board().check_placement(*type, p);
         if (!check.ok) {
             rule = check.reason;
-        } else if (game->supply_left(*type) <= 0) {
-            rule = "no copy of tile " + type->id + " is left to draw";
         } else if (assigned) {
             rule = "the next player must place the tile " + *assigned + " (a rule module assigned it)";
         } else {
             rule = "a rule module refuses tile " + type->id + " there";
         }
-        *illegal = IllegalMove{*best_illegal, rule};
+        *illegal = IllegalMove{{best_illegal->tile, at, best_illegal->rot, best_illegal->cost, 0, nlohmann::json()}, rule};
     }
     if (static_cast<int>(out.size()) > opt.max_candidates) out.resize(static_cast<std::size_t>(opt.max_candidates));
     // Confidence: a softmax over the listed candidates.
@@ -627,7 +720,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     if (!new_cells.empty()) {
         const Cell at = new_cells.front().second;
         std::optional<IllegalMove> illegal;
-        auto candidates = rank_candidates(now, at, &illegal);
+        auto candidates = rank_candidates(now, at, &illegal, &up);
         if (illegal) {
             up.illegal = illegal;
         } else if (candidates.empty()) {

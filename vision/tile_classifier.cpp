@@ -115,10 +115,16 @@ struct TileClassifier::Scored {
 
 Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const TileClassifierOptions& options,
                                               const TileLibrary* library) {
-    if (auto st = options.check(); !st) return st.error();
     if (catalog.tiles().empty()) return invalid("catalog", "has no tiles");
+    return create(catalog.tiles(), options, library);
+}
+
+Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const TileClassifierOptions& options,
+                                              const TileLibrary* library) {
+    if (auto st = options.check(); !st) return st.error();
+    if (types.empty()) return invalid("tile classifier", "has no tile types to tell apart");
     TileClassifier c;
-    c.types_ = catalog.tiles();
+    c.types_ = std::move(types);
     c.options_ = options;
     c.library_ = library;
     const int n = options.model_px;

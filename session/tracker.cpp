@@ -348,7 +348,14 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
         fresh.rot = ranked[i].rot;
         const auto evidence = vision::decide_pennants(lattice, tiles, cat, pennant_options);
         if (evidence.empty() || !evidence.back().decided || tiles.back().type == type->index) continue;
-        ranked[i].cost += opt.pennant_cost;
+        // The twin the evidence favours ends ahead of this one by pennant_cost (the classifier's
+        // own pennant term looks for blue and misses pennants of other colours).
+        const TileType& twin = cat.tiles()[static_cast<std::size_t>(tiles.back().type)];
+        double floor = ranked[i].cost;
+        for (const auto& c : ranked) {
+            if (c.tile == twin.id && vision::same_rotation(twin, c.rot, ranked[i].rot)) floor = std::max(floor, c.cost);
+        }
+        ranked[i].cost = floor + opt.pennant_cost;
         changed = true;
         if (up != nullptr) {
             up->notes.push_back("pennant evidence at " + to_string(at) + " (blob " + std::to_string(evidence.back().blob_area * 100).substr(0, 4) +

@@ -181,6 +181,8 @@ struct Tracker::State {
 
     // An open question to the players.
     std::vector<CandidateMove> pending;
+    std::optional<Cell> illegal_cell;  // the cell last read as an illegal move
+    std::vector<Cell> stale;           // cells changed but unexplained at the last read (a knocked follower, an unread tile)
     cv::Mat pending_frame;  // the frame the question was asked on
     cv::Mat pending_view;   // ...warped and levelled
 
@@ -685,7 +687,8 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             share[{x, y}] = s;
             const cv::Rect whole = view.cell_rect(c);
             piece_share[{x, y}] = whole.area() > 0 ? cv::countNonZero(changed(whole)) / static_cast<double>(whole.area()) : 0.0;
-            if (s > opt.piece_change_share) ++busy_cells;
+            // A change already there at the last read is no hand coming in.
+            if (s > opt.piece_change_share && std::find(stale.begin(), stale.end(), c) == stale.end()) ++busy_cells;
             if (board.tile_at(c) < 0 && !is_border.count({x, y})) {
                 outer_changed += s;
                 ++outer_cells;
@@ -720,29 +723,52 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             }
         }
     }
+    // A cell read as an illegal move that is still there while play went on elsewhere was
+    // legal after all (the players did not take it back): read it first, as the best legal placement.
+    bool play_went_on = false;
+    if (illegal_cell && new_cells.size() > 1) {
+        const auto it = std::find_if(new_cells.begin(), new_cells.end(), [&](const auto& nc) { return nc.second == *illegal_cell; });
+        if (it != new_cells.end()) {
+            std::rotate(new_cells.begin(), it, it + 1);
+            play_went_on = true;
+        }
+    }
+    illegal_cell.reset();
     if (new_cells.size() > 1) {
         up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
     }
     bool tile_committed = false;
-    if (!new_cells.empty()) {
-        const Cell at = new_cells.front().second;
+    // Several tiles may have come since the last read (a tile that could not be read, then the
+    // next move): each is read in turn, in the order they came, as long as each commits.
+    for (std::size_t k = 0; k < new_cells.size() && k < 2; ++k) {
+        const Cell at = new_cells[k].second;
+        if (k > 0 && !tile_committed) break;
         std::optional<IllegalMove> illegal;
-        auto candidates = rank_candidates(now, at, &illegal, &up);
+        const bool forced = k == 0 && play_went_on;
+        auto candidates = rank_candidates(now, at, forced ? nullptr : &illegal, &up);
+        if (forced) up.notes.push_back("play went on after the illegal reading at " + to_string(at) + ": reading its best legal placement");
         if (illegal) {
             up.illegal = illegal;
-        } else if (candidates.empty()) {
+            illegal_cell = at;
+            break;
+        }
+        if (candidates.empty()) {
             up.notes.push_back("cell " + to_string(at) + " changed but shows no tile that can be read");
-        } else if (candidates.size() > 1 && candidates[1].cost - candidates[0].cost < opt.commit_margin) {
+            break;
+        }
+        if (candidates.size() > 1 && candidates[1].cost - candidates[0].cost < opt.commit_margin) {
             pending = candidates;
             pending_frame = frame.clone();
             pending_view = now.clone();
             up.ambiguity = candidates;
-        } else if (auto st = commit_tile(candidates.front(), now, up); !st) {
-            up.illegal = IllegalMove{candidates.front(), st.error().message};
-        } else {
-            tile_committed = true;
-            refreshed.push_back(at);
+            break;
         }
+        if (auto st = commit_tile(candidates.front(), now, up); !st) {
+            up.illegal = IllegalMove{candidates.front(), st.error().message};
+            break;
+        }
+        tile_committed = true;
+        refreshed.push_back(at);
     }
 
     // A follower placed on the open turn's tile after the tile itself.
@@ -799,6 +825,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     expect_change.clear();
 
     // Refresh the confirmed look: unchanged cells (slow light drift) and explained changes.
+    stale.clear();
     const cv::Mat fresh = now;  // levelled to the confirmed look
     for (int y = w.y0; y <= w.y1; ++y) {
         for (int x = w.x0; x <= w.x1; ++x) {
@@ -808,6 +835,8 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             if (explained || quiet) {
                 const cv::Rect r = view.cell_rect(c);
                 fresh(r).copyTo(confirmed(r));
+            } else {
+                stale.push_back(c);
             }
         }
     }
@@ -950,6 +979,8 @@ Status Tracker::undo_last_move() {
     }
     s.must_return.clear();
     s.pending.clear();
+    s.illegal_cell.reset();
+    s.stale.clear();
     s.sync_followers_from_game();
     s.corrections.push_back("undo: events " + std::to_string(last) + ".." + std::to_string(kept_events.size() - 1) + " taken back");
     return Ok{};

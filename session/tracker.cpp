@@ -83,17 +83,27 @@ struct Follower {
     int bare_count = 0;       // ...and on the bare tile
 };
 
-// The widest point of each feature of a placed tile, in millimetres from the tile centre.
-std::vector<cv::Point2d> feature_anchors(const TileType& type, int rot, double tile_mm) {
+// Where players put a follower on each feature of a placed tile: the spots with room for it (at
+// least `room_share` of the feature's widest room), in millimetres from the tile centre. A
+// field or city has one widest spot; a road's room is the same all along it.
+std::vector<std::vector<cv::Point2d>> feature_spots(const TileType& type, int rot, double tile_mm, double room_share) {
     constexpr int kPx = 64;
-    std::vector<cv::Point2d> out;
+    std::vector<std::vector<cv::Point2d>> out;
     for (const auto& mask : vision::feature_masks(type, rot, kPx)) {
         cv::Mat padded, room;
         cv::copyMakeBorder(mask, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
         cv::distanceTransform(padded, room, cv::DIST_L2, 3);
-        cv::Point widest;
-        cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
-        out.emplace_back(((widest.x - 1 + 0.5) / kPx - 0.5) * tile_mm, ((widest.y - 1 + 0.5) / kPx - 0.5) * tile_mm);
+        double most = 0;
+        cv::minMaxLoc(room, nullptr, &most);
+        std::vector<cv::Point2d> spots;
+        for (int y = 0; y < room.rows; ++y) {
+            for (int x = 0; x < room.cols; ++x) {
+                if (most > 0 && room.at<float>(y, x) >= room_share * most) {
+                    spots.emplace_back(((x - 1 + 0.5) / kPx - 0.5) * tile_mm, ((y - 1 + 0.5) / kPx - 0.5) * tile_mm);
+                }
+            }
+        }
+        out.push_back(std::move(spots));
     }
     return out;
 }
@@ -520,18 +530,22 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
     const double ppm = view.px_per_mm();
     const cv::Point2d centre_px(cell.width / 2.0, cell.height / 2.0);  // the blob is in the cell's own pixels
     const cv::Point2d local = (blob.centroid - centre_px) * (1.0 / ppm);
-    const auto anchors = feature_anchors(*placed.type, placed.rot, opt.tile_mm);
-    // A follower stands on its feature's spot, so that spot lies under the blob (its image leans
-    // away from the camera and its shadow away from the light, which moves the blob's centre):
-    // rank the spots by their distance to the blob, then by the distance to its centre.
+    const auto spots = feature_spots(*placed.type, placed.rot, opt.tile_mm, 0.8);
+    // A follower stands on a spot of its feature, so that spot lies under the blob (its image
+    // leans away from the camera and its shadow away from the light, which moves the blob's
+    // centre): each feature's spot nearest the blob's centre, ranked by its distance to the
+    // blob, then by its distance to that centre.
     cv::Mat to_blob;
     cv::distanceTransform(255 - blob.mask, to_blob, cv::DIST_L2, 3);
     const FollowerOption* best = nullptr;
     double best_d = 1e18;
     for (const auto& o : options) {
         const int f = placed.type->feature_at(o.loc, placed.rot);
-        if (f < 0 || f >= static_cast<int>(anchors.size())) continue;
-        const cv::Point2d a = anchors[static_cast<std::size_t>(f)];
+        if (f < 0 || f >= static_cast<int>(spots.size()) || spots[static_cast<std::size_t>(f)].empty()) continue;
+        const auto& feature = spots[static_cast<std::size_t>(f)];
+        const cv::Point2d a = *std::min_element(feature.begin(), feature.end(), [&](const auto& p, const auto& q) {
+            return cv::norm(p - local) < cv::norm(q - local);
+        });
         const cv::Point px(std::clamp(static_cast<int>(std::lround(centre_px.x + a.x * ppm)), 0, to_blob.cols - 1),
                            std::clamp(static_cast<int>(std::lround(centre_px.y + a.y * ppm)), 0, to_blob.rows - 1));
         const double d = to_blob.at<float>(px) / ppm + 0.25 * cv::norm(a - local);

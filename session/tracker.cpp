@@ -501,7 +501,10 @@ Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& fra
         for (const auto& [key, value] : move.extra.items()) {
             if (value.is_object() && value.contains("at")) {
                 const auto& a = value["at"];
-                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
+                // A bridge on the new tile itself is part of the look just read; one on a
+                // neighbour changes that neighbour's look.
+                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer() &&
+                    Cell{a[0].get<int>(), a[1].get<int>()} != move.at) {
                     expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
                 }
             }

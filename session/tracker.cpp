@@ -138,7 +138,7 @@ Blob largest_blob(const cv::Mat& mask, int open_px) {
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 17> checks = {
+    const std::array<Status, 20> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -155,6 +155,9 @@ Status TrackerOptions::check() const {
         in_range(illegal_margin, 0, 1000, "illegal_margin"),
         in_range(max_candidates, 2, 64, "max_candidates"),
         in_range(pennant_cost, 0, 1000, "pennant_cost"),
+        in_range(supply_prior_weight, 0, 10, "supply_prior_weight"),
+        in_range(pennant_min_area, 0.0001, 0.1, "pennant_min_area"),
+        in_range(pennant_none_area, 0, 0.1, "pennant_none_area"),
         in_range(piece_min_area, 0.001, 0.5, "piece_min_area"),
     };
     for (const auto& st : checks) {
@@ -348,6 +351,9 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
     // would count as plain city): one reference tile (the start tile) is enough.
     vision::PennantOptions pennant_options;
     pennant_options.min_reference_cells = 1;
+    // On footage where a tile is ~60 px wide a pennant shows as 0.15-1.3 % of the tile and a
+    // pennantless twin as 0-0.15 %: between pennant_none_area and pennant_min_area nothing is decided.
+    pennant_options.min_area = opt.pennant_min_area;
     bool changed = false;
     for (std::size_t i = 0; i < ranked.size() && i < kWeighed; ++i) {
         const TileType* type = cat.find(ranked[i].tile);
@@ -360,6 +366,8 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
         fresh.rot = ranked[i].rot;
         const auto evidence = vision::decide_pennants(lattice, tiles, cat, pennant_options);
         if (evidence.empty() || !evidence.back().decided || tiles.back().type == type->index) continue;
+        // A blob between the two thresholds may be a small pennant or a speck: the classifier decides.
+        if (evidence.back().blob_area >= opt.pennant_none_area && evidence.back().blob_area < opt.pennant_min_area) continue;
         // The twin the evidence favours ends ahead of this one by pennant_cost (the classifier's
         // own pennant term looks for blue and misses pennants of other colours).
         const TileType& twin = cat.tiles()[static_cast<std::size_t>(tiles.back().type)];
@@ -401,6 +409,16 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         nlohmann::json extra;
     };
     std::vector<Option> legal;
+    // The tile drawn is one of the copies left: a type with more copies left is likelier. The
+    // classifier's costs are log-likelihoods at its softmax temperature, so the prior adds
+    // -weight * temperature * log(copies left / the most copies any type has left) (0 for the
+    // commonest type; a plain road with 8 left ahead of its one bazaar twin by 0.9 units at 0.3).
+    int most_left = 1;
+    for (const auto& type : cat.tiles()) most_left = std::max(most_left, game->supply_left(type));
+    auto supply_prior = [&](const TileType& type) {
+        const double share = std::max(1, game->supply_left(type)) / static_cast<double>(most_left);
+        return -opt.supply_prior_weight * classifier->options().temperature * std::log(share);
+    };
     for (const auto& type : cat.tiles()) {
         if (assigned && type.id != *assigned) continue;
         if (game->supply_left(type) <= 0) continue;
@@ -440,7 +458,7 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         } else {
             cost = plain_cost(*o.type, o.rot);
         }
-        if (cost) out.push_back({o.type->id, at, o.rot, *cost, 0, o.extra});
+        if (cost) out.push_back({o.type->id, at, o.rot, *cost + supply_prior(*o.type), 0, o.extra});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
     weigh_pennants(frame_view, at, out, up);
@@ -457,7 +475,8 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
             break;
         }
     }
-    if (best_illegal != nullptr && illegal != nullptr && (out.empty() || best_illegal->cost + opt.illegal_margin < out.front().cost)) {
+    if (best_illegal != nullptr && illegal != nullptr &&
+        (out.empty() || best_illegal->cost + supply_prior(*cat.find(best_illegal->tile)) + opt.illegal_margin < out.front().cost)) {
         const TileType* type = cat.find(best_illegal->tile);
         std::string rule;
         const Placement p{at, best_illegal->rot};

@@ -54,6 +54,9 @@ struct TrackerOptions {
     int max_candidates = 5;             // candidates listed in an ambiguity
     double pennant_cost = 3.0;          // cost added to the pennant twin (M/N, O/P, ...) the pennant reader
                                         // (vision::decide_pennants, plain city learnt from the placed tiles) speaks against
+    double supply_prior_weight = 0.3;   // weight of the prior "a type with more copies left is likelier" (0: none)
+    double pennant_min_area = 0.003;    // share of the tile a blob unlike plain city must cover to be a pennant...
+    double pennant_none_area = 0.001;   // ...and below which there is none (between: the classifier alone decides)
 
     // Followers.
     bool read_follower_with_tile = false;  // also look for a follower put down in the same move as its tile

@@ -12,6 +12,7 @@
 #include "engine/correction.h"
 #include "engine/ports.h"
 #include "session/table_view.h"
+#include "vision/board_reader.h"
 #include "vision/tile_art.h"
 #include "vision/tile_classifier.h"
 
@@ -83,17 +84,27 @@ struct Follower {
     int bare_count = 0;       // ...and on the bare tile
 };
 
-// The widest point of each feature of a placed tile, in millimetres from the tile centre.
-std::vector<cv::Point2d> feature_anchors(const TileType& type, int rot, double tile_mm) {
+// Where players put a follower on each feature of a placed tile: the spots with room for it (at
+// least `room_share` of the feature's widest room), in millimetres from the tile centre. A
+// field or city has one widest spot; a road's room is the same all along it.
+std::vector<std::vector<cv::Point2d>> feature_spots(const TileType& type, int rot, double tile_mm, double room_share) {
     constexpr int kPx = 64;
-    std::vector<cv::Point2d> out;
+    std::vector<std::vector<cv::Point2d>> out;
     for (const auto& mask : vision::feature_masks(type, rot, kPx)) {
         cv::Mat padded, room;
         cv::copyMakeBorder(mask, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
         cv::distanceTransform(padded, room, cv::DIST_L2, 3);
-        cv::Point widest;
-        cv::minMaxLoc(room, nullptr, nullptr, nullptr, &widest);
-        out.emplace_back(((widest.x - 1 + 0.5) / kPx - 0.5) * tile_mm, ((widest.y - 1 + 0.5) / kPx - 0.5) * tile_mm);
+        double most = 0;
+        cv::minMaxLoc(room, nullptr, &most);
+        std::vector<cv::Point2d> spots;
+        for (int y = 0; y < room.rows; ++y) {
+            for (int x = 0; x < room.cols; ++x) {
+                if (most > 0 && room.at<float>(y, x) >= room_share * most) {
+                    spots.emplace_back(((x - 1 + 0.5) / kPx - 0.5) * tile_mm, ((y - 1 + 0.5) / kPx - 0.5) * tile_mm);
+                }
+            }
+        }
+        out.push_back(std::move(spots));
     }
     return out;
 }
@@ -128,7 +139,7 @@ Blob largest_blob(const cv::Mat& mask, int open_px) {
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 16> checks = {
+    const std::array<Status, 20> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -144,6 +155,10 @@ Status TrackerOptions::check() const {
         in_range(commit_margin, 0, 1000, "commit_margin"),
         in_range(illegal_margin, 0, 1000, "illegal_margin"),
         in_range(max_candidates, 2, 64, "max_candidates"),
+        in_range(pennant_cost, 0, 1000, "pennant_cost"),
+        in_range(supply_prior_weight, 0, 10, "supply_prior_weight"),
+        in_range(pennant_min_area, 0.0001, 0.1, "pennant_min_area"),
+        in_range(pennant_none_area, 0, 0.1, "pennant_none_area"),
         in_range(piece_min_area, 0.001, 0.5, "piece_min_area"),
     };
     for (const auto& st : checks) {
@@ -160,6 +175,7 @@ struct Tracker::State {
     Record record;
     std::optional<Game> game;
     std::optional<vision::TileClassifier> classifier;
+    std::map<std::string, std::optional<vision::TileClassifier>> bridged;  // "type|axis" -> classifier of that bridged variant
     std::vector<std::string> corrections;
     std::map<Cell, std::vector<CandidateMove>> likelihood;  // per cell read: every legal placement, likeliest first
 
@@ -180,6 +196,8 @@ struct Tracker::State {
 
     // An open question to the players.
     std::vector<CandidateMove> pending;
+    std::optional<Cell> illegal_cell;  // the cell last read as an illegal move
+    std::vector<Cell> stale;           // cells changed but unexplained at the last read (a knocked follower, an unread tile)
     cv::Mat pending_frame;  // the frame the question was asked on
     cv::Mat pending_view;   // ...warped and levelled
 
@@ -201,7 +219,9 @@ struct Tracker::State {
     void regrow_view(const cv::Mat& frame);
     cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
     // Ranks the legal placements at `at`; keeps every one of them, with its likelihood, in `likelihood`.
-    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal);
+    std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
+    const vision::TileClassifier* bridged_classifier(const TileType& type, int catalog_axis);
+    void weigh_pennants(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked, TrackerUpdate* up) const;
     Status commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up);
     void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
     bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
@@ -283,18 +303,101 @@ void Tracker::State::note_released(std::vector<Follower>& before, TrackerUpdate&
     before = std::move(kept);
 }
 
+// The tile classifier of a tile type with a bridge built on it (catalog axis 0 N-S, 1 E-W),
+// made on first use; null when the type cannot carry that bridge.
+const vision::TileClassifier* Tracker::State::bridged_classifier(const TileType& type, int catalog_axis) {
+    const std::string key = type.id + (catalog_axis == 0 ? "|NS" : "|EW");
+    auto it = bridged.find(key);
+    if (it == bridged.end()) {
+        std::optional<vision::TileClassifier> made;
+        if (auto variant = with_bridge(type, catalog_axis)) {
+            if (auto c = vision::TileClassifier::create(std::vector<TileType>{std::move(variant).value()}, classifier->options())) {
+                made.emplace(std::move(c).value());
+            }
+        }
+        it = bridged.emplace(key, std::move(made)).first;
+    }
+    return it->second ? &*it->second : nullptr;
+}
+
+// Penalises each candidate that has a pennant twin (M/N, O/P, ...) when the pennant evidence
+// at `at` speaks for the twin: plain city colours are learnt from the placed tiles in
+// `frame_view` (vision::decide_pennants), a blob unlike them inside the candidate's city is a
+// pennant. Tiles with a follower on them are left out (a blue follower is no city colour).
+void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked, TrackerUpdate* up) const {
+    constexpr std::size_t kWeighed = 6;  // candidates looked at, best first
+    if (ranked.size() < 2) return;
+    const Catalog& cat = game->catalog();
+    vision::LatticeView lattice;
+    lattice.top = frame_view;
+    lattice.px_per_mm = view.px_per_mm();
+    lattice.pitch_px = view.pitch_px();
+    lattice.cols = view.window().cols();
+    lattice.rows = view.window().rows();
+    std::vector<vision::DecodedTile> tiles;
+    const CellWindow& w = view.window();
+    std::vector<Cell> with_follower;
+    for (const auto& f : followers) with_follower.push_back(f.at);
+    for (const auto& t : game->board().tiles()) {
+        if (!w.contains(t.at) || std::find(with_follower.begin(), with_follower.end(), t.at) != with_follower.end()) continue;
+        const TileType* type = cat.find(t.type->id);
+        if (type == nullptr) continue;
+        vision::DecodedTile d;
+        d.col = t.at.x - w.x0;
+        d.row = t.at.y - w.y0;
+        d.type = type->index;
+        d.rot = t.rot;
+        tiles.push_back(d);
+    }
+    tiles.emplace_back();
+    // Plain city is learnt from the placed tiles only, never from the new one (its own pennant
+    // would count as plain city): one reference tile (the start tile) is enough.
+    vision::PennantOptions pennant_options;
+    pennant_options.min_reference_cells = 1;
+    // On footage where a tile is ~60 px wide a pennant shows as 0.15-1.3 % of the tile and a
+    // pennantless twin as 0-0.15 %: between pennant_none_area and pennant_min_area nothing is decided.
+    pennant_options.min_area = opt.pennant_min_area;
+    bool changed = false;
+    for (std::size_t i = 0; i < ranked.size() && i < kWeighed; ++i) {
+        const TileType* type = cat.find(ranked[i].tile);
+        if (type == nullptr) continue;
+        vision::DecodedTile& fresh = tiles.back();
+        fresh = vision::DecodedTile{};
+        fresh.col = at.x - w.x0;
+        fresh.row = at.y - w.y0;
+        fresh.type = type->index;
+        fresh.rot = ranked[i].rot;
+        const auto evidence = vision::decide_pennants(lattice, tiles, cat, pennant_options);
+        if (evidence.empty() || !evidence.back().decided || tiles.back().type == type->index) continue;
+        // A blob between the two thresholds may be a small pennant or a speck: the classifier decides.
+        if (evidence.back().blob_area >= opt.pennant_none_area && evidence.back().blob_area < opt.pennant_min_area) continue;
+        // The twin the evidence favours ends ahead of this one by pennant_cost (the classifier's
+        // own pennant term looks for blue and misses pennants of other colours).
+        const TileType& twin = cat.tiles()[static_cast<std::size_t>(tiles.back().type)];
+        double floor = ranked[i].cost;
+        for (const auto& c : ranked) {
+            if (c.tile == twin.id && vision::same_rotation(twin, c.rot, ranked[i].rot)) floor = std::max(floor, c.cost);
+        }
+        ranked[i].cost = floor + opt.pennant_cost;
+        changed = true;
+        if (up != nullptr) {
+            up->notes.push_back("pennant evidence at " + to_string(at) + " (blob " + std::to_string(evidence.back().blob_area * 100).substr(0, 4) +
+                                "% of the tile) speaks against " + type->id);
+        }
+    }
+    if (changed) std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+}
+
 // Ranks the legal placements at `at` by how well the tile seen there fits them; sets
 // `illegal` when an illegal (type, rotation) fits clearly better than every legal one.
-std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_view, Cell at,
-                                                           std::optional<IllegalMove>* illegal) {
+std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal,
+                                                           TrackerUpdate* up) {
     // The cell is known in table coordinates: crop the tile square itself (neighbours touch it,
     // so the classifier's own square finder would take them in), at the classifier's size.
     const cv::Mat crop = cell_crop(frame_view, at, opt.tile_mm / pitch());
-    std::vector<CandidateMove> out;
     cv::Mat canonical;
     const int side = classifier->options().canonical_px;
     cv::resize(crop, canonical, cv::Size(side, side), 0, 0, cv::INTER_AREA);
-    std::optional<cv::Mat> tile = canonical;
     const auto hyps = classifier->score_canonical(canonical);
     const Catalog& cat = game->catalog();
     // A tile a rule module deals to the next player (an auctioned tile) is the only one possible.
@@ -302,65 +405,93 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
     for (const auto& m : game->modules()) {
         if (auto id = m->assigned_tile(*game)) assigned = *id;
     }
-    std::map<std::string, std::vector<int>> legal;  // type id -> legal rotations at `at`
-    std::map<std::pair<std::string, int>, nlohmann::json> helped;  // (type, rot) legal only with a module's help (a bridge)
+    // What may lie at `at`: plain legal placements, and placements a module makes legal (a bridge).
+    struct Option {
+        const TileType* type;
+        int rot;
+        nlohmann::json extra;
+    };
+    std::vector<Option> legal;
+    // The tile drawn is one of the copies left: a type with more copies left is likelier. The
+    // classifier's costs are log-likelihoods at its softmax temperature, so the prior adds
+    // -weight * temperature * log(copies left / the most copies any type has left) (0 for the
+    // commonest type; a plain road with 8 left ahead of its one bazaar twin by 0.9 units at 0.3).
+    int most_left = 1;
+    for (const auto& type : cat.tiles()) most_left = std::max(most_left, game->supply_left(type));
+    auto supply_prior = [&](const TileType& type) {
+        const double share = std::max(1, game->supply_left(type)) / static_cast<double>(most_left);
+        return -opt.supply_prior_weight * classifier->options().temperature * std::log(share);
+    };
     for (const auto& type : cat.tiles()) {
         if (assigned && type.id != *assigned) continue;
         if (game->supply_left(type) <= 0) continue;
+        std::vector<int> plain;
         for (const auto& p : game->legal_placements(type)) {
-            if (p.at == at) legal[type.id].push_back(p.rot);
+            if (p.at == at) {
+                plain.push_back(p.rot);
+                legal.push_back({&type, p.rot, nlohmann::json()});
+            }
         }
         for (const auto& m : game->modules()) {
             for (const auto& h : m->extra_placements(*game, type)) {
-                if (h.placement.at != at) continue;
-                auto& rots = legal[type.id];
-                if (std::find(rots.begin(), rots.end(), h.placement.rot) != rots.end()) continue;
-                rots.push_back(h.placement.rot);
-                helped.emplace(std::make_pair(type.id, h.placement.rot), h.extra);
+                if (h.placement.at != at || std::find(plain.begin(), plain.end(), h.placement.rot) != plain.end()) continue;
+                legal.push_back({&type, h.placement.rot, h.extra});
             }
         }
     }
-    const CandidateMove* best_illegal = nullptr;
-    CandidateMove illegal_move;
-    for (const auto& h : hyps) {
-        const TileType* type = cat.find(h.tile);
-        if (type == nullptr) continue;
-        const auto it = legal.find(h.tile);
-        bool ok = false;
-        int rot = h.rot;
-        if (it != legal.end()) {
-            for (int r : it->second) {
-                if (vision::same_rotation(*type, r, h.rot)) {
-                    ok = true;
-                    rot = r;
+    auto plain_cost = [&](const TileType& type, int rot) -> std::optional<double> {
+        for (const auto& h : hyps) {
+            if (h.tile == type.id && vision::same_rotation(type, rot, h.rot)) return h.cost;
+        }
+        return std::nullopt;
+    };
+    std::vector<CandidateMove> out;
+    for (const auto& o : legal) {
+        std::optional<double> cost;
+        // A bridge built on the new tile itself changes its look: score the tile with its bridge.
+        const nlohmann::json* bridge = o.extra.is_object() && o.extra.contains("bridge") ? &o.extra["bridge"] : nullptr;
+        if (bridge != nullptr && bridge->contains("at") && (*bridge)["at"] == nlohmann::json{at.x, at.y}) {
+            const int board_axis = bridge->value("axis", std::string("NS")) == "NS" ? 0 : 1;
+            if (const auto* bc = bridged_classifier(*o.type, (board_axis + o.rot) % 2)) {
+                const TileType& variant = bc->types().front();
+                for (const auto& h : bc->score_canonical(canonical)) {
+                    if (vision::same_rotation(variant, o.rot, h.rot)) cost = h.cost;
                 }
             }
+        } else {
+            cost = plain_cost(*o.type, o.rot);
         }
-        if (ok) {
-            const auto help = helped.find({h.tile, rot});
-            out.push_back({h.tile, at, rot, h.cost, 0, help == helped.end() ? nlohmann::json() : help->second});
-        } else if (best_illegal == nullptr) {
-            illegal_move = {h.tile, at, h.rot, h.cost, 0, nlohmann::json()};
-            best_illegal = &illegal_move;
-        }
+        if (cost) out.push_back({o.type->id, at, o.rot, *cost + supply_prior(*o.type), 0, o.extra});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+    weigh_pennants(frame_view, at, out, up);
+    // The best illegal reading: a (type, rotation) that may not lie there. Types with no copy left
+    // are not readings at all (they cannot be on the table): the classifier confused a twin.
+    const vision::TileHypothesis* best_illegal = nullptr;
+    for (const auto& h : hyps) {
+        const TileType* type = cat.find(h.tile);
+        if (type == nullptr || game->supply_left(*type) <= 0) continue;
+        const bool ok = std::any_of(legal.begin(), legal.end(),
+                                    [&](const Option& o) { return o.type == type && vision::same_rotation(*type, o.rot, h.rot); });
+        if (!ok) {
+            best_illegal = &h;
+            break;
+        }
+    }
     if (best_illegal != nullptr && illegal != nullptr &&
-        (out.empty() || best_illegal->cost + opt.illegal_margin < out.front().cost)) {
+        (out.empty() || best_illegal->cost + supply_prior(*cat.find(best_illegal->tile)) + opt.illegal_margin < out.front().cost)) {
         const TileType* type = cat.find(best_illegal->tile);
         std::string rule;
         const Placement p{at, best_illegal->rot};
         const auto check = game->board().check_placement(*type, p);
         if (!check.ok) {
             rule = check.reason;
-        } else if (game->supply_left(*type) <= 0) {
-            rule = "no copy of tile " + type->id + " is left to draw";
         } else if (assigned) {
             rule = "the next player must place the tile " + *assigned + " (a rule module assigned it)";
         } else {
             rule = "a rule module refuses tile " + type->id + " there";
         }
-        *illegal = IllegalMove{*best_illegal, rule};
+        *illegal = IllegalMove{{best_illegal->tile, at, best_illegal->rot, best_illegal->cost, 0, nlohmann::json()}, rule};
     }
     const double t = classifier->options().temperature;
     // Every legal placement's likelihood (a softmax over all of them), for the correction menu.
@@ -398,7 +529,10 @@ Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& fra
         for (const auto& [key, value] : move.extra.items()) {
             if (value.is_object() && value.contains("at")) {
                 const auto& a = value["at"];
-                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
+                // A bridge on the new tile itself is part of the look just read; one on a
+                // neighbour changes that neighbour's look.
+                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer() &&
+                    Cell{a[0].get<int>(), a[1].get<int>()} != move.at) {
                     expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
                 }
             }
@@ -427,18 +561,22 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
     const double ppm = view.px_per_mm();
     const cv::Point2d centre_px(cell.width / 2.0, cell.height / 2.0);  // the blob is in the cell's own pixels
     const cv::Point2d local = (blob.centroid - centre_px) * (1.0 / ppm);
-    const auto anchors = feature_anchors(*placed.type, placed.rot, opt.tile_mm);
-    // A follower stands on its feature's spot, so that spot lies under the blob (its image leans
-    // away from the camera and its shadow away from the light, which moves the blob's centre):
-    // rank the spots by their distance to the blob, then by the distance to its centre.
+    const auto spots = feature_spots(*placed.type, placed.rot, opt.tile_mm, 0.8);
+    // A follower stands on a spot of its feature, so that spot lies under the blob (its image
+    // leans away from the camera and its shadow away from the light, which moves the blob's
+    // centre): each feature's spot nearest the blob's centre, ranked by its distance to the
+    // blob, then by its distance to that centre.
     cv::Mat to_blob;
     cv::distanceTransform(255 - blob.mask, to_blob, cv::DIST_L2, 3);
     const FollowerOption* best = nullptr;
     double best_d = 1e18;
     for (const auto& o : options) {
         const int f = placed.type->feature_at(o.loc, placed.rot);
-        if (f < 0 || f >= static_cast<int>(anchors.size())) continue;
-        const cv::Point2d a = anchors[static_cast<std::size_t>(f)];
+        if (f < 0 || f >= static_cast<int>(spots.size()) || spots[static_cast<std::size_t>(f)].empty()) continue;
+        const auto& feature = spots[static_cast<std::size_t>(f)];
+        const cv::Point2d a = *std::min_element(feature.begin(), feature.end(), [&](const auto& p, const auto& q) {
+            return cv::norm(p - local) < cv::norm(q - local);
+        });
         const cv::Point px(std::clamp(static_cast<int>(std::lround(centre_px.x + a.x * ppm)), 0, to_blob.cols - 1),
                            std::clamp(static_cast<int>(std::lround(centre_px.y + a.y * ppm)), 0, to_blob.rows - 1));
         const double d = to_blob.at<float>(px) / ppm + 0.25 * cv::norm(a - local);
@@ -594,7 +732,8 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             share[{x, y}] = s;
             const cv::Rect whole = view.cell_rect(c);
             piece_share[{x, y}] = whole.area() > 0 ? cv::countNonZero(changed(whole)) / static_cast<double>(whole.area()) : 0.0;
-            if (s > opt.piece_change_share) ++busy_cells;
+            // A change already there at the last read is no hand coming in.
+            if (s > opt.piece_change_share && std::find(stale.begin(), stale.end(), c) == stale.end()) ++busy_cells;
             if (board.tile_at(c) < 0 && !is_border.count({x, y})) {
                 outer_changed += s;
                 ++outer_cells;
@@ -629,29 +768,52 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             }
         }
     }
+    // A cell read as an illegal move that is still there while play went on elsewhere was
+    // legal after all (the players did not take it back): read it first, as the best legal placement.
+    bool play_went_on = false;
+    if (illegal_cell && new_cells.size() > 1) {
+        const auto it = std::find_if(new_cells.begin(), new_cells.end(), [&](const auto& nc) { return nc.second == *illegal_cell; });
+        if (it != new_cells.end()) {
+            std::rotate(new_cells.begin(), it, it + 1);
+            play_went_on = true;
+        }
+    }
+    illegal_cell.reset();
     if (new_cells.size() > 1) {
         up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
     }
     bool tile_committed = false;
-    if (!new_cells.empty()) {
-        const Cell at = new_cells.front().second;
+    // Several tiles may have come since the last read (a tile that could not be read, then the
+    // next move): each is read in turn, in the order they came, as long as each commits.
+    for (std::size_t k = 0; k < new_cells.size() && k < 2; ++k) {
+        const Cell at = new_cells[k].second;
+        if (k > 0 && !tile_committed) break;
         std::optional<IllegalMove> illegal;
-        auto candidates = rank_candidates(now, at, &illegal);
+        const bool forced = k == 0 && play_went_on;
+        auto candidates = rank_candidates(now, at, forced ? nullptr : &illegal, &up);
+        if (forced) up.notes.push_back("play went on after the illegal reading at " + to_string(at) + ": reading its best legal placement");
         if (illegal) {
             up.illegal = illegal;
-        } else if (candidates.empty()) {
+            illegal_cell = at;
+            break;
+        }
+        if (candidates.empty()) {
             up.notes.push_back("cell " + to_string(at) + " changed but shows no tile that can be read");
-        } else if (candidates.size() > 1 && candidates[1].cost - candidates[0].cost < opt.commit_margin) {
+            break;
+        }
+        if (candidates.size() > 1 && candidates[1].cost - candidates[0].cost < opt.commit_margin) {
             pending = candidates;
             pending_frame = frame.clone();
             pending_view = now.clone();
             up.ambiguity = candidates;
-        } else if (auto st = commit_tile(candidates.front(), now, up); !st) {
-            up.illegal = IllegalMove{candidates.front(), st.error().message};
-        } else {
-            tile_committed = true;
-            refreshed.push_back(at);
+            break;
         }
+        if (auto st = commit_tile(candidates.front(), now, up); !st) {
+            up.illegal = IllegalMove{candidates.front(), st.error().message};
+            break;
+        }
+        tile_committed = true;
+        refreshed.push_back(at);
     }
 
     // A follower placed on the open turn's tile after the tile itself.
@@ -708,6 +870,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     expect_change.clear();
 
     // Refresh the confirmed look: unchanged cells (slow light drift) and explained changes.
+    stale.clear();
     const cv::Mat fresh = now;  // levelled to the confirmed look
     for (int y = w.y0; y <= w.y1; ++y) {
         for (int x = w.x0; x <= w.x1; ++x) {
@@ -717,6 +880,8 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             if (explained || quiet) {
                 const cv::Rect r = view.cell_rect(c);
                 fresh(r).copyTo(confirmed(r));
+            } else {
+                stale.push_back(c);
             }
         }
     }
@@ -859,6 +1024,8 @@ Status Tracker::undo_last_move() {
     }
     s.must_return.clear();
     s.pending.clear();
+    s.illegal_cell.reset();
+    s.stale.clear();
     s.sync_followers_from_game();
     s.corrections.push_back("undo: events " + std::to_string(last) + ".." + std::to_string(kept_events.size() - 1) + " taken back");
     return Ok{};

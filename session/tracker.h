@@ -41,7 +41,7 @@ struct TrackerOptions {
 
     // Changes against the last confirmed state (in the table view).
     double change_threshold = 20.0;     // a view pixel changed when its Lab distance to the confirmed view exceeds this
-    double tile_change_share = 0.2;     // an empty cell holds a new tile when this share of it changed (city tiles on a wooden table change little)
+    double tile_change_share = 0.12;    // an empty cell holds a new tile when this share of it changed (an all-city tile on a wooden table changes ~18%)
     double piece_change_share = 0.03;   // a placed tile's look changed (a follower came or went) above this share
     double occlusion_share = 0.02;      // the frame is occluded (a hand) when this share of the view outside
                                         // the board and its open cells changed...
@@ -53,6 +53,11 @@ struct TrackerOptions {
     double illegal_margin = 2.0;        // an illegal (type, rotation) must beat the best legal one by this
                                         // to report the move as illegal rather than ask
     int max_candidates = 5;             // candidates listed in an ambiguity
+    double pennant_cost = 3.0;          // cost added to the pennant twin (M/N, O/P, ...) the pennant reader
+                                        // (vision::decide_pennants, plain city learnt from the placed tiles) speaks against
+    double supply_prior_weight = 0.3;   // weight of the prior "a type with more copies left is likelier" (0: none)
+    double pennant_min_area = 0.003;    // share of the tile a blob unlike plain city must cover to be a pennant...
+    double pennant_none_area = 0.001;   // ...and below which there is none (between: the classifier alone decides)
 
     // Followers.
     bool read_follower_with_tile = false;  // also look for a follower put down in the same move as its tile

@@ -115,10 +115,16 @@ struct TileClassifier::Scored {
 
 Result<TileClassifier> TileClassifier::create(const Catalog& catalog, const TileClassifierOptions& options,
                                               const TileLibrary* library) {
-    if (auto st = options.check(); !st) return st.error();
     if (catalog.tiles().empty()) return invalid("catalog", "has no tiles");
+    return create(catalog.tiles(), options, library);
+}
+
+Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const TileClassifierOptions& options,
+                                              const TileLibrary* library) {
+    if (auto st = options.check(); !st) return st.error();
+    if (types.empty()) return invalid("tile classifier", "has no tile types to tell apart");
     TileClassifier c;
-    c.types_ = catalog.tiles();
+    c.types_ = std::move(types);
     c.options_ = options;
     c.library_ = library;
     const int n = options.model_px;
@@ -460,6 +466,13 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
                 if (pw[j] <= 0 || (ref == kCity && h.part_kind[j] == kCity)) continue;
                 const double d = cv::norm(cv::Vec3f(psum[j] / pw[j]) - s.means[static_cast<std::size_t>(ref)]);
                 cost += options_.contrast_weight * std::sqrt(pw[j] / total_w) * std::max(0.0, options_.contrast_margin - d);
+                // A building on a city or a road (a bazaar's stall) must also show against them,
+                // else a plain tile fits its stalled twin as well (G and CB3, U and CB10).
+                for (const int other : {kCity, kRoad}) {
+                    if (ref != kField || h.part_kind[j] != kBuilding || wsum[static_cast<std::size_t>(other)] <= 0) continue;
+                    const double dc = cv::norm(cv::Vec3f(psum[j] / pw[j]) - s.means[static_cast<std::size_t>(other)]);
+                    cost += options_.contrast_weight * std::sqrt(pw[j] / total_w) * std::max(0.0, options_.contrast_margin - dc);
+                }
             }
         }
         if (has_field) cost += options_.field_green_weight * std::max(0.0, static_cast<double>(s.means[kField][1]) - options_.field_max_a);

@@ -87,6 +87,10 @@ public:
     // null) must outlive the classifier.
     static Result<TileClassifier> create(const Catalog& catalog, const TileClassifierOptions& options = {},
                                          const TileLibrary* library = nullptr);
+    // The same for a list of types outside any catalog (e.g. a tile with a bridge built on it,
+    // engine/catalog.h with_bridge), scored with the same costs as the catalog's types.
+    static Result<TileClassifier> create(std::vector<TileType> types, const TileClassifierOptions& options = {},
+                                         const TileLibrary* library = nullptr);
 
     // Classifies one crop (8-bit BGR, BGRA or grey). Errors: empty or tiny images, and
     // crops without any structure (a blank image is not a tile).
@@ -102,6 +106,8 @@ public:
     std::vector<TileHypothesis> score_canonical(const cv::Mat& tile, const std::string& only_type = {}) const;
 
     const TileClassifierOptions& options() const { return options_; }
+    // The types it tells apart, in the order given.
+    const std::vector<TileType>& types() const { return types_; }
 
 private:
     struct Hypothesis {

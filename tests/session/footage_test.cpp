@@ -1,8 +1,12 @@
-// The tracker on rendered footage of whole scripted games (hands coming and going, light
+// The tracker on rendered footage of long scripted games (hands coming and going, light
 // drifting, a follower knocked aside and put back): the recorded match equals the script and
-// the final scores match — one game per Carcassonne expansion mix.
+// the final scores match — one game per Carcassonne expansion mix (base and Ferries of 36
+// tiles; Bridges-Castles-Bazaars of 12: its 36-tile game still loses a small pennant, see
+// docs/session.md). 960x540 frames and few frames per move keep each near 35 s of CPU;
+// scripts/session_accuracy.sh gives the rate over many seeds.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <optional>
 
 #include "engine/random_game.h"
@@ -26,6 +30,7 @@ struct Outcome {
 // see are entered where the footage says the players enter them; ambiguities are answered
 // with the tracker's first candidate (as a headless run does), so a wrong guess shows.
 Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansions, int tiles) {
+    constexpr int kStableFrames = 2;  // still frames the tracker waits for (the first still frame still differs from the hand's)
     RandomGameOptions ro;
     ro.seed = seed;
     ro.max_tiles = tiles;
@@ -40,6 +45,9 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
     fo.seed = seed;
     fo.width = 960;
     fo.height = 540;
+    fo.approach_frames = 1;
+    fo.leave_frames = 1;
+    fo.still_frames = kStableFrames + 1;
     Record setup = out.script;
     setup.events.resize(1);
     setup.finished = false;
@@ -49,6 +57,7 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
             session::TrackerOptions topt;
             topt.tile_mm = camera.tile_mm;
             topt.gap_mm = camera.gap_mm;
+            topt.stable_frames = kStableFrames;
             auto made = session::Tracker::create(setup, topt, camera.image_to_table_mm);
             if (!made) return made.error();
             tracker.emplace(std::move(made).value());
@@ -85,11 +94,12 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
 void check_same_match(const Outcome& o) {
     INFO("frames " << o.frames << ", ambiguities " << o.ambiguities << ", illegal " << o.illegal);
     for (const auto& p : o.problems) UNSCOPED_INFO(p);
-    REQUIRE(o.recorded.events.size() == o.script.events.size());
-    for (std::size_t i = 0; i < o.script.events.size(); ++i) {
+    // The first event that differs names the misread move; the rest follows from it.
+    for (std::size_t i = 0; i < std::min(o.script.events.size(), o.recorded.events.size()); ++i) {
         INFO("event " << i);
-        CHECK(o.recorded.events[i].to_json() == o.script.events[i].to_json());
+        REQUIRE(o.recorded.events[i].to_json() == o.script.events[i].to_json());
     }
+    REQUIRE(o.recorded.events.size() == o.script.events.size());
     CHECK(o.recorded_scores == o.script_scores);
     CHECK(o.removed_by_mistake == 0);  // the knocked follower stayed on its tile
     CHECK(o.illegal == 0);
@@ -97,16 +107,18 @@ void check_same_match(const Outcome& o) {
 
 }  // namespace
 
-TEST_CASE("footage: a scripted base game is tracked move for move", "[session][footage]") {
-    check_same_match(track_scripted_game(3, {}, 12));
+constexpr int kTiles = 36;
+
+TEST_CASE("footage: a 36-tile scripted base game is tracked move for move", "[session][footage]") {
+    check_same_match(track_scripted_game(3, {}, kTiles));
 }
 
-TEST_CASE("footage: a scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
+TEST_CASE("footage: a 12-tile scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
     check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, 12));
 }
 
-TEST_CASE("footage: a scripted Ferries game is tracked move for move", "[session][footage]") {
-    check_same_match(track_scripted_game(2, {"ferries"}, 12));
+TEST_CASE("footage: a 36-tile scripted Ferries game is tracked move for move", "[session][footage]") {
+    check_same_match(track_scripted_game(2, {"ferries"}, kTiles));
 }
 
 TEST_CASE("footage: the frames show each move's hand, stills and the knocked follower", "[session][footage]") {

@@ -14,14 +14,10 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
+#include "vision/homography.h"
 
 namespace meeplecam::vision {
 namespace {
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 // Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
 // column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
@@ -173,7 +169,7 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         std::vector<cv::Point2f> src, dst;
         for (const auto& c : near) {
             const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, o.band_px);
-            src.emplace_back(apply(top_to_image, f.centre));
+            src.emplace_back(apply_homography(top_to_image, f.centre));
             dst.emplace_back(view.cell_centre(c.col, c.row));
         }
         cv::Mat inliers;

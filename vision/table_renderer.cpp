@@ -11,13 +11,13 @@
 #include <opencv2/imgproc.hpp>
 
 #include "engine/atomic_file.h"
+#include "vision/homography.h"
 #include "vision/random_source.h"
 #include "vision/tile_art.h"
 
 namespace meeplecam::vision {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 double radians(double deg) { return deg * kPi / 180.0; }
 double degrees(double rad) { return rad * 180.0 / kPi; }
@@ -142,11 +142,6 @@ Camera look_at(const cv::Matx33d& K, double tilt, double roll, double azimuth, c
     const cv::Vec3d centre = cv::Vec3d(target.x, target.y, 0) - cam.R.t() * cv::Vec3d(0, 0, distance);
     cam.t = -(cam.R * centre);
     return cam;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 cv::Rect2d bounds(const std::vector<cv::Point2d>& pts) {
@@ -822,7 +817,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
                                  (o.height - 1) / 2.0 + placement.y * room.y * o.off_centre);
         const cv::Matx33d to_table = cam.plane(0).inv();
         for (double k = 1.0; k > 0.01; k *= 0.5) {
-            const cv::Point2d move = apply(to_table, box_centre) - apply(to_table, box_centre + (wanted - box_centre) * k);
+            const cv::Point2d move = apply_homography(to_table, box_centre) - apply_homography(to_table, box_centre + (wanted - box_centre) * k);
             const Camera moved = look_at(K, tilt, roll, azimuth, target + move, distance);
             const cv::Rect2d b = extent(moved);
             if (b.x >= 0 && b.y >= 0 && b.x + b.width <= o.width - 1 && b.y + b.height <= o.height - 1) {
@@ -847,7 +842,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         std::vector<cv::Point2d> seen;
         for (const auto& c : {cv::Point2d(0, 0), cv::Point2d(o.width - 1, 0), cv::Point2d(o.width - 1, o.height - 1),
                               cv::Point2d(0, o.height - 1)}) {
-            seen.push_back(apply(table_to_surface, apply(to_table, c)));
+            seen.push_back(apply_homography(table_to_surface, apply_homography(to_table, c)));
         }
         cv::Rect2d area = bounds(seen);
         area &= cv::Rect2d(-4000, -4000, 8000, 8000);
@@ -872,7 +867,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         for (const auto& p : poses) {
             std::vector<cv::Point2d> pts;
             for (const auto& c : square_corners(p, o.tile_mm)) {
-                pts.push_back(apply(table_h, c + cast) * scale);
+                pts.push_back(apply_homography(table_h, c + cast) * scale);
             }
             cv::fillConvexPoly(shade, fixed_point(pts, 3), cv::Scalar(255), cv::LINE_AA, 3);
         }
@@ -895,7 +890,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     auto side_of = [&](const TilePose& pose) {
         const auto c = square_corners(pose, o.tile_mm);
         double s = 0;
-        for (std::size_t k = 0; k < 4; ++k) s = std::max(s, cv::norm(apply(top_h, c[k]) - apply(top_h, c[(k + 1) % 4])));
+        for (std::size_t k = 0; k < 4; ++k) s = std::max(s, cv::norm(apply_homography(top_h, c[k]) - apply_homography(top_h, c[(k + 1) % 4])));
         return s;
     };
     for (std::size_t i = 0; i < tiles.size(); ++i) {
@@ -932,7 +927,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         const int n = art.levels[level].cols;
         const cv::Matx33d art_h = top_h * art_to_table(n, o.tile_mm, tiles[i].rot, poses[i]);
         std::vector<cv::Point2d> quad;
-        for (const auto& c : corners) quad.push_back(apply(top_h, c));
+        for (const auto& c : corners) quad.push_back(apply_homography(top_h, c));
         const cv::Rect2d box = bounds(quad);
         const cv::Rect roi = cv::Rect(static_cast<int>(std::floor(box.x)) - 2, static_cast<int>(std::floor(box.y)) - 2,
                                       static_cast<int>(std::ceil(box.width)) + 5, static_cast<int>(std::ceil(box.height)) + 5) &
@@ -952,7 +947,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         t.centre_mm = poses[i].centre;
         t.turn_deg = degrees(poses[i].turn);
         for (std::size_t k = 0; k < 4; ++k) t.corners_px[k] = quad[k];
-        t.centre_px = apply(top_h, poses[i].centre);
+        t.centre_px = apply_homography(top_h, poses[i].centre);
         truth.tiles.push_back(t);
     }
     // Truth in the order given, not the drawing order.
@@ -1022,7 +1017,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
                 const double t = 2 * kPi * a / 16;
                 const cv::Point2d e(half.x * std::cos(t), half.y * std::sin(t));
                 const double cy = std::cos(yaws.back()), sy = std::sin(yaws.back());
-                ring.push_back(apply(top_h, centre + cv::Point2d(cy * e.x - sy * e.y, sy * e.x + cy * e.y)));
+                ring.push_back(apply_homography(top_h, centre + cv::Point2d(cy * e.x - sy * e.y, sy * e.x + cy * e.y)));
             }
             cv::fillConvexPoly(shade, fixed_point(ring, 3), cv::Scalar(255), cv::LINE_AA, 3);
             PieceTruth pt;
@@ -1105,7 +1100,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         if (o.hand_cell) {
             const auto it = layout_at.find({o.hand_cell->x, o.hand_cell->y});
             if (it == layout_at.end()) return invalid("render", "hand_cell " + to_string(*o.hand_cell) + " is not a layout cell");
-            reach = apply(top_h, layout[it->second].centre);
+            reach = apply_homography(top_h, layout[it->second].centre);
         }
         cv::Point2d out_dir = reach - centre;
         if (cv::norm(out_dir) < 1e-6) {
@@ -1164,7 +1159,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         cv::Point2d glare_at = middle;
         if (glare) {
             const int k = r.integer(0, static_cast<int>((fixed ? layout.size() : tiles.size())) - 1);
-            glare_at = fixed ? apply(top_h, layout[static_cast<std::size_t>(k)].centre) : truth.tiles[static_cast<std::size_t>(k)].centre_px;
+            glare_at = fixed ? apply_homography(top_h, layout[static_cast<std::size_t>(k)].centre) : truth.tiles[static_cast<std::size_t>(k)].centre_px;
         }
         const double ga = std::cos(glare_angle), gb = std::sin(glare_angle);
         for (int y = 0; y < small.height; ++y) {

@@ -15,6 +15,7 @@
 //
 // usage: app_session [--seconds S] [--fps F] [--sample-every S] [--warmup S] [--footage DIR]
 //                    [--events N] [--real-time] [--plot FILE.png] [--csv FILE]
+//        app_session --plot-from FILE.csv --plot FILE.png [--warmup S]   (redraw an earlier run)
 #include <QApplication>
 #include <QDir>
 #include <QFile>
@@ -22,9 +23,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,8 @@ using namespace meeplecam;
 
 namespace {
 
+volatile std::sig_atomic_t g_stop = 0;  // SIGINT / SIGTERM: end the session, print and plot what was run
+
 struct Args {
     double seconds = 60;       // session time
     double fps = 10;           // camera stand-in frame rate
@@ -49,7 +54,40 @@ struct Args {
     bool real_time = false;
     std::string footage;       // footage folder (rendered once when it has no truth.json)
     std::string plot, csv;
+    std::string plot_from;     // draw --plot from this CSV (an earlier run's --csv) and stop
 };
+
+// Reads the samples of an earlier run's --csv (columns by header name).
+std::vector<test::SessionSample> read_csv(const std::string& path) {
+    std::ifstream in(path);
+    std::string line;
+    std::vector<std::string> names;
+    std::vector<test::SessionSample> out;
+    auto split = [](const std::string& l) {
+        std::vector<std::string> f;
+        std::stringstream ss(l);
+        for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+        return f;
+    };
+    if (std::getline(in, line)) names = split(line);
+    while (std::getline(in, line)) {
+        const auto f = split(line);
+        test::SessionSample s;
+        for (std::size_t i = 0; i < f.size() && i < names.size(); ++i) {
+            const double v = std::stod(f[i]);
+            if (names[i] == "session_s") s.session_s = v;
+            else if (names[i] == "wall_s") s.wall_s = v;
+            else if (names[i] == "rss_mb") s.rss_mb = v;
+            else if (names[i] == "heap_mb") s.heap_mb = v;
+            else if (names[i] == "frames") s.frames = static_cast<std::int64_t>(v);
+            else if (names[i] == "events") s.events = static_cast<std::size_t>(v);
+            else if (names[i] == "laps") s.laps = static_cast<std::size_t>(v);
+            else if (names[i] == "lap_start") s.lap_start = v != 0;
+        }
+        out.push_back(s);
+    }
+    return out;
+}
 
 double percentile(std::vector<double> v, double q) {
     if (v.empty()) return 0;
@@ -84,9 +122,16 @@ void write_plot(const std::vector<test::SessionSample>& samples, double warmup_s
     cv::line(img, px(0, 0), px(t_max, 0), black, 2);
     cv::line(img, px(0, 0), px(0, r_max), black, 2);
     if (warmup_s / 60.0 < t_max) cv::line(img, px(warmup_s / 60.0, 0), px(warmup_s / 60.0, r_max), cv::Scalar(0, 160, 0), 1);
-    for (std::size_t i = 1; i < samples.size(); ++i) {
-        cv::line(img, px(samples[i - 1].session_s / 60.0, samples[i - 1].rss_mb), px(samples[i].session_s / 60.0, samples[i].rss_mb),
-                 cv::Scalar(200, 60, 20), 2, cv::LINE_AA);
+    // Grey dots: samples at any point of a lap (a 6 MB frame more or less in flight); the line:
+    // the samples at each match restart (the same point of every lap).
+    const test::SessionSample* prev = nullptr;
+    for (const auto& s : samples) {
+        if (!s.lap_start) {
+            cv::circle(img, px(s.session_s / 60.0, s.rss_mb), 2, cv::Scalar(150, 150, 150), cv::FILLED);
+            continue;
+        }
+        if (prev) cv::line(img, px(prev->session_s / 60.0, prev->rss_mb), px(s.session_s / 60.0, s.rss_mb), cv::Scalar(200, 60, 20), 2, cv::LINE_AA);
+        prev = &s;
     }
     cv::putText(img, "session time (minutes)", cv::Point(w / 2 - 100, h - 20), cv::FONT_HERSHEY_SIMPLEX, 0.6, black);
     cv::putText(img, "RSS (MB)", cv::Point(10, top - 15), cv::FONT_HERSHEY_SIMPLEX, 0.6, black);
@@ -118,10 +163,30 @@ int main(int argc, char** argv) {
         else if (k == "--events") a.events = std::stoi(v);
         else if (k == "--plot") a.plot = v;
         else if (k == "--csv") a.csv = v;
+        else if (k == "--plot-from") a.plot_from = v;
         else {
             std::cerr << "app_session: unknown argument " << k << "\n";
             return 2;
         }
+    }
+    if (!a.plot_from.empty()) {
+        const auto samples = read_csv(a.plot_from);
+        if (samples.size() < 2 || a.plot.empty()) {
+            std::cerr << "app_session: --plot-from needs --plot and a CSV with samples\n";
+            return 2;
+        }
+        std::vector<test::SessionSample> restarts;
+        for (const auto& x : samples) {
+            if (x.lap_start) restarts.push_back(x);
+        }
+        const double slope = test::rss_slope_mb_per_hour(restarts, a.warmup);
+        char title[200];
+        std::snprintf(title, sizeof title, "app_session: RSS over %.0f min simulated, slope after warm-up %+.1f MB/h",
+                      samples.back().session_s / 60, slope);
+        write_plot(samples, a.warmup, title, a.plot);
+        std::printf("plot: %s (%zu samples, %zu at match restarts; slope after warm-up %+.1f MB/hour)\n", a.plot.c_str(), samples.size(),
+                    restarts.size(), slope);
+        return 0;
     }
     if (!std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
     const std::string truth_path = a.footage + "/truth.json";
@@ -154,21 +219,24 @@ int main(int argc, char** argv) {
     o.session_seconds = a.seconds;
     o.sample_every_s = a.sample_every;
     o.journal = QDir::tempPath() + "/meeplecam_app_session.journal";
+    o.stop = &g_stop;
+    std::signal(SIGINT, [](int) { g_stop = 1; });
+    std::signal(SIGTERM, [](int) { g_stop = 1; });
     std::ofstream csv;
     if (!a.csv.empty()) {
         csv.open(a.csv);
-        csv << "session_s,wall_s,rss_mb,frames,events,laps,lap_start\n";
+        csv << "session_s,wall_s,rss_mb,heap_mb,frames,events,laps,lap_start\n";
     }
     auto r = test::run_looped_session(
         o,
         [&](const test::SessionSample& s) {
             if (csv.is_open()) {
-                csv << s.session_s << ',' << s.wall_s << ',' << s.rss_mb << ',' << s.frames << ',' << s.events << ',' << s.laps << ','
+                csv << s.session_s << ',' << s.wall_s << ',' << s.rss_mb << ',' << s.heap_mb << ',' << s.frames << ',' << s.events << ',' << s.laps << ','
                     << (s.lap_start ? 1 : 0) << '\n' << std::flush;
             }
             if (s.lap_start) return;
-            std::printf("session t=%7.1fs (wall %6.1fs) rss=%7.1f MB frames=%lld events=%zu laps=%zu\n", s.session_s, s.wall_s, s.rss_mb,
-                        static_cast<long long>(s.frames), s.events, s.laps);
+            std::printf("session t=%7.1fs (wall %6.1fs) rss=%7.1f MB heap=%6.1f MB frames=%lld events=%zu laps=%zu\n", s.session_s, s.wall_s,
+                        s.rss_mb, s.heap_mb, static_cast<long long>(s.frames), s.events, s.laps);
             std::fflush(stdout);
         },
         /*keep_latencies=*/a.real_time);
@@ -176,8 +244,8 @@ int main(int argc, char** argv) {
         std::cerr << r.error().to_string() << "\n";
         return 1;
     }
-    std::printf("\n%s session: %.0f s of session time in %.0f s wall, footage at %.0f fps\n",
-                a.real_time ? "real-time" : "simulated", r->session_s, r->wall_s, a.fps);
+    std::printf("\n%s session: %.0f s of session time in %.0f s wall, footage at %.0f fps%s\n", a.real_time ? "real-time" : "simulated",
+                r->session_s, r->wall_s, a.fps, r->stopped_early ? " (stopped early by a signal)" : "");
     std::printf("frames sent %lld, tracked %lld, shown %lld, skipped by the worker %lld\n", static_cast<long long>(r->frames_sent),
                 static_cast<long long>(r->frames_tracked), static_cast<long long>(r->frames_shown), static_cast<long long>(r->frames_skipped));
     std::printf("laps %zu, events recorded by the tracker %zu (%zu per lap in the footage)\n", r->laps, r->events, r->events_per_lap);
@@ -196,9 +264,16 @@ int main(int argc, char** argv) {
             peak = std::max(peak, x.rss_mb);
             if (after_warmup == 0 && x.session_s >= a.warmup) after_warmup = x.rss_mb;
         }
-        const double slope = test::rss_slope_mb_per_hour(s, a.warmup);
-        std::printf("RSS: start %.1f MB, after warm-up (%.0f s) %.1f MB, end %.1f MB, peak %.1f MB; slope after warm-up %+.1f MB/hour\n",
-                    s.front().rss_mb, a.warmup, after_warmup, s.back().rss_mb, peak, slope);
+        std::vector<test::SessionSample> restarts;
+        for (const auto& x : s) {
+            if (x.lap_start) restarts.push_back(x);
+        }
+        const double slope = test::rss_slope_mb_per_hour(restarts, a.warmup);
+        const double slope_all = test::rss_slope_mb_per_hour(s, a.warmup);
+        std::printf("RSS: start %.1f MB, after warm-up (%.0f s) %.1f MB, end %.1f MB, peak %.1f MB; slope after warm-up %+.1f MB/hour "
+                    "at match restarts (%zu), %+.1f MB/hour over every sample\n",
+                    s.front().rss_mb, a.warmup, after_warmup, s.back().rss_mb, peak, slope, restarts.size(), slope_all);
+        std::printf("heap in use: start %.1f MB, end %.1f MB\n", s.front().heap_mb, s.back().heap_mb);
         if (!a.plot.empty()) {
             char title[200];
             std::snprintf(title, sizeof title, "app_session: RSS over %.0f min %s, slope after warm-up %+.1f MB/h", r->session_s / 60,

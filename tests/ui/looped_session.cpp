@@ -202,6 +202,10 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
     QTimer watch;
     QObject::connect(&watch, &QTimer::timeout, &window, [&] {
         if (finishing) return;
+        if (options.stop && *options.stop) {
+            out.stopped_early = true;
+            return finish();
+        }
         if (!options.simulated_clock) check_periodic();
         if (clock.elapsed() - last_progress_ms > 120'000) {
             failure = invalid(options.footage, "the session stalled: no frame for 120 s at frame " +

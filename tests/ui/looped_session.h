@@ -11,6 +11,7 @@
 
 #include <QString>
 
+#include <csignal>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -28,6 +29,7 @@ struct LoopedSessionOptions {
     int laps = 0;                 // ...or after this many whole laps of the footage when > 0
     double sample_every_s = 10;   // session seconds between memory samples (also one at every lap start)
     QString journal;              // where each lap's match is journaled (rewritten every lap)
+    const volatile std::sig_atomic_t* stop = nullptr;  // when set and non-zero: end now (a signal handler's flag)
 
     // Refuses impossible values (an Invalid error naming the field).
     Status check() const;
@@ -53,6 +55,7 @@ struct LoopedSessionResult {
     std::size_t events = 0;           // events recorded by the tracker
     std::size_t laps = 0;
     std::size_t events_per_lap = 0;   // the footage's events after the setup (what one lap should record)
+    bool stopped_early = false;       // ended by options.stop before its time or laps
     double session_s = 0, wall_s = 0;
     std::vector<double> frame_to_screen_ms, capture_to_tracked_ms, tracker_ms;  // only when keep_latencies
 };

@@ -21,14 +21,10 @@
 #include "vision/image_io.h"
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
+#include "vision/homography.h"
 
 namespace meeplecam::bench {
 namespace {
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 struct Count {
     int truth = 0, found = 0, right = 0;  // right: matched with the right colour
@@ -110,12 +106,12 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         const auto& found = detection->pieces;
         for (const auto& d : found) ++st.by_colour[d.colour].found, ++st.all.found;
         // The reading's quarter turn against the board (as bench/vision's tile table).
-        const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+        const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
         const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
         if (!dump_dir.empty()) {  // lattice phase: true tile centres should sit mid-cell
             std::vector<double> fx, fy;
             for (const auto& t : truth.tiles) {
-                const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+                const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
                 fx.push_back(c.x - std::floor(c.x));
                 fy.push_back(c.y - std::floor(c.y));
             }
@@ -131,7 +127,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         {
             std::set<std::pair<int, int>> cells;
             for (const auto& t : truth.tiles) {
-                const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+                const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
                 const std::pair<int, int> cell{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
                 placed = placed && decoded.count(cell) && cells.insert(cell).second;
             }
@@ -139,7 +135,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         // Greedy matching by distance in the top view, within 40 % of a tile.
         std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
         for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
-            const cv::Point2d t = apply(view.image_to_top, truth.pieces[i].base_px);
+            const cv::Point2d t = vision::apply_homography(view.image_to_top, truth.pieces[i].base_px);
             for (std::size_t j = 0; j < found.size(); ++j) {
                 const double d = cv::norm(t - found[j].top_px);
                 if (d < 0.4 * view.pitch_px) pairs.emplace_back(d, i, j);
@@ -157,7 +153,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             const auto& tp = truth.pieces[i];
             {
                 const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
-                const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+                const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
                 if (decoded.count({static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))})) {
                     ++st.on_read.truth;
                     st.on_read.right += truth_match[i] >= 0;
@@ -184,7 +180,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++(tp.lying ? st.lying : st.standing).right;
             if (tp.visible < 0.8) ++st.occluded.right;
             st.pose_ok += d.lying == tp.lying;
-            const double err_mm = cv::norm(apply(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm;
+            const double err_mm = cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm;
             (tp.lying ? st.base_err_lying : st.base_err_standing).push_back(err_mm);
             if (std::getenv("VB_POSE")) {
                 std::printf("POSE %d %.1f %.1f %.1f %.1f %.3f %.1f %.1f\n", tp.lying ? 1 : 0, d.length_mm, d.width_mm, d.area_mm2, d.smear_mm, d.solidity,
@@ -198,7 +194,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             }
             // The true feature in the reading's frame: the true tile's cell and the port turned by g.
             const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
-            const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+            const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
             const std::pair<int, int> cell{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
             const auto dt = decoded.find(cell);
             bool ok = false, tile_ok = false;
@@ -235,7 +231,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         // Bridges, ferries, castles: a found token of the same kind on the same cell(s) (reading frame).
         auto reading_cell = [&](Cell at) {
             const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
-            const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+            const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
             return std::pair<int, int>{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
         };
         const auto& tokens = detection->tokens;
@@ -289,7 +285,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             vision::BoardReading true_tiles = reading.value();
             true_tiles.tiles.clear();
             for (const auto& t : truth.tiles) {
-                const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+                const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
                 vision::DecodedTile d;
                 d.col = static_cast<int>(std::floor(c.x));
                 d.row = static_cast<int>(std::floor(c.y));
@@ -414,12 +410,12 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
             continue;
         }
         const auto& view = reading->view;
-        const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+        const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
         const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
         vision::BoardReading true_tiles = reading.value();
         true_tiles.tiles.clear();
         for (const auto& t : truth.tiles) {
-            const cv::Point2d c = apply(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+            const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
             vision::DecodedTile d;
             d.col = static_cast<int>(std::floor(c.x));
             d.row = static_cast<int>(std::floor(c.y));
@@ -451,7 +447,7 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
             for (const auto& d : found) ++path->by_colour[d.colour].found;
             std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
             for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
-                const cv::Point2d t = apply(view.image_to_top, truth.pieces[i].base_px);
+                const cv::Point2d t = vision::apply_homography(view.image_to_top, truth.pieces[i].base_px);
                 for (std::size_t j = 0; j < found.size(); ++j) {
                     const double d = cv::norm(t - found[j].top_px);
                     if (d < 0.4 * view.pitch_px) pairs.emplace_back(d, i, j);

@@ -32,6 +32,9 @@ endfunction()
 function(meeplecam_test name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
+  # Test files repeat small helpers (golden(), apply(), error_of()) in anonymous namespaces:
+  # they stay out of unity builds (build-asan), each file its own translation unit.
+  set_target_properties(${name} PROPERTIES UNITY_BUILD OFF)
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} Catch2::Catch2WithMain)
   target_compile_options(${name} PRIVATE ${MEEPLECAM_WARNINGS})
   target_compile_definitions(${name} PRIVATE

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <bit>
 
+#include "engine/cell_neighbour.h"
+
 namespace meeplecam {
 namespace {
 
 const char* kSideNames[4] = {"north", "east", "south", "west"};
-
-Cell neighbour(Cell c, int side) { return Cell{c.x + kSideDx[side], c.y + kSideDy[side]}; }
 
 EdgeKind edge_of(const PlacedTile& t, int board_side) {
     return t.type->edges[(board_side - t.rot + 4) % 4];

@@ -3,14 +3,9 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/plural.h"
+
 namespace meeplecam {
-namespace {
-
-std::string plural(int n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
-}  // namespace
 
 Status GameOptions::check() const {
     if (edition.empty()) return invalid("options", "edition must name an edition such as C3");

@@ -21,7 +21,7 @@ QColor player_color(const std::string& color) {
 }
 
 const QImage& TileArtCache::art(const TileType& type, int rot) {
-    const auto key = std::make_pair(&type, rot);
+    const Key key{type.set, type.id, type.index, type.signature, type.features.size(), rot};
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     std::mt19937_64 rng(static_cast<std::uint64_t>(type.index) * 4 + static_cast<std::uint64_t>(rot));

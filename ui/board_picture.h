@@ -6,7 +6,11 @@
 #include <QPointF>
 #include <QString>
 
+#include <array>
+#include <cstdint>
 #include <map>
+#include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -46,14 +50,19 @@ struct BoardPicture {
 QColor player_color(const std::string& color);
 
 // Draws tile art from the catalog geometry, once per (type, rotation); values out, no Qt widgets.
+// Keyed by what the art depends on, not by the TileType's address: every replay of a record
+// builds a new catalog, so addresses would add a copy of the art per move (and a reused
+// address would return another type's art).
 class TileArtCache {
 public:
     explicit TileArtCache(int tile_px = 96) : tile_px_(tile_px) {}
     const QImage& art(const TileType& type, int rot);
+    std::size_t size() const { return cache_.size(); }
 
 private:
+    using Key = std::tuple<std::string, std::string, int, std::array<std::uint16_t, 4>, std::size_t, int>;
     int tile_px_;
-    std::map<std::pair<const TileType*, int>, QImage> cache_;
+    std::map<Key, QImage> cache_;
 };
 
 // Builds the picture of a game's board: every tile with its art and the followers on it, and

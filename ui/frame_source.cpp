@@ -4,6 +4,8 @@
 #include <QThread>
 #include <QTimer>
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -23,6 +25,7 @@ Status FrameSourceOptions::check() const {
     if (kind != Kind::Camera && path.empty()) return invalid("source", "a video file or image folder is needed");
     if (width < 16 || height < 16 || width > 8192 || height > 8192) return invalid("source", "frame size must be 16..8192");
     if (!(fps > 0 && fps <= 240)) return invalid("source", "fps must be in (0, 240]");
+    if (on_request && kind == Kind::Camera) return invalid("source", "a camera cannot send frames on request");
     if (reconnect_ms < 10 || reconnect_ms > 60000) return invalid("source", "reconnect_ms must be 10..60000");
     if (lost_after_failures < 1) return invalid("source", "lost_after_failures must be >= 1");
     return Ok{};
@@ -95,8 +98,13 @@ bool FrameSource::open_source() {
         capture_ = std::move(cap);
     }
     failures_ = 0;
-    // A camera's read() waits for the next frame itself; files are paced by the timer.
-    timer_->start(options_.kind == FrameSourceOptions::Kind::Camera ? 0 : static_cast<int>(1000.0 / options_.fps));
+    // A camera's read() waits for the next frame itself; files are paced by the timer, or by
+    // next_frame() calls.
+    if (options_.on_request) {
+        timer_->stop();
+    } else {
+        timer_->start(options_.kind == FrameSourceOptions::Kind::Camera ? 0 : static_cast<int>(1000.0 / options_.fps));
+    }
     return true;
 }
 
@@ -144,6 +152,10 @@ void FrameSource::tick() {
     emit frame_ready(std::move(frame));
 }
 
+void FrameSource::next_frame() {
+    if (options_.on_request) tick();
+}
+
 // Releases the source and retries opening it every reconnect_ms.
 void FrameSource::enter_lost(const QString& why) {
     capture_.reset();
@@ -156,7 +168,15 @@ void FrameSource::set_state(State s, const QString& message) {
     emit state_changed(s, message);
 }
 
+void map_frames_outside_the_heap() {
+#if defined(__GLIBC__)
+    static const bool done = [] { return mallopt(M_MMAP_THRESHOLD, 256 * 1024) == 1; }();
+    (void)done;
+#endif
+}
+
 CaptureThread::CaptureThread(FrameSourceOptions options) {
+    map_frames_outside_the_heap();
     thread_ = new QThread;
     thread_->setObjectName(QStringLiteral("capture"));
     source_ = new FrameSource(std::move(options));

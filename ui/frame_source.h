@@ -46,6 +46,10 @@ struct FrameSourceOptions {
     int height = 1080;
     double fps = 10;             // pace of video files and image folders (a camera runs at its own rate)
     bool loop = false;           // start again at the end of a video or folder instead of ending
+    // Send a frame only when next_frame() is called, not on a timer (video files and image
+    // folders): a simulated session feeds frames as fast as the pipeline takes them, each one
+    // standing for 1/fps seconds of session time, none skipped.
+    bool on_request = false;
     int reconnect_ms = 500;      // wait between attempts to reopen a lost source
     int lost_after_failures = 3; // consecutive failed reads before the source counts as lost
 
@@ -77,6 +81,8 @@ public slots:
     void start();
     // Stops reading and releases the device (on the worker thread).
     void stop();
+    // Reads and sends the next frame, or reports the end (on_request sources; on the worker thread).
+    void next_frame();
 
 signals:
     void frame_ready(meeplecam::ui::Frame frame);
@@ -99,6 +105,13 @@ private:
     State state_ = State::Stopped;
     std::atomic<std::int64_t> next_index_{0};
 };
+
+// Keeps camera frames out of malloc's heaps for the whole process (glibc; once, idempotent):
+// blocks from 256 KiB up are always mapped and go back to the system when freed. By default
+// glibc raises that threshold to the size of the first large block freed, after which freed
+// frames stay in the heaps of the three threads that touch them and RSS ratchets up in frame-
+// sized steps (measured in docs/ui.md, "Memory"). CaptureThread calls it.
+void map_frames_outside_the_heap();
 
 // Owns a FrameSource on its own QThread; stops and joins the thread when destroyed.
 class CaptureThread {

@@ -97,6 +97,8 @@ public:
     const ScoreTableModel& scoreboard() const { return *scores_; }
     FinalScoreDialog* final_score_dialog() const;
     MatchWorker* worker() const { return match_.worker(); }
+    // The running frame source (lives on the capture thread); null when none.
+    FrameSource* frame_source() const { return capture_ ? capture_->source() : nullptr; }
     double fps() const { return fps_; }
     double median_frame_latency_ms() const;
     double median_analysis_latency_ms() const;

@@ -11,11 +11,11 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
+#include "vision/homography.h"
 
 namespace meeplecam::vision {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kAngleBins = 180;           // direction histogram: one bin per degree
 constexpr double kAngleSmoothDeg = 2.0;   // its smoothing
 constexpr double kMinFamilySeparationDeg = 55;  // the second family differs at least this much (square tiles seen at up to ~40 degrees tilt)
@@ -31,11 +31,6 @@ constexpr std::size_t kMinSideGroup = 4;   // a group of cells apart from the la
 constexpr double kSideGroupShare = 0.2;   // ...and this share of the largest (occupancy can split a board where tiles look like the table)
 constexpr int kLineReach = 7;             // edges used for the vanishing points end within this (work px, diameter) of the board's colours
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 // Pixels whose colour is much rarer in a band along the frame's edge than overall.
 cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio) {
@@ -98,7 +93,7 @@ std::optional<cv::Matx33d> calibrated_norm_to_axes(const cv::Matx33d& norm_to_ta
     // Length-weighted mean direction on the table of a family, as a doubled (period 180) or
     // quadrupled (period 90) angle vector.
     auto table_angle = [&](const Segment& s) {
-        const cv::Point2d a = apply(norm_to_table, s.mid - 0.01 * s.dir), b = apply(norm_to_table, s.mid + 0.01 * s.dir);
+        const cv::Point2d a = apply_homography(norm_to_table, s.mid - 0.01 * s.dir), b = apply_homography(norm_to_table, s.mid + 0.01 * s.dir);
         return std::atan2(b.y - a.y, b.x - a.x);
     };
     auto mean_angle = [&](const std::vector<Segment>& fam, double period_factor) {
@@ -391,7 +386,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         s.line /= std::hypot(s.line[0], s.line[1]);
         s.angle = std::fmod(std::atan2(s.dir.y, s.dir.x) * 180 / kPi + 360.0, 180.0);
         if (norm_to_table) {
-            const cv::Point2d ta = apply(*norm_to_table, a), tb = apply(*norm_to_table, b);
+            const cv::Point2d ta = apply_homography(*norm_to_table, a), tb = apply_homography(*norm_to_table, b);
             s.angle = std::fmod(std::atan2(tb.y - ta.y, tb.x - ta.x) * 180 / kPi + 360.0, 180.0);
         }
         hist[static_cast<std::size_t>(std::min(kAngleBins - 1, static_cast<int>(s.angle)))] += s.length;
@@ -491,7 +486,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
             // Fit the board's region into an affine view of about affine_side pixels.
             double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
             for (const auto& p : pts) {
-                const cv::Point2d q = apply(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+                const cv::Point2d q = apply_homography(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
                 x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
             }
             if (!std::isfinite(x1 - x0) || !std::isfinite(y1 - y0)) continue;  // a point at the horizon
@@ -528,7 +523,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     cv::Matx33d affine_to_top(pitch / px.pitch, 0, -px.phase * pitch / px.pitch, 0, pitch / py.pitch, -py.phase * pitch / py.pitch, 0, 0, 1);
     cv::Matx33d work_to_top = affine_to_top * work_to_affine;
     for (const auto& p : pts) {
-        const cv::Point2d q = apply(work_to_top, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+        const cv::Point2d q = apply_homography(work_to_top, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
         x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
     }
     const double c0 = std::floor(x0 / pitch), r0 = std::floor(y0 / pitch);

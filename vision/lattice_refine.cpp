@@ -14,14 +14,10 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
+#include "vision/homography.h"
 
 namespace meeplecam::vision {
 namespace {
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 // Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
 // column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
@@ -175,7 +171,7 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         std::vector<cv::Point2f> src, dst;
         for (const auto& c : near) {
             const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, band);
-            src.emplace_back(apply(top_to_image, f.centre));
+            src.emplace_back(apply_homography(top_to_image, f.centre));
             dst.emplace_back(view.cell_centre(c.col, c.row));
         }
         cv::Mat inliers;
@@ -260,7 +256,7 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         std::vector<cv::Point2f> src, dst;
         for (const auto& c : cells) {
-            src.emplace_back(apply(top_to_image, view.cell_centre(c.col, c.row) + c.offset_px));
+            src.emplace_back(apply_homography(top_to_image, view.cell_centre(c.col, c.row) + c.offset_px));
             dst.emplace_back(view.cell_centre(c.col, c.row));
         }
         cv::Mat inliers;
@@ -268,7 +264,7 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         if (!h.empty() && cv::countNonZero(inliers) >= o.min_inlier_share * static_cast<double>(cells.size())) {
             const cv::Matx33d image_to_top(h);
             for (std::size_t i = 0; i < cells.size(); ++i) {
-                const cv::Point2d d = apply(image_to_top, src[i]) - view.cell_centre(cells[i].col, cells[i].row);
+                const cv::Point2d d = apply_homography(image_to_top, src[i]) - view.cell_centre(cells[i].col, cells[i].row);
                 cells[i].offset_px = std::hypot(d.x, d.y) <= o.max_residual * view.pitch_px ? d : cv::Point2d(0, 0);
             }
             cv::Mat mask;

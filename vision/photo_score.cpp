@@ -10,6 +10,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "engine/modules/castles.h"
+#include "vision/homography.h"
 
 namespace meeplecam::vision {
 namespace {
@@ -21,11 +22,6 @@ cv::Scalar player_bgr(const std::string& colour) {
                                                           {"yellow", {30, 220, 240}}, {"black", {20, 20, 20}}, {"grey", {160, 160, 160}}};
     const auto it = bgr.find(colour);
     return it == bgr.end() ? cv::Scalar(255, 0, 255) : it->second;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 void outlined_text(cv::Mat& img, const std::string& text, cv::Point at, double size, const cv::Scalar& colour, int thick) {
@@ -54,7 +50,7 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
     auto cell_quad = [&](double col, double row, double inset) {
         std::vector<cv::Point> q;
         for (const auto& [dx, dy] : {std::pair{inset, inset}, std::pair{1 - inset, inset}, std::pair{1 - inset, 1 - inset}, std::pair{inset, 1 - inset}}) {
-            const cv::Point2d p = apply(top_to_image, cv::Point2d((col + dx) * pitch, (row + dy) * pitch));
+            const cv::Point2d p = apply_homography(top_to_image, cv::Point2d((col + dx) * pitch, (row + dy) * pitch));
             q.emplace_back(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
         }
         return q;
@@ -62,7 +58,7 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
     const auto& types = photo.game.catalog().tiles();
     for (const auto& t : reading.tiles) {
         cv::polylines(out, std::vector<std::vector<cv::Point>>{cell_quad(t.col, t.row, 0.02)}, true, cv::Scalar(255, 255, 0), thick, cv::LINE_AA);
-        const cv::Point2d c = apply(top_to_image, cv::Point2d((t.col + 0.15) * pitch, (t.row + 0.3) * pitch));
+        const cv::Point2d c = apply_homography(top_to_image, cv::Point2d((t.col + 0.15) * pitch, (t.row + 0.3) * pitch));
         outlined_text(out, types[static_cast<std::size_t>(t.type)].id + std::to_string(90 * t.rot), c, 0.4 * scale, cv::Scalar(255, 255, 0), thick);
     }
     for (const auto& ev : photo.game.score_events()) {
@@ -74,7 +70,7 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
             if (ev.feature != "farm") {
                 cv::polylines(out, std::vector<std::vector<cv::Point>>{cell_quad(col, row, 0.08)}, true, colour, 2 * thick + 1, cv::LINE_AA);
             }
-            mid += apply(top_to_image, cv::Point2d((col + 0.5) * pitch, (row + 0.5) * pitch));
+            mid += apply_homography(top_to_image, cv::Point2d((col + 0.5) * pitch, (row + 0.5) * pitch));
         }
         if (!ev.tiles.empty()) mid *= 1.0 / static_cast<double>(ev.tiles.size());
         outlined_text(out, ev.feature + " +" + std::to_string(ev.points), mid, 0.6 * scale, colour, thick + 1);

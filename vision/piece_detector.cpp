@@ -12,12 +12,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/table_renderer.h"
+#include "vision/homography.h"
 #include "vision/tile_art.h"
 
 namespace meeplecam::vision {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kNoTile = -2;       // label of a top-view pixel outside every decoded tile
 constexpr int kDecorationTerrain = 8;  // terrain index of decorations (after the 8 FeatureKind values)
 constexpr int kTableTerrain = 9;       // terrain index of the table (around the board and in the gaps)
@@ -26,11 +26,6 @@ constexpr int kTerrainKinds = 10;
 double hue_distance_deg(double a, double b) {
     double d = std::fmod(std::abs(a - b), 360.0);
     return d > 180 ? 360 - d : d;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 // True when a Lab pixel could be a face of a piece of colour `m` (lit or in shade).
@@ -315,8 +310,8 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
         d.on_tile = true;
         d.port = c.a, d.port2 = c.b;
         d.confidence = share;
-        d.top_px = apply(f.top_to_det.inv(), c.centre);
-        d.image_px = apply(f.det_to_image, c.centre);
+        d.top_px = apply_homography(f.top_to_det.inv(), c.centre);
+        d.image_px = apply_homography(f.det_to_image, c.centre);
         d.table_mm = d.top_px * (1.0 / f.view.px_per_mm);
         const TileType& type = types[static_cast<std::size_t>(c.tile->type)];
         if (c.kind == "bridge") {
@@ -328,7 +323,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
         }
         for (const auto& corner : {c.centre - c.along * (c.length / 2) - across * (c.width / 2), c.centre + c.along * (c.length / 2) - across * (c.width / 2),
                                    c.centre + c.along * (c.length / 2) + across * (c.width / 2), c.centre - c.along * (c.length / 2) + across * (c.width / 2)}) {
-            const cv::Point2d q = apply(f.det_to_image, corner);
+            const cv::Point2d q = apply_homography(f.det_to_image, corner);
             d.outline_px.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
         }
         out.tokens.push_back(std::move(d));
@@ -382,11 +377,11 @@ void attach_followers(const Frame& f, const PieceDetectorOptions& o, PieceDetect
     std::vector<DetectedPiece> kept;
     std::map<std::size_t, double> owner_distance;  // per castle token: how far its owner's base lies
     for (auto& piece : out.pieces) {
-        const cv::Point2d at = apply(f.top_to_det, piece.top_px);
+        const cv::Point2d at = apply_homography(f.top_to_det, piece.top_px);
         bool taken = false;
         for (std::size_t k = 0; k < out.tokens.size() && !taken; ++k) {
             auto& t = out.tokens[k];
-            const cv::Point2d centre = apply(f.top_to_det, t.top_px);
+            const cv::Point2d centre = apply_homography(f.top_to_det, t.top_px);
             const cv::Point2d d = at - centre;
             if (t.kind == "castle" && cv::norm(d) < 0.75 * z.castle_length * px) {
                 taken = true;
@@ -763,7 +758,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     const double mm_per_px = 1.0 / o.px_per_mm;
     const CameraFoot foot = camera_foot(cv::Matx33d(mm_per_px, 0, 0, 0, mm_per_px, 0, 0, 0, 1) * image_to_det, image.size(), o.default_fov_deg);
     out.focal_px = foot.focal_px;
-    out.foot_top_px = apply(top_to_det.inv(), foot.foot_mm * o.px_per_mm);
+    out.foot_top_px = apply_homography(top_to_det.inv(), foot.foot_mm * o.px_per_mm);
     const int open_px = static_cast<int>(std::lround(o.open_mm * o.px_per_mm));
     const cv::Mat opener = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * open_px + 1, 2 * open_px + 1));
     const double px2_per_mm2 = o.px_per_mm * o.px_per_mm;
@@ -835,8 +830,8 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
             const cv::Point2d base_mm = centre + along * base_along;
             const cv::Point2d base_det = base_mm * o.px_per_mm;
-            piece.top_px = apply(top_to_det.inv(), base_det);
-            piece.image_px = apply(det_to_image, base_det);
+            piece.top_px = apply_homography(top_to_det.inv(), base_det);
+            piece.image_px = apply_homography(det_to_image, base_det);
             piece.table_mm = piece.top_px * (1.0 / view.px_per_mm);
             piece.area_mm2 = area_mm2;
             piece.length_mm = length;
@@ -847,7 +842,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             piece.rect_long_mm = std::max(rect.size.width, rect.size.height) * mm_per_px;
             piece.confidence = conf / static_cast<double>(pts.size());
             for (const auto& p : contours[biggest]) {
-                const cv::Point2d q = apply(det_to_image, cv::Point2d(p.x + box.x, p.y + box.y));
+                const cv::Point2d q = apply_homography(det_to_image, cv::Point2d(p.x + box.x, p.y + box.y));
                 piece.outline_px.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
             }
             // 5. The feature under the base.

@@ -6,15 +6,9 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/homography.h"
+
 namespace meeplecam::vision {
-namespace {
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
-
-}  // namespace
 
 Status RectifyOptions::check() const {
     if (!(px_per_mm > 0.05 && px_per_mm <= 20)) return invalid("rectify options", "px_per_mm must be within (0.05, 20]");
@@ -22,8 +16,8 @@ Status RectifyOptions::check() const {
     return Ok{};
 }
 
-cv::Point2d TopView::to_plane(cv::Point2d top_px) const { return apply(plane_to_top.inv(), top_px); }
-cv::Point2d TopView::to_top(cv::Point2d plane_mm) const { return apply(plane_to_top, plane_mm); }
+cv::Point2d TopView::to_plane(cv::Point2d top_px) const { return apply_homography(plane_to_top.inv(), top_px); }
+cv::Point2d TopView::to_top(cv::Point2d plane_mm) const { return apply_homography(plane_to_top, plane_mm); }
 
 Result<TopView> rectify(const cv::Mat& image, const cv::Matx33d& plane_to_image, const RectifyOptions& options) {
     if (auto st = options.check(); !st) return st.error();
@@ -54,7 +48,7 @@ Result<TopView> rectify(const cv::Mat& image, const cv::Matx33d& plane_to_image,
     // Crop to the budget around where the image centre looks.
     const double ppm = options.px_per_mm;
     const double span = options.max_side_px / ppm;
-    const cv::Point2d middle = apply(image_to_plane, {(image.cols - 1) / 2.0, (image.rows - 1) / 2.0});
+    const cv::Point2d middle = apply_homography(image_to_plane, {(image.cols - 1) / 2.0, (image.rows - 1) / 2.0});
     if (x1 - x0 > span) {
         x0 = std::clamp(middle.x - span / 2, x0, x1 - span);
         x1 = x0 + span;

@@ -13,13 +13,13 @@
 #include "engine/atomic_file.h"
 #include "engine/modules/castles.h"
 #include "engine/modules/ferries.h"
+#include "vision/homography.h"
 #include "vision/random_source.h"
 #include "vision/tile_art.h"
 
 namespace meeplecam::vision {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 double radians(double deg) { return deg * kPi / 180.0; }
 double degrees(double rad) { return rad * 180.0 / kPi; }
@@ -144,11 +144,6 @@ Camera look_at(const cv::Matx33d& K, double tilt, double roll, double azimuth, c
     const cv::Vec3d centre = cv::Vec3d(target.x, target.y, 0) - cam.R.t() * cv::Vec3d(0, 0, distance);
     cam.t = -(cam.R * centre);
     return cam;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 cv::Rect2d bounds(const std::vector<cv::Point2d>& pts) {
@@ -534,7 +529,7 @@ Status draw_tokens(const Scene& scene, const std::map<std::pair<int, int>, std::
         tt.at = tt.other = b.at;
         tt.ports = {static_cast<Port>(b.axis == 0 ? 1 : 4), static_cast<Port>(b.axis == 0 ? 7 : 10)};
         tt.centre_mm = pose->centre;
-        tt.centre_px = apply(top_h, pose->centre);
+        tt.centre_px = apply_homography(top_h, pose->centre);
         truth.tokens.push_back(tt);
     }
     for (const auto& f : scene.ferries) {
@@ -558,7 +553,7 @@ Status draw_tokens(const Scene& scene, const std::map<std::pair<int, int>, std::
         tt.at = tt.other = f.at;
         tt.ports = {f.a, f.b};
         tt.centre_mm = centre;
-        tt.centre_px = apply(top_h, centre);
+        tt.centre_px = apply_homography(top_h, centre);
         truth.tokens.push_back(tt);
     }
     for (const auto& c : scene.castles) {
@@ -589,7 +584,7 @@ Status draw_tokens(const Scene& scene, const std::map<std::pair<int, int>, std::
         tt.colour = c.colour;
         tt.occupied = c.occupied;
         tt.centre_mm = centre;
-        tt.centre_px = apply(top_h, centre);
+        tt.centre_px = apply_homography(top_h, centre);
         truth.tokens.push_back(tt);
     }
     // Shadows: each footprint pushed away from the light by its height, softened.
@@ -597,8 +592,8 @@ Status draw_tokens(const Scene& scene, const std::map<std::pair<int, int>, std::
     for (const auto& t : drawn) {
         const cv::Point2d push = light_dir * (0.5 * t.height * light_elevation);
         std::vector<cv::Point2d> ring;
-        for (const auto& p : t.footprint) ring.push_back(apply(top_h, p));
-        for (auto it = t.footprint.rbegin(); it != t.footprint.rend(); ++it) ring.push_back(apply(top_h, *it + push));
+        for (const auto& p : t.footprint) ring.push_back(apply_homography(top_h, p));
+        for (auto it = t.footprint.rbegin(); it != t.footprint.rend(); ++it) ring.push_back(apply_homography(top_h, *it + push));
         std::vector<cv::Point> hull;
         cv::convexHull(fixed_point(ring, 0), hull);
         cv::fillConvexPoly(shade, hull, cv::Scalar(255), cv::LINE_AA);
@@ -1045,7 +1040,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
                                  (o.height - 1) / 2.0 + placement.y * room.y * o.off_centre);
         const cv::Matx33d to_table = cam.plane(0).inv();
         for (double k = 1.0; k > 0.01; k *= 0.5) {
-            const cv::Point2d move = apply(to_table, box_centre) - apply(to_table, box_centre + (wanted - box_centre) * k);
+            const cv::Point2d move = apply_homography(to_table, box_centre) - apply_homography(to_table, box_centre + (wanted - box_centre) * k);
             const Camera moved = look_at(K, tilt, roll, azimuth, target + move, distance);
             const cv::Rect2d b = extent(moved);
             if (b.x >= 0 && b.y >= 0 && b.x + b.width <= o.width - 1 && b.y + b.height <= o.height - 1) {
@@ -1070,7 +1065,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         std::vector<cv::Point2d> seen;
         for (const auto& c : {cv::Point2d(0, 0), cv::Point2d(o.width - 1, 0), cv::Point2d(o.width - 1, o.height - 1),
                               cv::Point2d(0, o.height - 1)}) {
-            seen.push_back(apply(table_to_surface, apply(to_table, c)));
+            seen.push_back(apply_homography(table_to_surface, apply_homography(to_table, c)));
         }
         cv::Rect2d area = bounds(seen);
         area &= cv::Rect2d(-4000, -4000, 8000, 8000);
@@ -1095,7 +1090,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         for (const auto& p : poses) {
             std::vector<cv::Point2d> pts;
             for (const auto& c : square_corners(p, o.tile_mm)) {
-                pts.push_back(apply(table_h, c + cast) * scale);
+                pts.push_back(apply_homography(table_h, c + cast) * scale);
             }
             cv::fillConvexPoly(shade, fixed_point(pts, 3), cv::Scalar(255), cv::LINE_AA, 3);
         }
@@ -1118,7 +1113,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
     auto side_of = [&](const TilePose& pose) {
         const auto c = square_corners(pose, o.tile_mm);
         double s = 0;
-        for (std::size_t k = 0; k < 4; ++k) s = std::max(s, cv::norm(apply(top_h, c[k]) - apply(top_h, c[(k + 1) % 4])));
+        for (std::size_t k = 0; k < 4; ++k) s = std::max(s, cv::norm(apply_homography(top_h, c[k]) - apply_homography(top_h, c[(k + 1) % 4])));
         return s;
     };
     for (std::size_t i = 0; i < tiles.size(); ++i) {
@@ -1156,7 +1151,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         const int n = art.levels[level].cols;
         const cv::Matx33d art_h = top_h * art_to_table(n, o.tile_mm, tiles[i].rot, poses[i]);
         std::vector<cv::Point2d> quad;
-        for (const auto& c : corners) quad.push_back(apply(top_h, c));
+        for (const auto& c : corners) quad.push_back(apply_homography(top_h, c));
         const cv::Rect2d box = bounds(quad);
         const cv::Rect roi = cv::Rect(static_cast<int>(std::floor(box.x)) - 2, static_cast<int>(std::floor(box.y)) - 2,
                                       static_cast<int>(std::ceil(box.width)) + 5, static_cast<int>(std::ceil(box.height)) + 5) &
@@ -1176,7 +1171,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         t.centre_mm = poses[i].centre;
         t.turn_deg = degrees(poses[i].turn);
         for (std::size_t k = 0; k < 4; ++k) t.corners_px[k] = quad[k];
-        t.centre_px = apply(top_h, poses[i].centre);
+        t.centre_px = apply_homography(top_h, poses[i].centre);
         truth.tiles.push_back(t);
     }
     // Truth in the order given, not the drawing order.
@@ -1266,7 +1261,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
                 const double t = 2 * kPi * a / 16;
                 const cv::Point2d e(half.x * std::cos(t), half.y * std::sin(t));
                 const double cy = std::cos(yaws.back()), sy = std::sin(yaws.back());
-                ring.push_back(apply(top_h, centre + cv::Point2d(cy * e.x - sy * e.y, sy * e.x + cy * e.y)));
+                ring.push_back(apply_homography(top_h, centre + cv::Point2d(cy * e.x - sy * e.y, sy * e.x + cy * e.y)));
             }
             cv::fillConvexPoly(shade, fixed_point(ring, 3), cv::Scalar(255), cv::LINE_AA, 3);
             PieceTruth pt;
@@ -1349,7 +1344,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         if (o.hand_cell) {
             const auto it = layout_at.find({o.hand_cell->x, o.hand_cell->y});
             if (it == layout_at.end()) return invalid("render", "hand_cell " + to_string(*o.hand_cell) + " is not a layout cell");
-            reach = apply(top_h, layout[it->second].centre);
+            reach = apply_homography(top_h, layout[it->second].centre);
         }
         cv::Point2d out_dir = reach - centre;
         if (cv::norm(out_dir) < 1e-6) {
@@ -1408,7 +1403,7 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         cv::Point2d glare_at = middle;
         if (glare) {
             const int k = r.integer(0, static_cast<int>((fixed ? layout.size() : tiles.size())) - 1);
-            glare_at = fixed ? apply(top_h, layout[static_cast<std::size_t>(k)].centre) : truth.tiles[static_cast<std::size_t>(k)].centre_px;
+            glare_at = fixed ? apply_homography(top_h, layout[static_cast<std::size_t>(k)].centre) : truth.tiles[static_cast<std::size_t>(k)].centre_px;
         }
         const double ga = std::cos(glare_angle), gb = std::sin(glare_angle);
         for (int y = 0; y < small.height; ++y) {
@@ -1488,7 +1483,7 @@ Result<cv::Mat> render_colour_shot(const std::vector<std::string>& colours, cons
     cv::warpPerspective(texture, image, table_h * cv::Matx33d(1 / ppm, 0, -450, 0, 1 / ppm, -350, 0, 0, 1), size, cv::INTER_LINEAR, cv::BORDER_REFLECT);
     const TilePose sheet{cv::Point2d(0, 0), radians(r.uniform(-8, 8))};
     std::vector<cv::Point2d> paper;
-    for (const auto& c : square_corners(sheet, 1.0)) paper.push_back(apply(table_h, cv::Point2d(c.x * 297, c.y * 210)));
+    for (const auto& c : square_corners(sheet, 1.0)) paper.push_back(apply_homography(table_h, cv::Point2d(c.x * 297, c.y * 210)));
     cv::fillConvexPoly(image, fixed_point(paper, 3), cv::Scalar(238, 241, 243), cv::LINE_AA, 3);
     const double light_angle = r.uniform(0, 2 * kPi), elevation = r.uniform(1.0, 2.0), height = 16;
     const cv::Point2d light_dir(std::cos(light_angle), std::sin(light_angle));
@@ -1501,7 +1496,7 @@ Result<cv::Mat> render_colour_shot(const std::vector<std::string>& colours, cons
     for (std::size_t i = 0; i < colours.size(); ++i) {
         spots.emplace_back(-60 + 60.0 * static_cast<double>(i % 3), -35 + 70.0 * static_cast<double>(i / 3));
         const cv::Point2d centre = spots.back() + light_dir * (0.3 * height * elevation * 0.5);
-        cv::ellipse(shade, apply(table_h, centre), cv::Size2d(0.55 * height * focal / 520, 0.3 * height * focal / 520), 0, 0, 360, cv::Scalar(255), cv::FILLED,
+        cv::ellipse(shade, apply_homography(table_h, centre), cv::Size2d(0.55 * height * focal / 520, 0.3 * height * focal / 520), 0, 0, 360, cv::Scalar(255), cv::FILLED,
                     cv::LINE_AA);
     }
     cv::GaussianBlur(shade, shade, cv::Size(), 4);

@@ -7,12 +7,12 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/homography.h"
 #include "vision/random_source.h"
 
 namespace meeplecam::vision {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kUnassigned = -2;  // label of a pixel no region has claimed yet
 constexpr int kDecoration = -1;  // label of a pixel that belongs to no feature
 

@@ -6,10 +6,11 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/homography.h"
+
 namespace meeplecam::vision {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 // Erodes a mask by `px` (Euclidean), treating everything outside the image as empty.
 cv::Mat erode_from_outside(const cv::Mat& mask, int px) {
@@ -55,7 +56,7 @@ private:
     double total_ = 0;
 };
 
-cv::Mat to_lab(const cv::Mat& bgr) {
+cv::Mat smoothed_lab(const cv::Mat& bgr) {
     cv::Mat smooth, lab;
     cv::blur(bgr, smooth, cv::Size(3, 3));
     cv::cvtColor(smooth, lab, cv::COLOR_BGR2Lab);
@@ -309,7 +310,7 @@ Result<TileGrid> find_tile_grid(const TopView& top, const TileGridOptions& o) {
         cv::resize(top.image, small, cv::Size(), 0.5, 0.5, cv::INTER_AREA);
         cv::resize(inside, small_inside, small.size(), 0, 0, cv::INTER_NEAREST);
         cv::resize(ring, small_ring, small.size(), 0, 0, cv::INTER_NEAREST);
-        const cv::Mat small_mask = rarer_than(to_lab(small), small_inside, small_ring, o.not_table_ratio);
+        const cv::Mat small_mask = rarer_than(smoothed_lab(small), small_inside, small_ring, o.not_table_ratio);
         cv::resize(small_mask, grid.not_table, top.image.size(), 0, 0, cv::INTER_NEAREST);
         grid.not_table &= inside;
     }
@@ -468,7 +469,7 @@ Result<TileGrid> find_tile_grid(const TopView& top, const TileGridOptions& o) {
             cv::warpAffine(top.image, lattice_image, to_lattice, lattice_size, cv::INTER_LINEAR);
             cv::warpAffine(ring, lattice_ring, to_lattice, lattice_size, cv::INTER_NEAREST);
             clear_table |= lattice_ring;
-            const cv::Mat tile_like = likelier_tile(to_lab(lattice_image), lattice_valid, clear_tile, clear_table);
+            const cv::Mat tile_like = likelier_tile(smoothed_lab(lattice_image), lattice_valid, clear_tile, clear_table);
             cv::integral(tile_like / 255, sum_tile, CV_64F);
             cells = read_cells(phase.x, phase.y);
             cv::Mat back;

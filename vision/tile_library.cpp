@@ -13,7 +13,7 @@
 namespace meeplecam::vision {
 namespace {
 
-cv::Mat to_lab(const cv::Mat& bgr) {
+cv::Mat float_lab(const cv::Mat& bgr) {
     cv::Mat f, lab;
     bgr.convertTo(f, CV_32F, 1.0 / 255.0);
     cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
@@ -37,7 +37,7 @@ cv::Mat turned(const cv::Mat& img, int quarter_turns) {
 std::vector<float> tile_thumbnail(const cv::Mat& canonical_bgr, int px) {
     cv::Mat small;
     cv::resize(canonical_bgr, small, cv::Size(px, px), 0, 0, cv::INTER_AREA);
-    const cv::Mat lab = to_lab(small);
+    const cv::Mat lab = float_lab(small);
     // Per-channel mean removed: light level and colour cast change between photos.
     const cv::Scalar mean = cv::mean(lab);
     std::vector<float> out;
@@ -53,7 +53,7 @@ std::vector<float> tile_thumbnail(const cv::Mat& canonical_bgr, int px) {
 }
 
 std::array<std::array<float, 3>, 13> port_colours(const cv::Mat& canonical_bgr) {
-    const cv::Mat lab = to_lab(canonical_bgr);
+    const cv::Mat lab = float_lab(canonical_bgr);
     std::array<std::array<float, 3>, 13> out{};
     const int n = lab.cols;
     const int r = std::max(1, n / 16);

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/game.h"
+#include "engine/plural.h"
 
 namespace meeplecam {
 namespace {
@@ -28,9 +29,6 @@ std::optional<Cell> tagged_cell(const TileType& t) {
     return std::nullopt;
 }
 
-std::string plural(int n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "engine/modules/bridges.h"
 
+#include "engine/cell_neighbour.h"
 #include "engine/game.h"
 
 namespace meeplecam {
@@ -7,7 +8,6 @@ namespace {
 
 const char* kAxisNames[2] = {"NS", "EW"};
 
-Cell neighbour(Cell c, int side) { return Cell{c.x + kSideDx[side], c.y + kSideDy[side]}; }
 
 bool touches(Cell a, Cell b) { return std::abs(a.x - b.x) + std::abs(a.y - b.y) == 1; }
 

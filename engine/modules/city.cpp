@@ -3,16 +3,14 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/cell_neighbour.h"
 #include "engine/game.h"
+#include "engine/plural.h"
 
 namespace meeplecam {
 namespace {
 
-std::string plural(int n, const char* one, const char* many) {
-    return std::to_string(n) + " " + (n == 1 ? one : many);
-}
 
-Cell neighbour(Cell c, int side) { return Cell{c.x + kSideDx[side], c.y + kSideDy[side]}; }
 
 }  // namespace
 

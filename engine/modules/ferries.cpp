@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/cell_neighbour.h"
 #include "engine/game.h"
 
 namespace meeplecam {
@@ -18,7 +19,6 @@ bool is_jetty(const Board& b, int node) {
     return def.kind == FeatureKind::Road && def.has_tag("jetty");
 }
 
-Cell neighbour(Cell c, int side) { return Cell{c.x + kSideDx[side], c.y + kSideDy[side]}; }
 
 // Reads "jetties": [P, Q] as two distinct jetty ports of the lake tile at `at`.
 Result<std::pair<Port, Port>> parse_jetties(const Board& b, const Event& e, const std::string& where) {

@@ -10,6 +10,7 @@
 #include "calibration/table_plane.h"
 #include "tests/vision/render_fixtures.h"
 #include "vision/board_reader.h"
+#include "vision/homography.h"
 #include "vision/table_renderer.h"
 #include "vision/truth_metrics.h"
 
@@ -17,17 +18,12 @@ using namespace meeplecam;
 
 namespace {
 
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
-
 
 // Share of the tiles that fall alone in their own lattice cell.
 double own_cell_share(const vision::LatticeView& view, const vision::RenderTruth& truth) {
     std::map<std::pair<int, int>, int> hits;
     for (const auto& t : truth.tiles) {
-        const cv::Point2d c = apply(view.image_to_top, t.centre_px);
+        const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px);
         ++hits[{static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))}];
     }
     int alone = 0;
@@ -123,8 +119,8 @@ TEST_CASE("a calibration file prepares frames for the reader", "[calibration][la
     REQUIRE(prepared);
     REQUIRE(options.lattice.image_to_table_mm);
     // A half-size frame: pixel p of it is pixel 2p of the calibrated image.
-    const cv::Point2d mm = apply(*options.lattice.image_to_table_mm, {100, 80});
-    CHECK(cv::norm(apply(table.plane.table_to_image, mm) - cv::Point2d(200, 160)) < 1e-6);
+    const cv::Point2d mm = vision::apply_homography(*options.lattice.image_to_table_mm, {100, 80});
+    CHECK(cv::norm(vision::apply_homography(table.plane.table_to_image, mm) - cv::Point2d(200, 160)) < 1e-6);
     auto wrong = calibration::prepare_frame(cal, cv::Mat(600, 600, CV_8UC3), options, "square.png");
     REQUIRE_FALSE(wrong);
     CHECK(wrong.error().to_string().rfind("square.png: is 600x600 but the table plane was measured at 1920x1080", 0) == 0);

@@ -13,6 +13,7 @@
 #include "calibration/printed_targets.h"
 #include "calibration/table_plane.h"
 #include "synthetic_views.h"
+#include "vision/homography.h"
 
 using namespace meeplecam;
 using namespace meeplecam::testing;
@@ -41,11 +42,6 @@ CameraResult calibrate_rendered(const PinholeCamera& truth, std::uint64_t seed) 
     r.intrinsics = cam.value();
     r.focal_error = std::max(std::abs(cam->camera_matrix(0, 0) / truth.K(0, 0) - 1), std::abs(cam->camera_matrix(1, 1) / truth.K(1, 1) - 1));
     return r;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 }  // namespace
@@ -188,10 +184,10 @@ TEST_CASE("the table plane from four markers is within 1 mm at the board centre"
     REQUIRE(table);
     const cv::Matx33d truth = plane_to_image(camera, pose);
     const cv::Point2d centre_mm(350, 250);
-    const double error_mm = cv::norm(table->plane.to_table(apply(truth, centre_mm)) - centre_mm);
+    const double error_mm = cv::norm(table->plane.to_table(vision::apply_homography(truth, centre_mm)) - centre_mm);
     double worst_mm = 0;
     for (double x = 0; x <= 700; x += 100) {
-        for (double y = 0; y <= 500; y += 100) worst_mm = std::max(worst_mm, cv::norm(table->plane.to_table(apply(truth, {x, y})) - cv::Point2d(x, y)));
+        for (double y = 0; y <= 500; y += 100) worst_mm = std::max(worst_mm, cv::norm(table->plane.to_table(vision::apply_homography(truth, {x, y})) - cv::Point2d(x, y)));
     }
     std::printf("table plane from markers (no distortion): error at the board centre %.3f mm, worst over the 700x500 mm area %.3f mm, rms %.3f px\n",
                 error_mm, worst_mm, table->plane.rms_error_px);
@@ -221,14 +217,14 @@ TEST_CASE("the table plane through a distorting lens, undistorted with its intri
     CHECK(table->undistorted);
     const cv::Matx33d truth = plane_to_image(camera, pose);  // ideal (undistorted) pixels
     const cv::Point2d centre_mm(350, 250);
-    const double error_mm = cv::norm(table->plane.to_table(apply(truth, centre_mm)) - centre_mm);
+    const double error_mm = cv::norm(table->plane.to_table(vision::apply_homography(truth, centre_mm)) - centre_mm);
     // Without the intrinsics the distortion bends the plane: the worst error over the area is larger.
     auto raw = calibration::table_from_markers(photo, options, nullptr, "table.png");
     REQUIRE(raw);
     double worst_mm = 0, raw_worst_mm = 0;
     for (double x = 0; x <= 700; x += 50) {
         for (double y = 0; y <= 500; y += 50) {
-            const cv::Point2d p(x, y), ideal = apply(truth, p);
+            const cv::Point2d p(x, y), ideal = vision::apply_homography(truth, p);
             worst_mm = std::max(worst_mm, cv::norm(table->plane.to_table(ideal) - p));
             const cv::Vec3d n = camera.K.inv() * cv::Vec3d(ideal.x, ideal.y, 1);
             std::vector<cv::Point3d> ray = {cv::Point3d(n[0] / n[2], n[1] / n[2], 1)};
@@ -258,7 +254,7 @@ TEST_CASE("a hidden marker, wrong positions and a bare table are clear errors", 
 
     SECTION("3 of 4 markers visible: the error names the missing id") {
         cv::Mat photo = render_plane(scene.texture, camera, pose, 0.8, 3, 11);
-        const cv::Point2d sw = apply(plane_to_image(camera, pose), scene.centres_mm[3]);
+        const cv::Point2d sw = vision::apply_homography(plane_to_image(camera, pose), scene.centres_mm[3]);
         cv::circle(photo, sw, 70, cv::Scalar(80, 120, 190), cv::FILLED);  // a hand over marker 3
         auto table = calibration::table_from_markers(photo, options, nullptr, "hidden.png");
         REQUIRE_FALSE(table);
@@ -331,7 +327,7 @@ TEST_CASE("calibration accuracy sweep", "[.][sweep]") {
         auto table = calibration::table_from_markers(photo, options, nullptr, "t");
         REQUIRE(table);
         const cv::Point2d c(350, 250);
-        worst_mm = std::max(worst_mm, cv::norm(table->plane.to_table(apply(plane_to_image(camera, pose), c)) - c));
+        worst_mm = std::max(worst_mm, cv::norm(table->plane.to_table(vision::apply_homography(plane_to_image(camera, pose), c)) - c));
     }
     std::printf("sweep: table plane, 5 poses (tilt 30-50 deg): worst error at the board centre %.3f mm\n", worst_mm);
     CHECK(worst_mm <= 1.0);

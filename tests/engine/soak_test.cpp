@@ -184,6 +184,7 @@ TEST_CASE("10,000 random City games keep every invariant and replay to the same 
     CHECK(final_residential > games / 10);
     CHECK(refused_spots == 0);
     INFO("games with a wall " << walls << ", replayed event by event " << stepped);
+    // Scaled with the game count (MEEPLECAM_SOAK_FACTOR): 5,000 and 200 at 10,000 games.
     CHECK(walls > games / 2);
     CHECK(stepped >= games / 50);
 }

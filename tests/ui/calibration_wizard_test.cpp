@@ -18,6 +18,7 @@
 #include "tests/calibration/synthetic_views.h"
 #include "tests/ui/qt_app.h"
 #include "ui/calibration_wizard.h"
+#include "vision/homography.h"
 
 using namespace meeplecam;
 
@@ -39,11 +40,6 @@ testing::PinholeCamera known_camera() {
     camera.K = cv::Matx33d(1500, 0, 955, 0, 1500, 545, 0, 0, 1);
     camera.distortion = {-0.15, 0.05, 0, 0, 0};
     return camera;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 // Saves the wizard's current page as a PNG when MEEPLECAM_SCREENSHOTS names a folder (scripts/screenshots.sh).
@@ -97,7 +93,7 @@ TEST_CASE("the calibration wizard measures a known camera, the table and the col
     const testing::Pose pose = testing::table_pose();
     cv::Mat hidden = testing::render_plane(scene.texture, camera, pose, 0.8, 3, 4);
     const cv::Matx33d truth = testing::plane_to_image(camera, pose);
-    cv::circle(hidden, apply(truth, scene.centres_mm[3]), 90, cv::Scalar(80, 120, 190), cv::FILLED);
+    cv::circle(hidden, vision::apply_homography(truth, scene.centres_mm[3]), 90, cv::Scalar(80, 120, 190), cv::FILLED);
     wizard.set_table_rectangle_mm(700, 500);
     wizard.set_draw_zone("600,200,80,80");  // drawn on the preview (orange)
     wizard.measure_table(hidden, "hand.png");
@@ -143,7 +139,7 @@ TEST_CASE("the calibration wizard measures a known camera, the table and the col
     CHECK(cal->table->undistorted);
     // The saved plane maps table mm to undistorted pixels, which (the new camera matrix being
     // the calibrated K, about the true one) are the true plane's ideal pixels.
-    const double centre_error = cv::norm(cal->table->plane.to_table(apply(truth, {350, 250})) - cv::Point2d(350, 250));
+    const double centre_error = cv::norm(cal->table->plane.to_table(vision::apply_homography(truth, {350, 250})) - cv::Point2d(350, 250));
     std::printf("calibration wizard: table plane error at the board centre %.3f mm\n", centre_error);
     CHECK(centre_error < 1.5);
     REQUIRE(cal->colours);

@@ -11,6 +11,7 @@
 #include "engine/random_game.h"
 #include "vision/board_reader.h"
 #include "render_fixtures.h"
+#include "vision/homography.h"
 #include "vision/table_renderer.h"
 #include "vision/truth_metrics.h"
 
@@ -20,11 +21,6 @@ namespace {
 
 using test::random_board;
 std::shared_ptr<const Catalog> base() { return test::base_catalog_for_render(); }
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 
 }  // namespace
@@ -50,7 +46,7 @@ TEST_CASE("the plane and lattice are estimated from the tiles alone", "[vision][
         const auto cells = vision::occupied_cells(view.value());
         std::map<std::pair<int, int>, int> hits;
         for (const auto& t : r->truth.tiles) {
-            const cv::Point2d c = apply(view->image_to_top, t.centre_px);
+            const cv::Point2d c = vision::apply_homography(view->image_to_top, t.centre_px);
             ++hits[{static_cast<int>(std::floor(c.x / view->pitch_px)), static_cast<int>(std::floor(c.y / view->pitch_px))}];
         }
         int own = 0;
@@ -214,7 +210,7 @@ TEST_CASE("pennant twins are told apart by the pennant blob", "[vision][board-re
         // Truth per top-view cell.
         std::map<std::pair<int, int>, std::string> truth;
         for (const auto& t : r->truth.tiles) {
-            const cv::Point2d c = apply(reading->view.image_to_top, t.centre_px);
+            const cv::Point2d c = vision::apply_homography(reading->view.image_to_top, t.centre_px);
             truth[{static_cast<int>(std::floor(c.x / reading->view.pitch_px)), static_cast<int>(std::floor(c.y / reading->view.pitch_px))}] = t.tile;
         }
         for (const auto& t : reading->tiles) {
@@ -282,13 +278,13 @@ TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accur
         REQUIRE(reading->found);
         const auto& view = reading->view;
         // The board's quarter turn in the top view, from the first tile's NW -> NE edge.
-        const cv::Point2d nw = apply(view.image_to_top, r->truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, r->truth.tiles[0].corners_px[1]);
+        const cv::Point2d nw = vision::apply_homography(view.image_to_top, r->truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, r->truth.tiles[0].corners_px[1]);
         const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
         std::map<std::pair<int, int>, const vision::DecodedTile*> read;
         for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
         for (const auto& t : r->truth.tiles) {
             ++tiles_n;
-            const cv::Point2d c = apply(view.image_to_top, t.centre_px);
+            const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px);
             const auto it = read.find({static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))});
             if (it == read.end()) {
                 ++errors;
@@ -327,7 +323,7 @@ TEST_CASE("holes in the board showing a busy table are not read as tiles", "[vis
     auto invented = [&](const vision::BoardReading& reading, const vision::RenderTruth& truth) {
         std::map<std::pair<int, int>, bool> real;
         for (const auto& t : truth.tiles) {
-            const cv::Point2d c = apply(reading.view.image_to_top, t.centre_px);
+            const cv::Point2d c = vision::apply_homography(reading.view.image_to_top, t.centre_px);
             real[{static_cast<int>(std::floor(c.x / reading.view.pitch_px)), static_cast<int>(std::floor(c.y / reading.view.pitch_px))}] = true;
         }
         int n = 0;
@@ -375,7 +371,7 @@ TEST_CASE("tiles under a hand are reported hidden, not guessed", "[vision][board
         std::map<std::pair<int, int>, const vision::DecodedTile*> read;
         for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
         for (const auto& t : r->truth.tiles) {
-            const cv::Point2d c = apply(reading->view.image_to_top, t.centre_px);
+            const cv::Point2d c = vision::apply_homography(reading->view.image_to_top, t.centre_px);
             const auto it = read.find({static_cast<int>(std::floor(c.x / reading->view.pitch_px)), static_cast<int>(std::floor(c.y / reading->view.pitch_px))});
             if (it == read.end()) continue;
             if (t.visible < 0.5) ++covered, covered_hidden += it->second->hidden;

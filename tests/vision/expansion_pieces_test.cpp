@@ -16,6 +16,7 @@
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
 #include "vision/table_renderer.h"
+#include "vision/homography.h"
 
 using namespace meeplecam;
 using vision::RenderOptions;
@@ -31,11 +32,6 @@ std::shared_ptr<const Catalog> expansion_catalog() {
         return catalog_for(r).value();
     }();
     return catalog;
-}
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
 }
 
 // A calm daylight scene, as the follower tests use.
@@ -62,14 +58,14 @@ RandomGame expansion_game(std::uint64_t seed, int players, int tiles) {
 
 // The reading's quarter turn against the board, from the first true tile's north edge.
 int reading_turn(const vision::RenderTruth& truth, const vision::LatticeView& view) {
-    const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+    const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
     return ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
 }
 
 std::pair<int, int> reading_cell(const vision::RenderTruth& truth, const vision::LatticeView& view, Cell at) {
     const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
     REQUIRE(tile != truth.tiles.end());
-    const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+    const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
     return {static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
 }
 

@@ -8,6 +8,7 @@
 #include "engine/random_game.h"
 #include "render_fixtures.h"
 #include "vision/board_reader.h"
+#include "vision/homography.h"
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
 #include "vision/table_renderer.h"
@@ -17,11 +18,6 @@ using namespace meeplecam;
 using vision::RenderOptions;
 
 namespace {
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 // The seed of the scene the detector tests use (a 30-tile, 6-player game with a follower
 // wherever one could go): every follower in it is found.
@@ -59,7 +55,7 @@ struct Detected {
 
 // The reading's quarter turn against the board, from the first true tile's north edge.
 int reading_turn(const vision::RenderTruth& truth, const vision::LatticeView& view) {
-    const cv::Point2d nw = apply(view.image_to_top, truth.tiles[0].corners_px[0]), ne = apply(view.image_to_top, truth.tiles[0].corners_px[1]);
+    const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
     return ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
 }
 
@@ -70,7 +66,7 @@ vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const 
     out.tiles.clear();
     const int g = reading_turn(truth, reading.view);
     for (const auto& t : truth.tiles) {
-        const cv::Point2d c = apply(reading.view.image_to_top, t.centre_px) * (1.0 / reading.view.pitch_px);
+        const cv::Point2d c = vision::apply_homography(reading.view.image_to_top, t.centre_px) * (1.0 / reading.view.pitch_px);
         vision::DecodedTile d;
         d.col = static_cast<int>(std::floor(c.x));
         d.row = static_cast<int>(std::floor(c.y));
@@ -98,7 +94,7 @@ Detected render_and_detect(const vision::Scene& scene, const RenderOptions& opti
     const auto& found = d.detection.pieces;
     std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
     for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
-        const cv::Point2d t = apply(d.reading.view.image_to_top, truth.pieces[i].base_px);
+        const cv::Point2d t = vision::apply_homography(d.reading.view.image_to_top, truth.pieces[i].base_px);
         for (std::size_t j = 0; j < found.size(); ++j) {
             const double dist = cv::norm(t - found[j].top_px);
             if (dist < 0.4 * d.reading.view.pitch_px) pairs.emplace_back(dist, i, j);
@@ -155,7 +151,7 @@ TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces]") 
         const auto& found = d.detection.pieces[static_cast<std::size_t>(d.match[i])];
         const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == p.at; });
         REQUIRE(tile != truth.tiles.end());
-        const cv::Point2d c = apply(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+        const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
         INFO("true " << p.colour << " on " << p.feature << " at " << to_string(p.at));
         CHECK(found.col == static_cast<int>(std::floor(c.x)));
         CHECK(found.row == static_cast<int>(std::floor(c.y)));

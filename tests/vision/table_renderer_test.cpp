@@ -9,6 +9,7 @@
 
 #include "engine/atomic_file.h"
 #include "engine/random_game.h"
+#include "vision/homography.h"
 #include "vision/table_renderer.h"
 #include "vision/tile_art.h"
 
@@ -68,11 +69,6 @@ cv::Vec3d at(const cv::Mat& img, cv::Point2d p) {
 }
 
 double distance(const cv::Vec3d& a, const cv::Vec3d& b) { return cv::norm(a - b); }
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 // Mask of the tile top faces (dilated by `grow` pixels).
 cv::Mat tiles_mask(const vision::Rendering& r, int grow) {
@@ -141,7 +137,7 @@ TEST_CASE("the truth homographies and camera agree with the tile positions", "[v
     const double half = truth.tile_mm / 2;
     for (const auto& t : truth.tiles) {
         INFO("tile at " << to_string(t.at));
-        CHECK(cv::norm(apply(truth.tiles_to_image, t.centre_mm) - t.centre_px) < 1.0);
+        CHECK(cv::norm(vision::apply_homography(truth.tiles_to_image, t.centre_mm) - t.centre_px) < 1.0);
         // The camera model projects the tile top (z = -thickness) to the same place.
         const cv::Vec3d cam = truth.camera.rotation * cv::Vec3d(t.centre_mm.x, t.centre_mm.y, -truth.thickness_mm) +
                               truth.camera.translation;
@@ -150,7 +146,7 @@ TEST_CASE("the truth homographies and camera agree with the tile positions", "[v
         // The NW corner is the cell's NW corner turned by the off-grid turn.
         const double a = t.turn_deg * CV_PI / 180;
         const cv::Point2d nw = t.centre_mm + cv::Point2d(-half * std::cos(a) + half * std::sin(a), -half * std::sin(a) - half * std::cos(a));
-        CHECK(cv::norm(apply(truth.tiles_to_image, nw) - t.corners_px[0]) < 1.0);
+        CHECK(cv::norm(vision::apply_homography(truth.tiles_to_image, nw) - t.corners_px[0]) < 1.0);
         // The tile sits on its grid cell, within the jitter.
         const double pitch = truth.tile_mm + truth.gap_mm;
         const cv::Point2d first = truth.tiles[0].centre_mm - cv::Point2d(truth.tiles[0].at.x, truth.tiles[0].at.y) * pitch;
@@ -163,7 +159,7 @@ TEST_CASE("the truth homographies and camera agree with the tile positions", "[v
         }
     }
     // The tile tops are nearer the camera than the table: the same mm point lands elsewhere.
-    CHECK(cv::norm(apply(truth.table_to_image, {0, 0}) - apply(truth.tiles_to_image, {0, 0})) > 0.1);
+    CHECK(cv::norm(vision::apply_homography(truth.table_to_image, {0, 0}) - vision::apply_homography(truth.tiles_to_image, {0, 0})) > 0.1);
 }
 
 TEST_CASE("tiles differ in colour from the table they lie on", "[vision][renderer]") {

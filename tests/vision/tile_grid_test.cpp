@@ -3,6 +3,7 @@
 #include <map>
 
 #include "engine/random_game.h"
+#include "vision/homography.h"
 #include "vision/rectify.h"
 #include "render_fixtures.h"
 #include "vision/table_renderer.h"
@@ -13,11 +14,6 @@ using namespace meeplecam;
 namespace {
 
 using test::random_board;
-
-cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
-    const cv::Vec3d v = h * cv::Vec3d(p.x, p.y, 1);
-    return {v[0] / v[2], v[1] / v[2]};
-}
 
 struct GridScore {
     double recall = 0, precision = 0, worst_mm = 0, consistent = 0;
@@ -32,7 +28,7 @@ GridScore score(const vision::TileGrid& grid, const vision::RenderTruth& truth, 
     for (std::size_t i = 0; i < truth.tiles.size(); ++i) {
         double best = 1e18;
         for (std::size_t j = 0; j < grid.cells.size(); ++j) {
-            const double d = cv::norm(apply(frame_to_table, grid.cells[j].centre_mm) - truth.tiles[i].centre_mm);
+            const double d = cv::norm(vision::apply_homography(frame_to_table, grid.cells[j].centre_mm) - truth.tiles[i].centre_mm);
             if (d < best) best = d, match[i] = static_cast<int>(j);
         }
         if (best > near_mm) {

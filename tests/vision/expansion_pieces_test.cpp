@@ -11,6 +11,7 @@
 
 #include "engine/modules/castles.h"
 #include "engine/random_game.h"
+#include "render_fixtures.h"
 #include "engine/record.h"
 #include "vision/board_reader.h"
 #include "vision/photo_score.h"
@@ -32,16 +33,6 @@ std::shared_ptr<const Catalog> expansion_catalog() {
         return catalog_for(r).value();
     }();
     return catalog;
-}
-
-// A calm daylight scene, as the follower tests use.
-RenderOptions daylight_options() {
-    RenderOptions o = RenderOptions::for_difficulty(vision::Difficulty::Easy);
-    o.style = "classic";
-    o.surfaces = {vision::TableSurface::Plain};
-    o.tilt_deg = {12, 12};
-    o.colour_temperature_k = {6000, 6000};
-    return o;
 }
 
 // A finished random game with the three expansions (cut short at `tiles`).
@@ -114,7 +105,7 @@ struct Found {
 };
 
 Found render_and_detect(const vision::Scene& scene, std::uint64_t seed) {
-    auto rendering = vision::render_table(scene, daylight_options(), seed);
+    auto rendering = vision::render_table(scene, test::daylight_options(), seed);
     REQUIRE(rendering);
     auto read = vision::read_board(rendering->image, *expansion_catalog());
     REQUIRE(read);
@@ -160,7 +151,7 @@ TEST_CASE("bridges, ferries and castle tokens are rendered with their truth", "[
     REQUIRE_FALSE(scene.bridges.empty());
     REQUIRE_FALSE(scene.ferries.empty());
     REQUIRE_FALSE(scene.castles.empty());
-    auto rendering = vision::render_table(scene, daylight_options(), kSeed);
+    auto rendering = vision::render_table(scene, test::daylight_options(), kSeed);
     REQUIRE(rendering);
     const auto& truth = rendering->truth;
     std::map<std::string, int> kinds;
@@ -171,7 +162,7 @@ TEST_CASE("bridges, ferries and castle tokens are rendered with their truth", "[
     // Each piece shows: the image around its centre differs from the same table rendered without it.
     vision::Scene bare = scene;
     bare.bridges.clear(), bare.ferries.clear(), bare.castles.clear();
-    auto plain = vision::render_table(bare, daylight_options(), kSeed);
+    auto plain = vision::render_table(bare, test::daylight_options(), kSeed);
     REQUIRE(plain);
     for (const auto& t : truth.tokens) {
         INFO(t.kind << " at " << to_string(t.at));

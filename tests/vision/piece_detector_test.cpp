@@ -23,16 +23,6 @@ namespace {
 // wherever one could go): every follower in it is found.
 constexpr std::uint64_t kScene = 3;
 
-// A calm daylight scene: classic art on a plain table, a little tilt, no sensor noise to speak of.
-RenderOptions daylight_options() {
-    RenderOptions o = RenderOptions::for_difficulty(vision::Difficulty::Easy);
-    o.style = "classic";
-    o.surfaces = {vision::TableSurface::Plain};
-    o.tilt_deg = {12, 12};
-    o.colour_temperature_k = {6000, 6000};
-    return o;
-}
-
 // A finished (cut short: final scoring as if it ended there) game of `players` with many followers.
 RandomGame small_game(std::uint64_t seed, int players, int tiles) {
     RandomGameOptions options;
@@ -117,7 +107,7 @@ Detected render_and_detect(const vision::Scene& scene, const RenderOptions& opti
 TEST_CASE("followers of every colour, standing and lying, are found with their colour", "[vision][pieces]") {
     const auto game = small_game(kScene, 6, 30);
     const auto scene = vision::scene_of(game.game);
-    const auto d = render_and_detect(scene, daylight_options(), kScene);
+    const auto d = render_and_detect(scene, test::daylight_options(), kScene);
     const auto& truth = d.rendering.truth;
     std::map<std::string, int> colours;
     int lying = 0;
@@ -139,7 +129,7 @@ TEST_CASE("followers of every colour, standing and lying, are found with their c
 
 TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces]") {
     const auto game = small_game(kScene, 6, 30);
-    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), kScene);
+    const auto d = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene);
     const auto& truth = d.rendering.truth;
     const auto& types = test::base_catalog_for_render()->tiles();
     const auto& view = d.reading.view;
@@ -189,7 +179,7 @@ TEST_CASE("a point on a tile falls in the feature owning the port there", "[visi
 
 TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces]") {
     const auto game = small_game(33, 4, 30);
-    RenderOptions o = daylight_options();
+    RenderOptions o = test::daylight_options();
     o.hand_chance = 1.0;
     int hidden = 0, found_hidden = 0;
     for (std::uint64_t seed = 1; seed <= 6 && hidden < 2; ++seed) {
@@ -212,7 +202,7 @@ TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces]
 
 TEST_CASE("the score from a photo equals the record's final scoring when the board reads right", "[vision][pieces][score]") {
     const auto game = small_game(kScene, 6, 30);
-    const auto d = render_and_detect(vision::scene_of(game.game), daylight_options(), kScene);
+    const auto d = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene);
     Record setup;
     setup.players = game.game.players();
     auto photo = vision::build_photo_game(setup, test::base_catalog_for_render(), d.reading, d.detection.pieces);

@@ -20,4 +20,13 @@ std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed) {
     return vision::scene_tiles(game->game.board());  // types point into the shared catalog
 }
 
+vision::RenderOptions daylight_options() {
+    vision::RenderOptions o = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    o.style = "classic";
+    o.surfaces = {vision::TableSurface::Plain};
+    o.tilt_deg = {12, 12};
+    o.colour_temperature_k = {6000, 6000};
+    return o;
+}
+
 }  // namespace meeplecam::test

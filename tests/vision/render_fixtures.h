@@ -14,5 +14,7 @@ namespace meeplecam::test {
 std::shared_ptr<const Catalog> base_catalog_for_render();
 // The tiles of the first `n` tiles of a seeded random legal game, ready to render.
 std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed);
+// A calm daylight scene: classic art on a plain table, a little tilt (the piece tests' light).
+vision::RenderOptions daylight_options();
 
 }  // namespace meeplecam::test

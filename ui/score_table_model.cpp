@@ -1,6 +1,7 @@
 #include "ui/score_table_model.h"
 
 #include <QColor>
+#include <QPixmap>
 
 namespace meeplecam::ui {
 
@@ -29,10 +30,23 @@ QVariant ScoreTableModel::data(const QModelIndex& index, int role) const {
         }
     }
     if (role == Qt::DecorationRole && index.column() == Color) {
-        const QColor c(row.color == QStringLiteral("grey") ? QStringLiteral("gray") : row.color);
-        return c.isValid() ? QVariant(c) : QVariant();
+        const QIcon& icon = swatch(row.color);
+        return icon.isNull() ? QVariant() : QVariant(icon);
     }
     return {};
+}
+
+const QIcon& ScoreTableModel::swatch(const QString& color) const {
+    auto it = swatches_.find(color);
+    if (it != swatches_.end()) return it->second;
+    const QColor c(color == QStringLiteral("grey") ? QStringLiteral("gray") : color);
+    QIcon icon;
+    if (c.isValid()) {
+        QPixmap pixmap(16, 16);
+        pixmap.fill(c);
+        icon = QIcon(pixmap);
+    }
+    return swatches_.emplace(color, std::move(icon)).first->second;
 }
 
 QVariant ScoreTableModel::headerData(int section, Qt::Orientation orientation, int role) const {

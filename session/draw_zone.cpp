@@ -32,12 +32,9 @@ Result<std::optional<DrawnTile>> read_draw_zone(const cv::Mat& frame, const cv::
     const cv::Point2d origin(o.zone_mm.x - o.margin_mm, o.zone_mm.y - o.margin_mm);
     const cv::Size size(static_cast<int>(std::lround((o.zone_mm.width + 2 * o.margin_mm) * o.px_per_mm)),
                         static_cast<int>(std::lround((o.zone_mm.height + 2 * o.margin_mm) * o.px_per_mm)));
-    const cv::Matx33d table_to_view(o.px_per_mm, 0, -origin.x * o.px_per_mm, 0, o.px_per_mm, -origin.y * o.px_per_mm, 0, 0, 1);
-    const cv::Matx33d image_to_view = table_to_view * image_to_table_mm;
-    cv::Mat view, seen;
-    cv::warpPerspective(frame, view, cv::Mat(image_to_view), size, cv::INTER_AREA, cv::BORDER_CONSTANT);
-    cv::warpPerspective(cv::Mat(frame.size(), CV_8UC1, cv::Scalar(255)), seen, cv::Mat(image_to_view), size, cv::INTER_NEAREST,
-                        cv::BORDER_CONSTANT, cv::Scalar(0));
+    const TopView top = top_view_of(frame, image_to_table_mm, origin, size, o.px_per_mm, cv::INTER_AREA);
+    const cv::Mat& view = top.image;
+    const cv::Mat& seen = top.seen;
     if (cv::countNonZero(seen) < size.area()) return invalid(where, "the draw zone is not wholly in the camera's view");
     const cv::Rect zone(static_cast<int>(std::lround(o.margin_mm * o.px_per_mm)), static_cast<int>(std::lround(o.margin_mm * o.px_per_mm)),
                         static_cast<int>(std::lround(o.zone_mm.width * o.px_per_mm)), static_cast<int>(std::lround(o.zone_mm.height * o.px_per_mm)));

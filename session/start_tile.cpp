@@ -68,13 +68,10 @@ Result<StartTileFix> locate_start_tile(const cv::Mat& frame, const cv::Matx33d& 
     const double w = std::min(search_mm.width, o.max_view_mm), h = std::min(search_mm.height, o.max_view_mm);
     const cv::Point2d origin(mid.x - w / 2, mid.y - h / 2);
     const cv::Size view_size(static_cast<int>(std::lround(w * o.px_per_mm)), static_cast<int>(std::lround(h * o.px_per_mm)));
-    // table mm -> view px, and camera px -> view px.
-    const cv::Matx33d table_to_view(o.px_per_mm, 0, -origin.x * o.px_per_mm, 0, o.px_per_mm, -origin.y * o.px_per_mm, 0, 0, 1);
-    const cv::Matx33d image_to_view = table_to_view * image_to_table_mm;
-    cv::Mat top, seen;
-    cv::warpPerspective(frame, top, cv::Mat(image_to_view), view_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT);
-    cv::warpPerspective(cv::Mat(frame.size(), CV_8UC1, cv::Scalar(255)), seen, cv::Mat(image_to_view), view_size, cv::INTER_NEAREST,
-                        cv::BORDER_CONSTANT, cv::Scalar(0));
+    const TopView view = top_view_of(frame, image_to_table_mm, origin, view_size, o.px_per_mm, cv::INTER_LINEAR);
+    const cv::Mat& top = view.image;
+    const cv::Mat& seen = view.seen;
+    const cv::Matx33d& image_to_view = view.image_to_view;  // camera px -> view px
     if (cv::countNonZero(seen) < 0.25 * view_size.area()) return invalid(where, "the camera sees too little of the play area");
 
     // Not-table pixels: far from the table's median colour (the tile is a small part of the area).

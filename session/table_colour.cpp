@@ -7,6 +7,17 @@
 
 namespace meeplecam::session {
 
+TopView top_view_of(const cv::Mat& frame, const cv::Matx33d& image_to_table_mm, cv::Point2d origin_mm, cv::Size size,
+                    double px_per_mm, int interpolation) {
+    TopView v;
+    const cv::Matx33d table_to_view(px_per_mm, 0, -origin_mm.x * px_per_mm, 0, px_per_mm, -origin_mm.y * px_per_mm, 0, 0, 1);
+    v.image_to_view = table_to_view * image_to_table_mm;
+    cv::warpPerspective(frame, v.image, cv::Mat(v.image_to_view), size, interpolation, cv::BORDER_CONSTANT);
+    cv::warpPerspective(cv::Mat(frame.size(), CV_8UC1, cv::Scalar(255)), v.seen, cv::Mat(v.image_to_view), size, cv::INTER_NEAREST,
+                        cv::BORDER_CONSTANT, cv::Scalar(0));
+    return v;
+}
+
 cv::Mat unlike_reference(const cv::Mat& bgr, const cv::Mat& reference, const cv::Mat& valid, double delta_e) {
     cv::Mat f, lab;
     bgr.convertTo(f, CV_32F, 1.0 / 255);

@@ -4,38 +4,17 @@
 
 #include <cstdio>
 
-#include "engine/record.h"
 #include "session/draw_zone.h"
-#include "vision/table_renderer.h"
-#include "vision/tile_classifier.h"
+#include "tests/session/bare_table.h"
 
 using namespace meeplecam;
 
-namespace {
-
-std::vector<Cell> zone_cells() {
-    std::vector<Cell> cells;
-    for (int y = -2; y <= 2; ++y) {
-        for (int x = -3; x <= 3; ++x) cells.push_back({x, y});
-    }
-    return cells;
-}
-
-}  // namespace
 
 TEST_CASE("the tile shown in the draw zone is named; an empty zone is empty", "[session][draw-zone]") {
-    Record setup;
-    setup.players = {{"red", "red"}, {"blue", "blue"}};
-    const auto catalog_ptr = catalog_for(setup).value();
-    const Catalog& catalog = *catalog_ptr;
-    auto classifier = vision::TileClassifier::create(catalog);
-    REQUIRE(classifier);
-    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
-    options.width = 1280;
-    options.height = 720;
-    options.hand_chance = 0;
-    options.scene_seed = 21;
-    options.layout_cells = zone_cells();
+    const test::BaseGameClassifier base = test::base_game_classifier();
+    const Catalog& catalog = base.catalog();
+    const vision::TileClassifier& classifier = *base.classifier;
+    const auto options = test::bare_table_options(1280, 720, 21);
     const Cell zone_cell{3, 1};  // a square of table beside the board, a cell away from it
     int right = 0, shown = 0;
     std::string wrong;
@@ -48,7 +27,7 @@ TEST_CASE("the tile shown in the draw zone is named; an empty zone is empty", "[
         const cv::Point2d at = r->truth.tiles[1].centre_mm;
         session::DrawZoneOptions zone;
         zone.zone_mm = {at.x - 40, at.y - 40, 80, 80};  // the players' marked square; the tile lies roughly in it
-        auto read = session::read_draw_zone(r->image, r->truth.table_to_image.inv(), classifier.value(), zone, "frame");
+        auto read = session::read_draw_zone(r->image, r->truth.table_to_image.inv(), classifier, zone, "frame");
         REQUIRE(read);
         REQUIRE(read->has_value());
         ++shown;
@@ -62,7 +41,7 @@ TEST_CASE("the tile shown in the draw zone is named; an empty zone is empty", "[
             const std::vector<vision::SceneTile> start{{catalog.find("D"), {0, 0}, 0}};
             auto bare = vision::render_table(start, options, 99);
             REQUIRE(bare);
-            auto none = session::read_draw_zone(bare->image, bare->truth.table_to_image.inv(), classifier.value(), zone, "frame");
+            auto none = session::read_draw_zone(bare->image, bare->truth.table_to_image.inv(), classifier, zone, "frame");
             REQUIRE(none);
             CHECK_FALSE(none->has_value());
         }

@@ -9,23 +9,12 @@
 #include <opencv2/imgproc.hpp>
 
 #include "calibration/calibration_file.h"
-#include "engine/record.h"
 #include "session/start_tile.h"
-#include "vision/table_renderer.h"
-#include "vision/tile_classifier.h"
+#include "tests/session/bare_table.h"
 
 using namespace meeplecam;
 
 namespace {
-
-// The cells the camera frames: a 7 x 5 board's worth of table around the start tile.
-std::vector<Cell> board_cells() {
-    std::vector<Cell> cells;
-    for (int y = -2; y <= 2; ++y) {
-        for (int x = -3; x <= 3; ++x) cells.push_back({x, y});
-    }
-    return cells;
-}
 
 struct StartScene {
     vision::Rendering rendering;
@@ -33,12 +22,7 @@ struct StartScene {
 };
 
 StartScene start_scene(int rendered_rot, std::uint64_t seed, const Catalog& catalog) {
-    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
-    options.width = 1280;
-    options.height = 720;
-    options.hand_chance = 0;
-    options.scene_seed = seed;
-    options.layout_cells = board_cells();
+    const auto options = test::bare_table_options(1280, 720, seed);
     const std::vector<vision::SceneTile> tiles{{catalog.find("D"), {0, 0}, rendered_rot}};
     auto r = vision::render_table(tiles, options, seed);
     INFO((r ? std::string() : r.error().to_string()));
@@ -49,12 +33,9 @@ StartScene start_scene(int rendered_rot, std::uint64_t seed, const Catalog& cata
 }  // namespace
 
 TEST_CASE("the start tile on a calibrated table fixes the tracker's frame", "[session][start-tile]") {
-    Record setup;
-    setup.players = {{"red", "red"}, {"blue", "blue"}};
-    const auto catalog_ptr = catalog_for(setup).value();
-    const Catalog& catalog = *catalog_ptr;
-    auto classifier = vision::TileClassifier::create(catalog);
-    REQUIRE(classifier);
+    const test::BaseGameClassifier base = test::base_game_classifier();
+    const Catalog& catalog = base.catalog();
+    const vision::TileClassifier& classifier = *base.classifier;
     const TileType& d = *catalog.find("D");
     const double half = 22.5;
     const std::array<cv::Point2d, 4> nominal{{{-half, -half}, {half, -half}, {half, half}, {-half, half}}};  // NW NE SE SW
@@ -67,7 +48,7 @@ TEST_CASE("the start tile on a calibrated table fixes the tracker's frame", "[se
             const calibration::Calibration none;  // no markers: the area is what the camera sees
             const cv::Rect2d area = session::start_search_area(none, s.image_to_table_mm, s.rendering.image.size());
             const auto t0 = std::chrono::steady_clock::now();
-            auto fix = session::locate_start_tile(s.rendering.image, s.image_to_table_mm, area, d, recorded, classifier.value(), {}, "frame");
+            auto fix = session::locate_start_tile(s.rendering.image, s.image_to_table_mm, area, d, recorded, classifier, {}, "frame");
             call_ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
             INFO("rendered rot " << rendered << ", recorded " << recorded);
             REQUIRE(fix);
@@ -93,18 +74,10 @@ TEST_CASE("the start tile on a calibrated table fixes the tracker's frame", "[se
 }
 
 TEST_CASE("no lone start tile on the table is an error that says so", "[session][start-tile]") {
-    Record setup;
-    setup.players = {{"red", "red"}, {"blue", "blue"}};
-    const auto catalog_ptr = catalog_for(setup).value();
-    const Catalog& catalog = *catalog_ptr;
-    auto classifier = vision::TileClassifier::create(catalog);
-    REQUIRE(classifier);
-    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
-    options.width = 960;
-    options.height = 540;
-    options.hand_chance = 0;
-    options.scene_seed = 5;
-    options.layout_cells = board_cells();
+    const test::BaseGameClassifier base = test::base_game_classifier();
+    const Catalog& catalog = base.catalog();
+    const vision::TileClassifier& classifier = *base.classifier;
+    const auto options = test::bare_table_options(960, 540, 5);
     const std::vector<vision::SceneTile> two{{catalog.find("D"), {-2, 0}, 0}, {catalog.find("V"), {2, 1}, 0}};
     auto r = vision::render_table(two, options, 5);
     INFO((r ? std::string() : r.error().to_string()));
@@ -112,7 +85,7 @@ TEST_CASE("no lone start tile on the table is an error that says so", "[session]
     const cv::Matx33d h = r->truth.table_to_image.inv();
     const calibration::Calibration none;
     auto fix = session::locate_start_tile(r->image, h, session::start_search_area(none, h, r->image.size()), *catalog.find("D"), 0,
-                                          classifier.value(), {}, "frame.png");
+                                          classifier, {}, "frame.png");
     REQUIRE_FALSE(fix);
     CHECK(fix.error().to_string().find("frame.png") != std::string::npos);
     CHECK(fix.error().to_string().find("2 tile-sized objects") != std::string::npos);

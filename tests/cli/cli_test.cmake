@@ -1,17 +1,5 @@
 # End-to-end checks of the meeplecam command line: output and exit codes on good and bad input.
-file(REMOVE_RECURSE ${WORK_DIR})
-file(MAKE_DIRECTORY ${WORK_DIR})
-
-function(expect_run expected_code needle)
-  execute_process(COMMAND ${MEEPLECAM} ${ARGN} RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT code EQUAL expected_code)
-    message(SEND_ERROR "meeplecam ${ARGN}: exit ${code}, expected ${expected_code}\nstdout: ${out}\nstderr: ${err}")
-  endif()
-  string(FIND "${out}${err}" "${needle}" pos)
-  if(pos EQUAL -1)
-    message(SEND_ERROR "meeplecam ${ARGN}: output lacks '${needle}'\nstdout: ${out}\nstderr: ${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect_run.cmake)
 
 set(SAMPLE ${SOURCE_DIR}/samples/matches/sample-2p.json)
 expect_run(0 "Final score" score ${SAMPLE})

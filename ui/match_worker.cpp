@@ -8,6 +8,13 @@
 #include "session/start_tile.h"
 
 namespace meeplecam::ui {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
 
 void register_meta_types() {
     static const bool done = [] {
@@ -127,18 +134,18 @@ void MatchWorker::read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns,
     emit drawn_tile_seen(tile, seen->has_value() ? (*seen)->confidence : 0.0);
 }
 
-void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
-    if (captured_ns < next_locate_ns_) return;
+bool MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
+    if (captured_ns < next_locate_ns_) return false;
     next_locate_ns_ = captured_ns + 1'000'000'000;
     const vision::TileClassifier* classifier = classifier_for_match(report);
-    if (!classifier) return;
+    if (!classifier) return true;
     session::StartTileOptions options;
     if (!draw_zone_mm_.isEmpty()) options.ignore_mm = {draw_zone_mm_.x(), draw_zone_mm_.y(), draw_zone_mm_.width(), draw_zone_mm_.height()};
     auto fix = session::locate_start_tile(frame, *calibration_, match_->record(), *classifier_catalog_, *classifier, options,
                                           "frame " + std::to_string(report.index));
     if (!fix) {
         report.notes << tr("calibrated table: %1").arg(QString::fromStdString(fix.error().to_string()));
-        return;
+        return true;
     }
     TableCalibration table;
     table.image_to_table_mm = fix->image_to_board_mm;
@@ -151,6 +158,7 @@ void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, F
                              .arg(fix->turn_deg, 0, 'f', 1);
     report.notes << what;
     emit table_found(table, what);
+    return true;
 }
 
 void MatchWorker::start_match(Record setup, QString journal) {
@@ -200,12 +208,16 @@ void MatchWorker::analyse_frame(Frame frame) {
             }
         }
         if (undistorter_) image = undistorter_->apply(image);
+        report.undistort_ms = ms_since(t0);
     }
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
-        locate_table(image, frame.captured_ns, report);
+        const auto ts = std::chrono::steady_clock::now();
+        if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
     }
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
+        const auto tt = std::chrono::steady_clock::now();
         const session::TrackerUpdate up = tracker_->on_frame(image);
+        report.tracker_ms = ms_since(tt);
         if (up.state != session::FrameState::Moving && calibration_ && calibration_->table && !draw_zone_mm_.isEmpty()) {
             read_draw_zone(image, frame.captured_ns, report);
         }
@@ -245,7 +257,7 @@ void MatchWorker::analyse_frame(Frame frame) {
             }
         }
     }
-    report.analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    report.analysis_ms = ms_since(t0);
     report.skipped = skipped_;
     emit frame_analysed(report);
 }

@@ -55,7 +55,10 @@ struct TableCalibration {
 struct FrameReport {
     std::int64_t index = -1;        // the frame's index
     std::int64_t captured_ns = 0;   // when it was captured
-    double analysis_ms = 0;         // time spent analysing it on the worker
+    double analysis_ms = 0;         // time spent analysing it on the worker, of which:
+    double undistort_ms = 0;        //   undistorting it (a calibration with a lens)
+    double search_ms = 0;           //   looking for the start tile (a calibration, no table yet; 0: not this frame)
+    double tracker_ms = 0;          //   the tracker
     std::int64_t skipped = 0;       // older frames dropped so far because a newer one was waiting
     int committed = 0;              // events the tracker recorded on this frame
     QString table_state;            // "moving", "hand over the board", "still"; empty: no tracker
@@ -133,8 +136,9 @@ private:
     void change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
                 const QString& what);
 
-    // With a calibration and no table yet: looks for the start tile (at most once a second).
-    void locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // With a calibration and no table yet: looks for the start tile (at most once a second);
+    // whether it looked on this frame.
+    bool locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
     // Reads the draw zone of a still frame (at most twice a second).
     void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
     // The tile classifier of the match's catalog (made once per game, edition and expansions); null on error (noted in `report`).

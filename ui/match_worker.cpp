@@ -6,9 +6,15 @@
 
 #include "session/draw_zone.h"
 #include "session/start_tile.h"
+#include "vision/piece_detector.h"
 
 namespace meeplecam::ui {
 namespace {
+
+// Softmax scales of the follower correction menu: a feature 3 mm further from the blob the
+// tracker saw is e times less likely; so is a player colour 10 Lab units further from its colour.
+constexpr double kFeatureScaleMm = 3.0;
+constexpr double kColourScaleLab = 10.0;
 
 double ms_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -26,6 +32,7 @@ void register_meta_types() {
         qRegisterMetaType<Event>();
         qRegisterMetaType<Cell>();
         qRegisterMetaType<CellOdds>();
+        qRegisterMetaType<CorrectionChoices>();
         qRegisterMetaType<FrameSource::State>();
         return true;
     }();
@@ -187,8 +194,8 @@ void MatchWorker::resume_match(QString journal) {
 }
 
 void MatchWorker::analyse_frame(Frame frame) {
-    if (frame.index < latest_index_.load()) {
-        ++skipped_;  // a newer frame is already queued: skip this one
+    if (frame.index < latest_index_.load() || frame.captured_ns < stale_before_ns_) {
+        ++skipped_;  // a newer frame is already queued, or this one came while the start tile was looked for: skip it
         return;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -212,7 +219,12 @@ void MatchWorker::analyse_frame(Frame frame) {
     }
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto ts = std::chrono::steady_clock::now();
-        if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
+        if (locate_table(image, frame.captured_ns, report)) {
+            report.search_ms = ms_since(ts);
+            // The frames captured while it looked are stale: drop them rather than work through
+            // the backlog (the headless app queues every frame; the tracker would lag behind).
+            stale_before_ns_ = frame.captured_ns + static_cast<std::int64_t>(report.search_ms * 1e6);
+        }
     }
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto tt = std::chrono::steady_clock::now();
@@ -302,6 +314,65 @@ void MatchWorker::correct_piece(Cell at, QString colour, QString loc) {
     change([&](session::Tracker& t) { return t.correct_piece(at, c, l); }, [&](LiveMatch& m) { return m.correct_piece(at, c, l); },
            colour.isEmpty() ? tr("follower at [%1, %2] removed").arg(at.x).arg(at.y)
                             : tr("follower at [%1, %2] corrected to %3 on %4").arg(at.x).arg(at.y).arg(colour, loc));
+}
+
+std::optional<PieceOdds> MatchWorker::piece_odds(Cell at) const {
+    if (!tracker_) return std::nullopt;
+    const auto reading = tracker_->follower_readings().find(at);
+    if (reading == tracker_->follower_readings().end()) return std::nullopt;
+    PieceOdds odds;
+    std::vector<double> mm;
+    for (const auto& f : reading->second.features) mm.push_back(f.mm);
+    const std::vector<double> share = shares_from_distances(mm, kFeatureScaleMm);
+    for (std::size_t i = 0; i < share.size(); ++i) {
+        for (const std::string& port : reading->second.features[i].ports) odds.port[port] = share[i];
+    }
+    if (reading->second.has_colour && match_) {
+        // Each player's colour as calibrated (the file's colours), else the daylight colours.
+        const auto daylight = vision::ColourModels::daylight();
+        std::vector<std::string> names;
+        std::vector<double> distance;
+        for (const PlayerInfo& p : match_->record().players) {
+            std::optional<cv::Vec3d> lab;
+            if (calibration_ && calibration_->colours) {
+                if (auto c = calibration_->colours->players.find(p.color); c != calibration_->colours->players.end()) lab = c->second.lab_mean;
+            }
+            if (!lab) {
+                if (const vision::ColourModel* m = daylight.find(p.color)) lab = m->lab;
+            }
+            if (!lab) continue;
+            names.push_back(p.color);
+            distance.push_back(cv::norm(cv::Vec3d(reading->second.lab) - *lab));
+        }
+        const std::vector<double> colour = shares_from_distances(distance, kColourScaleLab);
+        for (std::size_t i = 0; i < colour.size(); ++i) odds.colour[names[i]] = colour[i];
+    }
+    return odds;
+}
+
+void MatchWorker::find_corrections(Cell at, bool follower, int request) {
+    CorrectionChoices out;
+    out.request = request;
+    out.at = at;
+    out.follower = follower;
+    if (match_) {
+        out.events = match_->record().events.size();
+        if (follower) {
+            const std::optional<PieceOdds> odds = piece_odds(at);
+            out.pieces = record_piece_choices(match_->record(), at, odds ? &*odds : nullptr);
+        } else {
+            std::vector<TileOdds> odds;
+            bool judged = false;
+            if (tracker_) {
+                if (auto it = tracker_->likelihoods().find(at); it != tracker_->likelihoods().end()) {
+                    judged = true;
+                    for (const auto& c : it->second) odds.push_back({c.tile, c.rot, c.confidence});
+                }
+            }
+            out.tiles = record_tile_choices(match_->record(), match_->game(), at, judged ? &odds : nullptr);
+        }
+    }
+    emit corrections_found(std::move(out));
 }
 
 void MatchWorker::choose(int candidate) {

@@ -69,6 +69,17 @@ struct FrameReport {
     QStringList notes;              // what the tracker saw but did not record
 };
 
+// The correction menu's choices for one clicked tile or follower, found on the match thread
+// (each choice is tried as a correction and the record replayed: ~100 replays for a tile).
+struct CorrectionChoices {
+    int request = 0;                  // the request this answers
+    Cell at;
+    bool follower = false;            // the follower's choices (else the tile's)
+    std::size_t events = 0;           // the record's length they were found for
+    std::vector<TileChoice> tiles;
+    std::vector<PieceChoice> pieces;
+};
+
 class MatchWorker : public QObject {
     Q_OBJECT
 public:
@@ -103,6 +114,9 @@ public slots:
     void undo_last_move();
     void correct_tile(meeplecam::Cell at, QString tile, int rot);
     void correct_piece(meeplecam::Cell at, QString colour, QString loc);
+    // Finds the correction choices for the tile (or the follower) at `at`, ranked by the
+    // tracker's likelihoods when it read them; corrections_found() follows.
+    void find_corrections(meeplecam::Cell at, bool follower, int request);
     // Answers an open ambiguity with the tracker's candidate `candidate`.
     void choose(int candidate);
     void finish();
@@ -125,6 +139,7 @@ signals:
     // every change of the match while a tracker runs).
     void likelihoods_changed(meeplecam::ui::CellOdds odds);
     void exported(QString path, bool ok, QString message);
+    void corrections_found(meeplecam::ui::CorrectionChoices choices);
 
 private:
     void publish(const QString& what);
@@ -141,6 +156,8 @@ private:
     bool locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
     // Reads the draw zone of a still frame (at most twice a second).
     void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // The tracker's reading of the follower at `at` as shares of ports and colours; none when it did not read one there.
+    std::optional<PieceOdds> piece_odds(Cell at) const;
     // The tile classifier of the match's catalog (made once per game, edition and expansions); null on error (noted in `report`).
     const vision::TileClassifier* classifier_for_match(FrameReport& report);
 
@@ -153,6 +170,7 @@ private:
     std::shared_ptr<const Catalog> classifier_catalog_;
     std::string classifier_key_;                            // game, edition and expansions the classifier was made for
     std::int64_t next_locate_ns_ = 0;
+    std::int64_t stale_before_ns_ = 0;                      // frames captured before this (during a start-tile search) are dropped
     QRectF draw_zone_mm_;
     std::int64_t next_zone_ns_ = 0;
     QString zone_tile_;                                     // the tile last seen in the draw zone
@@ -189,3 +207,4 @@ Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)
 Q_DECLARE_METATYPE(meeplecam::ui::CellOdds)
+Q_DECLARE_METATYPE(meeplecam::ui::CorrectionChoices)

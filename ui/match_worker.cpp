@@ -194,8 +194,8 @@ void MatchWorker::resume_match(QString journal) {
 }
 
 void MatchWorker::analyse_frame(Frame frame) {
-    if (frame.index < latest_index_.load() || frame.captured_ns < stale_before_ns_) {
-        ++skipped_;  // a newer frame is already queued, or this one came while the start tile was looked for: skip it
+    if (frame.index < latest_index_.load()) {
+        ++skipped_;  // a newer frame is already queued: skip this one
         return;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -219,12 +219,10 @@ void MatchWorker::analyse_frame(Frame frame) {
     }
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto ts = std::chrono::steady_clock::now();
-        if (locate_table(image, frame.captured_ns, report)) {
-            report.search_ms = ms_since(ts);
-            // The frames captured while it looked are stale: drop them rather than work through
-            // the backlog (the headless app queues every frame; the tracker would lag behind).
-            stale_before_ns_ = frame.captured_ns + static_cast<std::int64_t>(report.search_ms * 1e6);
-        }
+        // Frames captured meanwhile are not dropped for being stale: the tracker takes the table
+        // as it is once it has seen it still, so a tile put down during the search would be
+        // taken for part of the start (measured in docs/ui.md, "The calibration in the live app").
+        if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
     }
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto tt = std::chrono::steady_clock::now();

@@ -170,7 +170,6 @@ private:
     std::shared_ptr<const Catalog> classifier_catalog_;
     std::string classifier_key_;                            // game, edition and expansions the classifier was made for
     std::int64_t next_locate_ns_ = 0;
-    std::int64_t stale_before_ns_ = 0;                      // frames captured before this (during a start-tile search) are dropped
     QRectF draw_zone_mm_;
     std::int64_t next_zone_ns_ = 0;
     QString zone_tile_;                                     // the tile last seen in the draw zone

@@ -13,8 +13,14 @@
 // Prints RSS against session time, the slope after warm-up, frames and events; --plot writes
 // a PNG of RSS over the run, --csv the samples.
 //
+// --calibration FILE: the table's place from a calibration file (its plane; the start tile is
+// looked for on each lap's first frames, as the app does live) instead of the footage's true
+// camera; --calibration footage: a file holding the footage's true plane and nothing else.
+// With --real-time the latencies are printed for the tracking frames too (captured after the
+// table was found), with the time each lap took to find it, and the load average.
+//
 // usage: app_session [--seconds S] [--fps F] [--sample-every S] [--warmup S] [--footage DIR]
-//                    [--events N] [--real-time] [--plot FILE.png] [--csv FILE]
+//                    [--events N] [--real-time] [--calibration FILE|footage] [--plot FILE.png] [--csv FILE]
 //        app_session --plot-from FILE.csv --plot FILE.png [--warmup S]   (redraw an earlier run)
 #include <QApplication>
 #include <QDir>
@@ -27,6 +33,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -34,6 +41,7 @@
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "calibration/calibration_file.h"
 #include "engine/record.h"
 #include "session/footage.h"
 #include "tests/ui/looped_session.h"
@@ -55,7 +63,16 @@ struct Args {
     std::string footage;       // footage folder (rendered once when it has no truth.json)
     std::string plot, csv;
     std::string plot_from;     // draw --plot from this CSV (an earlier run's --csv) and stop
+    std::string calibration;   // a calibration file, or "footage" (the footage's true plane); empty: the footage's camera
 };
+
+// The 1-, 5- and 15-minute load averages (/proc/loadavg).
+std::string load_average() {
+    std::ifstream in("/proc/loadavg");
+    std::string a, b, c;
+    in >> a >> b >> c;
+    return a + " " + b + " " + c;
+}
 
 // Reads the samples of an earlier run's --csv (columns by header name).
 std::vector<test::SessionSample> read_csv(const std::string& path) {
@@ -164,6 +181,7 @@ int main(int argc, char** argv) {
         else if (k == "--plot") a.plot = v;
         else if (k == "--csv") a.csv = v;
         else if (k == "--plot-from") a.plot_from = v;
+        else if (k == "--calibration") a.calibration = v;
         else {
             std::cerr << "app_session: unknown argument " << k << "\n";
             return 2;
@@ -209,6 +227,28 @@ int main(int argc, char** argv) {
         }
     }
 
+    std::optional<calibration::Calibration> calibration;
+    if (a.calibration == "footage") {
+        auto truth = session::read_footage_truth(truth_path);
+        if (!truth || truth->files.empty()) {
+            std::cerr << (truth ? truth_path + ": no frames" : truth.error().to_string()) << "\n";
+            return 2;
+        }
+        const cv::Mat first = cv::imread(a.footage + "/" + truth->files.front(), cv::IMREAD_COLOR);
+        if (first.empty()) {
+            std::cerr << a.footage << "/" << truth->files.front() << ": unreadable frame\n";
+            return 2;
+        }
+        calibration = test::footage_calibration(truth->camera.table_to_image, first.size());
+    } else if (!a.calibration.empty()) {
+        auto c = calibration::load_calibration(a.calibration);
+        if (!c) {
+            std::cerr << c.error().to_string() << "\n";
+            return 2;
+        }
+        calibration = c.value();
+    }
+
     QApplication app(argc, argv);
     QStandardPaths::setTestModeEnabled(true);
     ui::register_meta_types();
@@ -220,6 +260,8 @@ int main(int argc, char** argv) {
     o.sample_every_s = a.sample_every;
     o.journal = QDir::tempPath() + "/meeplecam_app_session.journal";
     o.stop = &g_stop;
+    o.calibration = calibration;
+    const std::string load_before = load_average();
     std::signal(SIGINT, [](int) { g_stop = 1; });
     std::signal(SIGTERM, [](int) { g_stop = 1; });
     std::ofstream csv;
@@ -256,6 +298,18 @@ int main(int argc, char** argv) {
                     percentile(r->capture_to_tracked_ms, 0.9));
         std::printf("tracker time per frame: median %.1f ms, p90 %.1f ms, max %.1f ms\n", percentile(r->tracker_ms, 0.5),
                     percentile(r->tracker_ms, 0.9), percentile(r->tracker_ms, 1.0));
+        if (calibration) {
+            std::printf("table found (start tile) per lap: %zu laps, median %.0f ms, max %.0f ms after the lap's source started\n",
+                        r->table_found_ms.size(), percentile(r->table_found_ms, 0.5), percentile(r->table_found_ms, 1.0));
+            std::printf("start-tile searches on the worker: %zu, median %.0f ms, max %.0f ms each\n", r->search_ms.size(),
+                        percentile(r->search_ms, 0.5), percentile(r->search_ms, 1.0));
+        }
+        std::printf("while tracking (%zu frames shown, %zu tracked): frame->screen median %.1f ms, p90 %.1f ms; capture->tracker done "
+                    "median %.1f ms, p90 %.1f ms\n",
+                    r->tracking_frame_to_screen_ms.size(), r->tracking_capture_to_tracked_ms.size(),
+                    percentile(r->tracking_frame_to_screen_ms, 0.5), percentile(r->tracking_frame_to_screen_ms, 0.9),
+                    percentile(r->tracking_capture_to_tracked_ms, 0.5), percentile(r->tracking_capture_to_tracked_ms, 0.9));
+        std::printf("load average (1, 5, 15 min): %s at the start, %s at the end\n", load_before.c_str(), load_average().c_str());
     }
     const auto& s = r->samples;
     if (s.size() >= 2) {

@@ -178,6 +178,7 @@ struct Tracker::State {
     std::map<std::string, std::optional<vision::TileClassifier>> bridged;  // "type|axis" -> classifier of that bridged variant
     std::vector<std::string> corrections;
     std::map<Cell, std::vector<CandidateMove>> likelihood;  // per cell read: every legal placement, likeliest first
+    std::map<Cell, FollowerReading> follower_reading;       // per cell a follower was read in: what was seen of it
 
     // Motion.
     cv::Mat previous_small;
@@ -570,6 +571,7 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
     cv::distanceTransform(255 - blob.mask, to_blob, cv::DIST_L2, 3);
     const FollowerOption* best = nullptr;
     double best_d = 1e18;
+    FollowerReading reading;
     for (const auto& o : options) {
         const int f = placed.type->feature_at(o.loc, placed.rot);
         if (f < 0 || f >= static_cast<int>(spots.size()) || spots[static_cast<std::size_t>(f)].empty()) continue;
@@ -580,6 +582,10 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
         const cv::Point px(std::clamp(static_cast<int>(std::lround(centre_px.x + a.x * ppm)), 0, to_blob.cols - 1),
                            std::clamp(static_cast<int>(std::lround(centre_px.y + a.y * ppm)), 0, to_blob.rows - 1));
         const double d = to_blob.at<float>(px) / ppm + 0.25 * cv::norm(a - local);
+        reading.features.push_back({{}, d});
+        for (int p = 0; p <= kCentre; ++p) {
+            if (placed.type->feature_at(static_cast<Port>(p), placed.rot) == f) reading.features.back().ports.emplace_back(port_name(static_cast<Port>(p)));
+        }
         if (d < best_d) {
             best_d = d;
             best = &o;
@@ -633,7 +639,11 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
         f.with_count = count_near(lab_now);
         f.bare_count = count_near(lab_bare);
         f.has_model = f.with_count - f.bare_count >= blob.area / 4;
+        reading.lab = f.lab;
+        reading.has_colour = true;
     }
+    std::stable_sort(reading.features.begin(), reading.features.end(), [](const auto& a, const auto& b) { return a.mm < b.mm; });
+    follower_reading[m.at] = std::move(reading);
     followers.push_back(f);
     return true;
 }
@@ -1077,5 +1087,6 @@ const Record& Tracker::record() const { return s_->record; }
 const TrackerOptions& Tracker::options() const { return s_->opt; }
 const std::vector<std::string>& Tracker::corrections() const { return s_->corrections; }
 const std::map<Cell, std::vector<CandidateMove>>& Tracker::likelihoods() const { return s_->likelihood; }
+const std::map<Cell, FollowerReading>& Tracker::follower_readings() const { return s_->follower_reading; }
 
 }  // namespace meeplecam::session

@@ -95,6 +95,19 @@ struct TrackedFollower {
     bool on_table = true;    // whether the tracker still sees it on the table
 };
 
+// What the tracker saw of a follower it read from the camera: how far (mm) the blob lay from
+// each feature of its tile the follower could have stood on (it takes the nearest), and the
+// colour of the blob (CIE Lab, OpenCV's float convention).
+struct FollowerReading {
+    struct Feature {
+        std::vector<std::string> ports;  // the feature's port names
+        double mm = 0;                   // distance to the blob
+    };
+    std::vector<Feature> features;  // nearest first
+    cv::Vec3f lab{0, 0, 0};
+    bool has_colour = false;        // lab was measured (enough blob pixels)
+};
+
 struct TrackerUpdate {
     FrameState state = FrameState::Moving;
     bool analysed = false;                        // a settled frame was read this call
@@ -155,6 +168,9 @@ public:
     // classifier cost and likelihood (confidence: a softmax over all of them), likeliest first.
     // The correction menu ranks its choices by it. The latest reading of a cell wins.
     const std::map<Cell, std::vector<CandidateMove>>& likelihoods() const;
+    // Per cell the tracker read a follower in: what it saw of it (for ranking corrections;
+    // the tracker itself takes the nearest feature and the turn's player). The latest wins.
+    const std::map<Cell, FollowerReading>& follower_readings() const;
 
 private:
     struct State;

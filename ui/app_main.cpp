@@ -455,6 +455,7 @@ int run_headless(const AppArgs& a, const std::string& program) {
               << (in->table || in->calibration ? "" : " (no table calibration: nothing can be read from the frames)") << "\n";
     app.exec();
     capture.stop();
+    wait_for_stopped_captures();  // headless, after the event loop: the camera is released before the process ends
     match.stop();
     if (!ended) std::cerr << "meeplecam: the match did not finish\n";
     std::cout << "\nrecorded match (" << recorded.events.size() << " events, journal " << journal.toStdString() << "):\n";
@@ -569,7 +570,10 @@ int run_live(const AppArgs& a, const std::string& program) {
             if (QMessageBox::question(&window, QObject::tr("Calibrate?"), text) == QMessageBox::Yes) window.open_calibration_wizard();
         });
     }
-    return app.exec();
+    const int rc = app.exec();
+    window.stop_source();
+    wait_for_stopped_captures();  // the event loop is over: the camera is released before the process ends
+    return rc;
 }
 
 }  // namespace

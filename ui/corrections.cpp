@@ -51,7 +51,7 @@ std::vector<TileChoice> record_tile_choices(const Record& record, const Game& op
     return out;
 }
 
-std::vector<PieceChoice> record_piece_choices(const Record& record, Cell at) {
+std::vector<PieceChoice> record_piece_choices(const Record& record, Cell at, const PieceOdds* odds) {
     std::vector<PieceChoice> out;
     auto it = std::find_if(record.events.begin(), record.events.end(), [&](const Event& e) { return e.type == "meeple" && e.at == at; });
     if (it == record.events.end()) return out;
@@ -61,16 +61,46 @@ std::vector<PieceChoice> record_piece_choices(const Record& record, Cell at) {
     };
     for (const PlayerInfo& p : record.players) {
         if (p.color != it->player && legal(p.color, it->loc)) {
-            out.push_back({p.color, it->loc, QObject::tr("owner: %1 (%2)").arg(QString::fromStdString(p.color), QString::fromStdString(p.name))});
+            out.push_back({p.color, it->loc, QObject::tr("owner: %1 (%2)").arg(QString::fromStdString(p.color), QString::fromStdString(p.name)), -1});
         }
     }
     for (int port = 0; port <= kCentre; ++port) {
         const std::string name(port_name(static_cast<Port>(port)));
         if (name != it->loc && legal(it->player, name)) {
-            out.push_back({it->player, name, QObject::tr("feature: %1").arg(QString::fromStdString(name))});
+            out.push_back({it->player, name, QObject::tr("feature: %1").arg(QString::fromStdString(name)), -1});
         }
     }
-    out.push_back({"", it->loc, QObject::tr("remove the follower")});
+    if (odds) {
+        // An owner not judged (no colour seen) counts as likely as any: 1 / players.
+        const double even = record.players.empty() ? 1.0 : 1.0 / static_cast<double>(record.players.size());
+        auto colour_share = [&](const std::string& c) {
+            if (odds->colour.empty()) return even;
+            const auto f = odds->colour.find(c);
+            return f == odds->colour.end() ? 0.0 : f->second;
+        };
+        for (PieceChoice& c : out) {
+            const auto port = odds->port.find(c.loc);
+            if (port == odds->port.end()) continue;
+            c.likelihood = colour_share(c.colour) * port->second;
+            const long percent = std::lround(c.likelihood * 100);
+            c.label += percent >= 1 ? QObject::tr(" %1 %").arg(percent) : QObject::tr(" <1 %");
+        }
+        std::stable_sort(out.begin(), out.end(), [](const PieceChoice& a, const PieceChoice& b) {
+            if ((a.likelihood >= 0) != (b.likelihood >= 0)) return a.likelihood >= 0;
+            return a.likelihood > b.likelihood;
+        });
+    }
+    out.push_back({"", it->loc, QObject::tr("remove the follower"), -1});
+    return out;
+}
+
+std::vector<double> shares_from_distances(const std::vector<double>& distance, double scale) {
+    if (distance.empty() || !(scale > 0)) return {};
+    const double nearest = *std::min_element(distance.begin(), distance.end());
+    std::vector<double> out;
+    double sum = 0;
+    for (double d : distance) sum += out.emplace_back(std::exp(-(d - nearest) / scale));
+    for (double& share : out) share /= sum;
     return out;
 }
 

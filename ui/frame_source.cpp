@@ -1,6 +1,8 @@
 #include "ui/frame_source.h"
 
+#include <QDeadlineTimer>
 #include <QMetaObject>
+#include <QPointer>
 #include <QThread>
 #include <QTimer>
 
@@ -9,11 +11,32 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/videoio.hpp>
 
 namespace meeplecam::ui {
+namespace {
+
+// Camera index -> the claim a FrameSource holds while it has that device open (one at a time
+// in this process: a source stopping releases it on its thread while the next one opens it).
+std::timed_mutex& camera_claim(int camera) {
+    static std::mutex guard;
+    static std::map<int, std::timed_mutex> claims;
+    std::lock_guard lock(guard);
+    return claims[camera];
+}
+
+// Capture threads asked to stop that may still be running (touched on the owners' thread).
+std::vector<QPointer<QThread>>& stopping_threads() {
+    static std::vector<QPointer<QThread>> threads;
+    return threads;
+}
+
+}  // namespace
 
 std::int64_t steady_now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -59,6 +82,16 @@ FrameSource::FrameSource(FrameSourceOptions options, QObject* parent) : QObject(
 
 FrameSource::~FrameSource() = default;
 
+void FrameSource::silence() {
+    std::lock_guard lock(emit_mutex_);
+    silenced_ = true;
+}
+
+void FrameSource::release_device() {
+    capture_.reset();
+    if (device_claim_.owns_lock()) device_claim_.unlock();
+}
+
 void FrameSource::start() {
     if (!timer_) {
         timer_ = new QTimer(this);
@@ -74,23 +107,31 @@ void FrameSource::start() {
 
 void FrameSource::stop() {
     if (timer_) timer_->stop();
-    capture_.reset();
+    release_device();
     set_state(State::Stopped, tr("stopped"));
 }
 
 // Opens the device, file or folder and sets the timer to its pace; false when it is not there.
 bool FrameSource::open_source() {
-    capture_.reset();
+    release_device();
     if (options_.kind == FrameSourceOptions::Kind::Images) {
         auto files = list_images(options_.path);
         if (!files || files->empty()) return false;
         images_ = std::move(files.value());
         if (image_pos_ > images_.size()) image_pos_ = images_.size();
     } else {
+        if (options_.kind == FrameSourceOptions::Kind::Camera) {
+            // A source stopped a moment ago may still be releasing this camera on its thread.
+            device_claim_ = std::unique_lock(camera_claim(options_.camera), std::chrono::milliseconds(1000));
+            if (!device_claim_.owns_lock()) return false;
+        }
         auto cap = std::make_unique<cv::VideoCapture>();
         const bool ok = options_.kind == FrameSourceOptions::Kind::Camera ? cap->open(options_.camera, cv::CAP_V4L2)
                                                                           : cap->open(options_.path);
-        if (!ok || !cap->isOpened()) return false;
+        if (!ok || !cap->isOpened()) {
+            release_device();
+            return false;
+        }
         if (options_.kind == FrameSourceOptions::Kind::Camera) {
             cap->set(cv::CAP_PROP_FRAME_WIDTH, options_.width);
             cap->set(cv::CAP_PROP_FRAME_HEIGHT, options_.height);
@@ -148,6 +189,8 @@ void FrameSource::tick() {
     }
     failures_ = 0;
     frame.captured_ns = steady_now_ns();
+    std::lock_guard lock(emit_mutex_);
+    if (silenced_) return;
     frame.index = next_index_.fetch_add(1);
     emit frame_ready(std::move(frame));
 }
@@ -158,14 +201,15 @@ void FrameSource::next_frame() {
 
 // Releases the source and retries opening it every reconnect_ms.
 void FrameSource::enter_lost(const QString& why) {
-    capture_.reset();
+    release_device();
     timer_->start(options_.reconnect_ms);
     set_state(State::Lost, tr("camera lost — reconnecting (%1: %2)").arg(options_.describe(), why));
 }
 
 void FrameSource::set_state(State s, const QString& message) {
     state_ = s;
-    emit state_changed(s, message);
+    std::lock_guard lock(emit_mutex_);
+    if (!silenced_) emit state_changed(s, message);
 }
 
 void map_frames_outside_the_heap() {
@@ -184,19 +228,43 @@ CaptureThread::CaptureThread(FrameSourceOptions options) {
     QObject::connect(thread_, &QThread::started, source_, &FrameSource::start);
 }
 
-CaptureThread::~CaptureThread() {
-    stop();
-    delete source_;  // its thread has finished: deleting it here is safe
-    delete thread_;
-}
+CaptureThread::~CaptureThread() { stop(); }
 
 void CaptureThread::start() { thread_->start(); }
 
 void CaptureThread::stop() {
-    if (!thread_->isRunning()) return;
-    QMetaObject::invokeMethod(source_, &FrameSource::stop, Qt::BlockingQueuedConnection);
-    thread_->quit();
-    thread_->wait();
+    if (!thread_) return;
+    QThread* thread = std::exchange(thread_, nullptr);
+    FrameSource* source = std::exchange(source_, nullptr);
+    source->silence();  // from here on nothing reaches the receivers, which may go away at once
+    if (!thread->isRunning()) {  // never started: nothing runs there
+        delete source;
+        delete thread;
+        return;
+    }
+    QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    // On the capture thread, after a read in progress: stop, release the device, delete the
+    // source (its deferred delete runs as the thread finishes) and quit.
+    QMetaObject::invokeMethod(
+        source,
+        [source, thread] {
+            source->stop();
+            source->deleteLater();
+            thread->quit();
+        },
+        Qt::QueuedConnection);
+    auto& stopping = stopping_threads();
+    stopping.erase(std::remove_if(stopping.begin(), stopping.end(), [](const QPointer<QThread>& t) { return t.isNull(); }), stopping.end());
+    stopping.emplace_back(thread);
+}
+
+bool wait_for_stopped_captures(int ms) {
+    QDeadlineTimer deadline(ms);
+    bool all = true;
+    for (const QPointer<QThread>& t : stopping_threads()) {
+        if (t && !t->wait(deadline)) all = false;
+    }
+    return all;
 }
 
 }  // namespace meeplecam::ui

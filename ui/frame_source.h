@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ public:
     const FrameSourceOptions& options() const { return options_; }
     // Frames sent so far (any thread).
     std::int64_t frames_sent() const { return next_index_.load(); }
+    // Any thread: sends nothing more from now on (no frame, no state), also not from a read in
+    // progress; when it returns no signal of this source is being emitted. Reading and the
+    // device are stopped by stop() on the source's own thread.
+    void silence();
 
 public slots:
     // Opens the source and starts reading (call on the worker thread: a queued call or started()).
@@ -95,8 +100,13 @@ private:
     bool read_frame(cv::Mat& out);
     void enter_lost(const QString& why);
     void set_state(State s, const QString& message);
+    // Releases the capture device (and this process's claim on it).
+    void release_device();
 
     FrameSourceOptions options_;
+    std::mutex emit_mutex_;            // held while a signal is emitted, and by silence()
+    bool silenced_ = false;            // guarded by emit_mutex_
+    std::unique_lock<std::timed_mutex> device_claim_;  // a camera: held while this source has it open
     QTimer* timer_ = nullptr;
     std::unique_ptr<cv::VideoCapture> capture_;
     std::vector<std::string> images_;
@@ -113,24 +123,35 @@ private:
 // sized steps (measured in docs/ui.md, "Memory"). CaptureThread calls it.
 void map_frames_outside_the_heap();
 
-// Owns a FrameSource on its own QThread; stops and joins the thread when destroyed.
+// Owns a FrameSource on its own QThread. Stopping never waits for the capture thread: the
+// source is silenced at once, then stops reading and releases the device on its own thread,
+// and the thread quits and is deleted when it has finished (a new source on the same camera
+// waits on its own thread until the device is released).
 class CaptureThread {
 public:
     explicit CaptureThread(FrameSourceOptions options);
-    ~CaptureThread();
+    ~CaptureThread();  // stop()
     CaptureThread(const CaptureThread&) = delete;
     CaptureThread& operator=(const CaptureThread&) = delete;
 
+    // The source; null once stopped.
     FrameSource* source() const { return source_; }
+    // The capture thread; null once stopped (it finishes and deletes itself then).
+    QThread* thread() const { return thread_; }
     // Starts the thread and the source.
     void start();
-    // Stops the source on its thread, then quits and joins the thread (idempotent).
+    // Silences the source and asks its thread to stop reading, release the device and quit;
+    // returns at once (idempotent).
     void stop();
 
 private:
     QThread* thread_ = nullptr;
     FrameSource* source_ = nullptr;
 };
+
+// Waits until every capture thread asked to stop has finished (at the end of a program, off
+// the event loop: the headless app, tests). Returns false if one is still running after `ms`.
+bool wait_for_stopped_captures(int ms = 5000);
 
 }  // namespace meeplecam::ui
 

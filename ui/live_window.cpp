@@ -187,6 +187,7 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         statusBar()->showMessage(tr("drawn tile seen in the draw zone: %1 (%2 %)").arg(tile).arg(std::lround(confidence * 100)), 6000);
     });
     connect(w, &MatchWorker::likelihoods_changed, this, [this](CellOdds odds) { odds_ = std::move(odds); });
+    connect(w, &MatchWorker::corrections_found, this, &LiveWindow::on_corrections_found);
     connect(w, &MatchWorker::exported, this, [this](QString, bool ok, QString message) {
         if (ok) {
             statusBar()->showMessage(message, 5000);
@@ -545,15 +546,31 @@ void LiveWindow::show_final_score() {
     final_->show();  // non-modal: the live view keeps running
 }
 
-std::vector<TileChoice> LiveWindow::tile_choices(int x, int y) const {
-    if (!open_) return {};
-    const auto odds = odds_.find(Cell{x, y});
-    return record_tile_choices(record_, *open_, {x, y}, odds == odds_.end() ? nullptr : &odds->second);
+void LiveWindow::request_choices(int x, int y, bool follower) {
+    QMetaObject::invokeMethod(match_.worker(), "find_corrections", Qt::QueuedConnection, Q_ARG(meeplecam::Cell, (Cell{x, y})),
+                              Q_ARG(bool, follower), Q_ARG(int, ++choices_request_));
 }
 
-std::vector<PieceChoice> LiveWindow::piece_choices(int x, int y) const {
-    if (!open_) return {};
-    return record_piece_choices(record_, {x, y});
+void LiveWindow::on_corrections_found(const CorrectionChoices& choices) {
+    if (choices.request != choices_request_) return;  // an older click's answer
+    choices_ = choices;
+    if (menu_) {
+        menu_->clear();
+        const int x = choices.at.x, y = choices.at.y;
+        if (choices.follower) {
+            for (const PieceChoice& c : choices.pieces) {
+                connect(menu_->addAction(c.label), &QAction::triggered, this, [this, x, y, c] { correct_piece(x, y, c); });
+            }
+        } else {
+            for (std::size_t i = 0; i < choices.tiles.size() && i < 16; ++i) {
+                const TileChoice c = choices.tiles[i];
+                connect(menu_->addAction(c.label), &QAction::triggered, this, [this, x, y, c] { correct_tile(x, y, c); });
+            }
+        }
+        if (choices.tiles.empty() && choices.pieces.empty()) menu_->addAction(tr("no other choice fits here"))->setEnabled(false);
+        if (menu_->isVisible()) menu_->adjustSize();
+    }
+    emit choices_shown(choices);
 }
 
 void LiveWindow::correct_tile(int x, int y, const TileChoice& choice) {
@@ -580,21 +597,14 @@ void LiveWindow::on_board_click(int x, int y, QPointF within) {
         const cv::Point2d p = vision::port_point(f.loc, /*inset=*/0.18);
         on_follower |= std::hypot(p.x - within.x(), p.y - within.y()) < 0.15;
     }
-    QMenu* menu = new QMenu(this);
-    menu->setAttribute(Qt::WA_DeleteOnClose);
-    if (on_follower) {
-        for (const PieceChoice& c : piece_choices(x, y)) {
-            connect(menu->addAction(c.label), &QAction::triggered, this, [this, x, y, c] { correct_piece(x, y, c); });
-        }
-    } else {
-        const auto choices = tile_choices(x, y);
-        for (std::size_t i = 0; i < choices.size() && i < 16; ++i) {
-            const TileChoice c = choices[i];
-            connect(menu->addAction(c.label), &QAction::triggered, this, [this, x, y, c] { correct_tile(x, y, c); });
-        }
-        if (choices.empty()) menu->addAction(tr("no other tile fits here"))->setEnabled(false);
-    }
-    menu->popup(QCursor::pos());  // non-blocking
+    // The choices are found on the match thread (each is a replay of the record): the menu
+    // opens at once and fills when they arrive.
+    if (menu_) menu_->close();
+    menu_ = new QMenu(this);
+    menu_->setAttribute(Qt::WA_DeleteOnClose);
+    menu_->addAction(tr("looking for the choices…"))->setEnabled(false);
+    menu_->popup(QCursor::pos());  // non-blocking
+    request_choices(x, y, on_follower);
 }
 
 void LiveWindow::show_panel(const QString& title, const QString& text, bool alarm) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QMenu>
 #include <QPointer>
 #include <QString>
 
@@ -75,10 +76,10 @@ public:
     // Starts a new match from a record file (its events replayed into a new journal).
     void import_record(const QString& path, const QString& journal);
 
-    // Corrections: the choices for the tile / follower at (x, y), best first (a tile's by the
-    // tracker's likelihood of each placement when it read that cell), and applying one.
-    std::vector<TileChoice> tile_choices(int x, int y) const;
-    std::vector<PieceChoice> piece_choices(int x, int y) const;
+    // Corrections: asks the match worker for the choices for the tile (or the follower) at
+    // (x, y), best first (by the tracker's likelihoods where it read them); they arrive in
+    // choices_shown() (and fill the menu a click opened). Then applying one.
+    void request_choices(int x, int y, bool follower);
     void correct_tile(int x, int y, const TileChoice& choice);
     void correct_piece(int x, int y, const PieceChoice& choice);
 
@@ -86,6 +87,10 @@ public:
     const Record& record() const { return record_; }
     // The tracker's likelihood of each legal placement, per cell it read a tile in.
     const CellOdds& likelihoods() const { return odds_; }
+    // The correction choices last received (for the menu open now, if any).
+    const CorrectionChoices& last_choices() const { return choices_; }
+    // The correction menu open now (null when none).
+    QMenu* correction_menu() const { return menu_.data(); }
     const Game* scored_game() const { return scored_.get(); }
     const Game* open_game() const { return open_.get(); }
     QString source_status() const;
@@ -110,6 +115,8 @@ signals:
     void record_shown();
     // A request was refused (illegal move, bad correction): the reason is in the panel.
     void refused_shown(QString why);
+    // Correction choices arrived from the worker (and fill the open menu).
+    void choices_shown(meeplecam::ui::CorrectionChoices choices);
 
 private:
     void build_menus();
@@ -119,6 +126,7 @@ private:
     void on_source_state(FrameSource::State state, const QString& message);
     void on_frame_analysed(const FrameReport& report);
     void on_board_click(int x, int y, QPointF within);
+    void on_corrections_found(const CorrectionChoices& choices);
     void show_panel(const QString& title, const QString& text, bool alarm);
     void clear_panel();
     void update_status();
@@ -138,6 +146,9 @@ private:
     QString shown_question_;                // the ambiguity or illegal move the panel shows now
     std::vector<FollowerMark> must_return_; // followers a scoring returned, still on the table
     CellOdds odds_;                         // the tracker's likelihood of each placement, per cell it read
+    int choices_request_ = 0;               // the last correction request sent to the worker
+    CorrectionChoices choices_;             // the last choices received
+    QPointer<QMenu> menu_;                  // the correction menu waiting for (or showing) them
 
     LiveView* live_ = nullptr;
     BoardView* board_ = nullptr;

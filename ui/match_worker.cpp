@@ -6,8 +6,21 @@
 
 #include "session/draw_zone.h"
 #include "session/start_tile.h"
+#include "vision/piece_detector.h"
 
 namespace meeplecam::ui {
+namespace {
+
+// Softmax scales of the follower correction menu: a feature 3 mm further from the blob the
+// tracker saw is e times less likely; so is a player colour 10 Lab units further from its colour.
+constexpr double kFeatureScaleMm = 3.0;
+constexpr double kColourScaleLab = 10.0;
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
 
 void register_meta_types() {
     static const bool done = [] {
@@ -19,6 +32,7 @@ void register_meta_types() {
         qRegisterMetaType<Event>();
         qRegisterMetaType<Cell>();
         qRegisterMetaType<CellOdds>();
+        qRegisterMetaType<CorrectionChoices>();
         qRegisterMetaType<FrameSource::State>();
         return true;
     }();
@@ -127,18 +141,18 @@ void MatchWorker::read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns,
     emit drawn_tile_seen(tile, seen->has_value() ? (*seen)->confidence : 0.0);
 }
 
-void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
-    if (captured_ns < next_locate_ns_) return;
+bool MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report) {
+    if (captured_ns < next_locate_ns_) return false;
     next_locate_ns_ = captured_ns + 1'000'000'000;
     const vision::TileClassifier* classifier = classifier_for_match(report);
-    if (!classifier) return;
+    if (!classifier) return true;
     session::StartTileOptions options;
     if (!draw_zone_mm_.isEmpty()) options.ignore_mm = {draw_zone_mm_.x(), draw_zone_mm_.y(), draw_zone_mm_.width(), draw_zone_mm_.height()};
     auto fix = session::locate_start_tile(frame, *calibration_, match_->record(), *classifier_catalog_, *classifier, options,
                                           "frame " + std::to_string(report.index));
     if (!fix) {
         report.notes << tr("calibrated table: %1").arg(QString::fromStdString(fix.error().to_string()));
-        return;
+        return true;
     }
     TableCalibration table;
     table.image_to_table_mm = fix->image_to_board_mm;
@@ -151,6 +165,7 @@ void MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, F
                              .arg(fix->turn_deg, 0, 'f', 1);
     report.notes << what;
     emit table_found(table, what);
+    return true;
 }
 
 void MatchWorker::start_match(Record setup, QString journal) {
@@ -200,12 +215,19 @@ void MatchWorker::analyse_frame(Frame frame) {
             }
         }
         if (undistorter_) image = undistorter_->apply(image);
+        report.undistort_ms = ms_since(t0);
     }
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
-        locate_table(image, frame.captured_ns, report);
+        const auto ts = std::chrono::steady_clock::now();
+        // Frames captured meanwhile are not dropped for being stale: the tracker takes the table
+        // as it is once it has seen it still, so a tile put down during the search would be
+        // taken for part of the start (measured in docs/ui.md, "The calibration in the live app").
+        if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
     }
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
+        const auto tt = std::chrono::steady_clock::now();
         const session::TrackerUpdate up = tracker_->on_frame(image);
+        report.tracker_ms = ms_since(tt);
         if (up.state != session::FrameState::Moving && calibration_ && calibration_->table && !draw_zone_mm_.isEmpty()) {
             read_draw_zone(image, frame.captured_ns, report);
         }
@@ -245,7 +267,7 @@ void MatchWorker::analyse_frame(Frame frame) {
             }
         }
     }
-    report.analysis_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    report.analysis_ms = ms_since(t0);
     report.skipped = skipped_;
     emit frame_analysed(report);
 }
@@ -290,6 +312,65 @@ void MatchWorker::correct_piece(Cell at, QString colour, QString loc) {
     change([&](session::Tracker& t) { return t.correct_piece(at, c, l); }, [&](LiveMatch& m) { return m.correct_piece(at, c, l); },
            colour.isEmpty() ? tr("follower at [%1, %2] removed").arg(at.x).arg(at.y)
                             : tr("follower at [%1, %2] corrected to %3 on %4").arg(at.x).arg(at.y).arg(colour, loc));
+}
+
+std::optional<PieceOdds> MatchWorker::piece_odds(Cell at) const {
+    if (!tracker_) return std::nullopt;
+    const auto reading = tracker_->follower_readings().find(at);
+    if (reading == tracker_->follower_readings().end()) return std::nullopt;
+    PieceOdds odds;
+    std::vector<double> mm;
+    for (const auto& f : reading->second.features) mm.push_back(f.mm);
+    const std::vector<double> share = shares_from_distances(mm, kFeatureScaleMm);
+    for (std::size_t i = 0; i < share.size(); ++i) {
+        for (const std::string& port : reading->second.features[i].ports) odds.port[port] = share[i];
+    }
+    if (reading->second.has_colour && match_) {
+        // Each player's colour as calibrated (the file's colours), else the daylight colours.
+        const auto daylight = vision::ColourModels::daylight();
+        std::vector<std::string> names;
+        std::vector<double> distance;
+        for (const PlayerInfo& p : match_->record().players) {
+            std::optional<cv::Vec3d> lab;
+            if (calibration_ && calibration_->colours) {
+                if (auto c = calibration_->colours->players.find(p.color); c != calibration_->colours->players.end()) lab = c->second.lab_mean;
+            }
+            if (!lab) {
+                if (const vision::ColourModel* m = daylight.find(p.color)) lab = m->lab;
+            }
+            if (!lab) continue;
+            names.push_back(p.color);
+            distance.push_back(cv::norm(cv::Vec3d(reading->second.lab) - *lab));
+        }
+        const std::vector<double> colour = shares_from_distances(distance, kColourScaleLab);
+        for (std::size_t i = 0; i < colour.size(); ++i) odds.colour[names[i]] = colour[i];
+    }
+    return odds;
+}
+
+void MatchWorker::find_corrections(Cell at, bool follower, int request) {
+    CorrectionChoices out;
+    out.request = request;
+    out.at = at;
+    out.follower = follower;
+    if (match_) {
+        out.events = match_->record().events.size();
+        if (follower) {
+            const std::optional<PieceOdds> odds = piece_odds(at);
+            out.pieces = record_piece_choices(match_->record(), at, odds ? &*odds : nullptr);
+        } else {
+            std::vector<TileOdds> odds;
+            bool judged = false;
+            if (tracker_) {
+                if (auto it = tracker_->likelihoods().find(at); it != tracker_->likelihoods().end()) {
+                    judged = true;
+                    for (const auto& c : it->second) odds.push_back({c.tile, c.rot, c.confidence});
+                }
+            }
+            out.tiles = record_tile_choices(match_->record(), match_->game(), at, judged ? &odds : nullptr);
+        }
+    }
+    emit corrections_found(std::move(out));
 }
 
 void MatchWorker::choose(int candidate) {

@@ -55,7 +55,10 @@ struct TableCalibration {
 struct FrameReport {
     std::int64_t index = -1;        // the frame's index
     std::int64_t captured_ns = 0;   // when it was captured
-    double analysis_ms = 0;         // time spent analysing it on the worker
+    double analysis_ms = 0;         // time spent analysing it on the worker, of which:
+    double undistort_ms = 0;        //   undistorting it (a calibration with a lens)
+    double search_ms = 0;           //   looking for the start tile (a calibration, no table yet; 0: not this frame)
+    double tracker_ms = 0;          //   the tracker
     std::int64_t skipped = 0;       // older frames dropped so far because a newer one was waiting
     int committed = 0;              // events the tracker recorded on this frame
     QString table_state;            // "moving", "hand over the board", "still"; empty: no tracker
@@ -64,6 +67,17 @@ struct FrameReport {
     QString illegal;                // a move on the table that breaks a rule, with the rule
     std::vector<FollowerMark> must_return;   // followers to take off the table
     QStringList notes;              // what the tracker saw but did not record
+};
+
+// The correction menu's choices for one clicked tile or follower, found on the match thread
+// (each choice is tried as a correction and the record replayed: ~100 replays for a tile).
+struct CorrectionChoices {
+    int request = 0;                  // the request this answers
+    Cell at;
+    bool follower = false;            // the follower's choices (else the tile's)
+    std::size_t events = 0;           // the record's length they were found for
+    std::vector<TileChoice> tiles;
+    std::vector<PieceChoice> pieces;
 };
 
 class MatchWorker : public QObject {
@@ -100,6 +114,9 @@ public slots:
     void undo_last_move();
     void correct_tile(meeplecam::Cell at, QString tile, int rot);
     void correct_piece(meeplecam::Cell at, QString colour, QString loc);
+    // Finds the correction choices for the tile (or the follower) at `at`, ranked by the
+    // tracker's likelihoods when it read them; corrections_found() follows.
+    void find_corrections(meeplecam::Cell at, bool follower, int request);
     // Answers an open ambiguity with the tracker's candidate `candidate`.
     void choose(int candidate);
     void finish();
@@ -122,6 +139,7 @@ signals:
     // every change of the match while a tracker runs).
     void likelihoods_changed(meeplecam::ui::CellOdds odds);
     void exported(QString path, bool ok, QString message);
+    void corrections_found(meeplecam::ui::CorrectionChoices choices);
 
 private:
     void publish(const QString& what);
@@ -133,10 +151,13 @@ private:
     void change(const std::function<Status(session::Tracker&)>& on_tracker, const std::function<Status(LiveMatch&)>& on_match,
                 const QString& what);
 
-    // With a calibration and no table yet: looks for the start tile (at most once a second).
-    void locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // With a calibration and no table yet: looks for the start tile (at most once a second);
+    // whether it looked on this frame.
+    bool locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
     // Reads the draw zone of a still frame (at most twice a second).
     void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // The tracker's reading of the follower at `at` as shares of ports and colours; none when it did not read one there.
+    std::optional<PieceOdds> piece_odds(Cell at) const;
     // The tile classifier of the match's catalog (made once per game, edition and expansions); null on error (noted in `report`).
     const vision::TileClassifier* classifier_for_match(FrameReport& report);
 
@@ -185,3 +206,4 @@ Q_DECLARE_METATYPE(meeplecam::Record)
 Q_DECLARE_METATYPE(meeplecam::Event)
 Q_DECLARE_METATYPE(meeplecam::Cell)
 Q_DECLARE_METATYPE(meeplecam::ui::CellOdds)
+Q_DECLARE_METATYPE(meeplecam::ui::CorrectionChoices)

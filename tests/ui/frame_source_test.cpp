@@ -1,10 +1,16 @@
 // FrameSource: frames from an image folder on a worker thread; a folder that disappears
-// mid-run is reported lost, retried, and reading resumes where it stopped.
+// mid-run is reported lost, retried, and reading resumes where it stopped; stopping never
+// waits for the capture thread.
 #include <catch2/catch.hpp>
 
 #include <QDir>
+#include <QElapsedTimer>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTest>
+#include <QThread>
+
+#include <atomic>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -103,4 +109,47 @@ TEST_CASE("a source that disappears is reported lost, retried and resumed", "[ui
     REQUIRE(grey.size() == 20);
     for (std::size_t i = 0; i < grey.size(); ++i) CHECK(grey[i] == static_cast<int>(10 * i) % 256);
     capture.stop();
+}
+
+TEST_CASE("stopping capture never waits for the capture thread, which stops and goes away on its own", "[ui][capture]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("frames_stop");
+    write_frames(dir, 20);
+    ui::FrameSourceOptions o;
+    o.path = dir.toStdString();
+    o.fps = 50;
+    o.loop = true;
+    ui::CaptureThread capture(o);
+    std::size_t frames = 0;
+    QObject receiver;
+    QObject::connect(capture.source(), &FrameSource::frame_ready, &receiver, [&](const ui::Frame&) { ++frames; });
+    capture.start();
+    QTRY_VERIFY_WITH_TIMEOUT(frames >= 3, 5000);
+    // The capture thread is busy for a second (a camera read that hangs): stop must not wait for it.
+    std::atomic<bool> busy{false};
+    QMetaObject::invokeMethod(
+        capture.source(),
+        [&busy] {
+            busy = true;
+            QThread::msleep(1000);
+        },
+        Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(busy.load(), 5000);
+    const QPointer<QThread> thread = capture.thread();
+    REQUIRE(thread);
+    QElapsedTimer clock;
+    clock.start();
+    capture.stop();
+    const qint64 stop_ms = clock.elapsed();
+    WARN("CaptureThread::stop() took " << stop_ms << " ms with the capture thread busy for 1 s");
+    CHECK(stop_ms < 200);  // the blocking stop took the rest of the busy second
+    CHECK(capture.source() == nullptr);
+    // The thread finishes its work, stops the source and deletes itself.
+    QTRY_VERIFY_WITH_TIMEOUT(thread.isNull(), 5000);
+    CHECK(clock.elapsed() >= 500);
+    // Nothing comes from the stopped source any more.
+    const std::size_t after = frames;
+    QTest::qWait(200);
+    CHECK(frames == after);
+    CHECK(ui::wait_for_stopped_captures(1000));
 }

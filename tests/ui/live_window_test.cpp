@@ -5,6 +5,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QMenu>
 #include <QSignalSpy>
@@ -18,6 +19,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "engine/journal.h"
+#include "engine/ports.h"
 #include "session/footage.h"
 #include "tests/ui/qt_app.h"
 #include "ui/board_view.h"
@@ -79,6 +81,14 @@ void play_through_window(ui::LiveWindow& w, const Record& r, std::size_t from, s
         }
         REQUIRE(shown.wait(5000));
     }
+}
+
+// Asks the window for the correction choices at (x, y) and waits until they arrive from the worker.
+ui::CorrectionChoices choices_at(ui::LiveWindow& w, int x, int y, bool follower) {
+    QSignalSpy shown(&w, &ui::LiveWindow::choices_shown);
+    w.request_choices(x, y, follower);
+    REQUIRE(shown.wait(20000));
+    return w.last_choices();
 }
 
 // Counts pixels of `image` close to `colour` (each channel within `tolerance`).
@@ -171,7 +181,7 @@ TEST_CASE("correction flow: click a tile, pick another type; click a follower, r
     play_through_window(w, full, 1, 5);
 
     // The choices for red's Q at [0, -1]: other rotations of Q first (the type read), then R.
-    const auto choices = w.tile_choices(0, -1);
+    const auto choices = choices_at(w, 0, -1, false).tiles;
     REQUIRE_FALSE(choices.empty());
     CHECK(choices.front().tile == "Q");
     auto r180 = std::find_if(choices.begin(), choices.end(), [](const ui::TileChoice& c) { return c.tile == "R" && c.rot == 2; });
@@ -186,6 +196,12 @@ TEST_CASE("correction flow: click a tile, pick another type; click a follower, r
                       QPoint(static_cast<int>(cell.left() + cell.width() * 0.5), static_cast<int>(cell.top() + cell.height() * 0.2)));
     QMenu* menu = nullptr;
     QTRY_VERIFY_WITH_TIMEOUT((menu = w.findChild<QMenu*>()) != nullptr, 2000);
+    // It fills when the choices come from the match worker.
+    const auto offers_r180 = [menu] {
+        const QList<QAction*> actions = menu->actions();
+        return std::any_of(actions.begin(), actions.end(), [](QAction* a) { return a->text().startsWith("R 180°"); });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(offers_r180(), 20000);
     QAction* pick = nullptr;
     for (QAction* a : menu->actions()) {
         if (a->text().startsWith("R 180°")) pick = a;
@@ -205,7 +221,7 @@ TEST_CASE("correction flow: click a tile, pick another type; click a follower, r
     CHECK(recover_journal((dir + "/m.journal").toStdString())->record.events[1].tile == "R");
 
     // The follower on blue's V at [1, 0]: remove it (the last choice).
-    const auto pieces = w.piece_choices(1, 0);
+    const auto pieces = choices_at(w, 1, 0, true).pieces;
     REQUIRE_FALSE(pieces.empty());
     CHECK(pieces.back().colour.empty());
     w.correct_piece(1, 0, pieces.back());
@@ -383,7 +399,7 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
     REQUIRE(odds->second.size() >= 2);
     CHECK(odds->second.front().tile == "V");
     CHECK(odds->second.front().rot == 3);
-    const auto choices = w.tile_choices(-1, 0);
+    const auto choices = choices_at(w, -1, 0, false).tiles;
     REQUIRE_FALSE(choices.empty());
     std::optional<ui::TileOdds> runner_up;  // a copy: the window's likelihoods are replaced after each change
     for (std::size_t i = 1; i < odds->second.size() && !runner_up; ++i) {
@@ -409,4 +425,132 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
     CHECK(correction["now"] == nlohmann::json({{"tile", runner_up->tile}, {"rot", runner_up->rot * 90}}));
     CHECK(correction["by"] == "players");
     CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, w.record()));
+}
+
+TEST_CASE("the follower menu ranks owners and features by what the tracker saw", "[ui][live][tracker][correction]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("live_tracker_follower");
+    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/ui/data/footage-3-events.json");
+    auto script = parse_record(nlohmann::json::parse(in), "footage-3-events.json");
+    REQUIRE(script);
+    session::FootageOptions fo;
+    fo.width = 960;
+    fo.height = 540;
+    REQUIRE(session::write_footage(script.value(), fo, (dir + "/footage").toStdString()));
+    auto truth = session::read_footage_truth((dir + "/footage/truth.json").toStdString());
+    REQUIRE(truth);
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
+    open_match(w, prefix(script.value(), 1), dir + "/m.journal");
+    ui::FrameSourceOptions source;
+    source.path = (dir + "/footage").toStdString();
+    source.fps = 5;
+    w.start_source(source);
+    QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
+    w.stop_source();
+    // The truth: red's follower on V's field at NL.
+    const Event truth_event = script->events[2];
+    REQUIRE(same_events(w.record(), script.value()));
+    const Cell at = truth_event.at;
+    const auto catalog = catalog_for(script.value()).value();  // the window's games are replaced with each change
+    const TileType* type = catalog->find(script->events[1].tile);
+    REQUIRE(type);
+    const int rot = script->events[1].rot;
+    const auto feature_of = [&](const std::string& loc) { return type->feature_at(*parse_port(loc), rot); };
+    const int true_feature = feature_of(truth_event.loc);
+
+    // Judged: every choice but "remove" carries a likelihood, highest first.
+    const auto read = choices_at(w, at.x, at.y, true).pieces;
+    REQUIRE(read.size() >= 3);
+    for (std::size_t i = 0; i + 1 < read.size(); ++i) {
+        CHECK(read[i].likelihood >= 0);
+        CHECK(read[i].label.endsWith("%"));
+        if (i > 0) CHECK(read[i - 1].likelihood >= read[i].likelihood);
+    }
+    CHECK(read.back().colour.empty());
+
+    QSignalSpy shown(&w, &ui::LiveWindow::record_shown);
+    // As if the tracker had put it on the wrong feature: the true feature comes first.
+    const auto wrong = std::find_if(read.rbegin() + 1, read.rend(), [&](const ui::PieceChoice& c) {
+        return c.colour == truth_event.player && feature_of(c.loc) != true_feature;
+    });
+    REQUIRE(wrong != read.rend());
+    w.correct_piece(at.x, at.y, *wrong);
+    REQUIRE(shown.wait(10000));
+    const auto after_wrong_feature = choices_at(w, at.x, at.y, true).pieces;
+    REQUIRE_FALSE(after_wrong_feature.empty());
+    CHECK(after_wrong_feature.front().colour == truth_event.player);
+    CHECK(feature_of(after_wrong_feature.front().loc) == true_feature);
+    w.correct_piece(at.x, at.y, after_wrong_feature.front());
+    REQUIRE(shown.wait(10000));
+
+    // No other owner is offered: in a live record the follower is the turn player's, and the
+    // engine refuses any other (the colour the tracker measured only weighs the ports).
+    const auto back = choices_at(w, at.x, at.y, true).pieces;
+    for (const auto& c : back) CHECK((c.colour.empty() || c.colour == truth_event.player));
+    REQUIRE(w.record().events[2].type == "meeple");
+    CHECK(feature_of(w.record().events[2].loc) == true_feature);
+}
+
+TEST_CASE("opening the correction menu costs the GUI thread no replay: the choices come from the match worker",
+          "[ui][live][correction]") {
+    test::qt_app();
+    // A long match: the first 60 events of the sample match, so ~100 replays of it are visible in time.
+    auto sample = read_record(std::string(MEEPLECAM_SOURCE_DIR) + "/samples/matches/sample-2p.json");
+    REQUIRE(sample);
+    const Record match = prefix(sample.value(), 60);
+    ui::LiveWindow w;
+    w.resize(1400, 900);
+    w.show();
+    REQUIRE(QTest::qWaitForWindowExposed(&w));
+    open_match(w, match, test::fresh_dir("live_menu_cost") + "/m.journal");
+    // The latest tile with no follower on it that another tile could replace (a click there
+    // opens the tile's menu). What the click did before, on the GUI thread: every choice tried
+    // as a correction and replayed.
+    Cell at;
+    std::vector<ui::TileChoice> direct;
+    for (std::size_t i = match.events.size(); i-- > 1 && direct.empty();) {
+        const Event& e = match.events[i];
+        if (e.type != "tile" ||
+            std::any_of(match.events.begin(), match.events.end(), [&](const Event& m) { return m.type == "meeple" && m.at == e.at; })) {
+            continue;
+        }
+        at = e.at;
+        direct = ui::record_tile_choices(w.record(), *w.open_game(), at, nullptr);
+    }
+    REQUIRE_FALSE(direct.empty());
+    double replay_ms = 1e9, click_ms = 1e9;
+    for (int i = 0; i < 3; ++i) {
+        QElapsedTimer t;
+        t.start();
+        direct = ui::record_tile_choices(w.record(), *w.open_game(), at, nullptr);
+        replay_ms = std::min(replay_ms, static_cast<double>(t.nsecsElapsed()) / 1e6);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(!w.board_view().cell_rect(at.x, at.y).isEmpty(), 5000);  // laid out when painted
+    const QRectF cell = w.board_view().cell_rect(at.x, at.y);
+    const QPoint click(static_cast<int>(cell.left() + cell.width() * 0.5), static_cast<int>(cell.top() + cell.height() * 0.5));
+    for (int i = 0; i < 3; ++i) {
+        QSignalSpy shown(&w, &ui::LiveWindow::choices_shown);
+        QElapsedTimer t;
+        t.start();
+        QTest::mouseClick(const_cast<ui::BoardView*>(&w.board_view()), Qt::LeftButton, {}, click);
+        click_ms = std::min(click_ms, static_cast<double>(t.nsecsElapsed()) / 1e6);
+        // The menu is open at once, waiting for the choices (the click returned before any replay).
+        QMenu* menu = w.correction_menu();
+        REQUIRE(menu);
+        REQUIRE(menu->actions().size() == 1);
+        CHECK_FALSE(menu->actions().front()->isEnabled());
+        REQUIRE(shown.wait(20000));
+        // Then it holds the same choices as computed here, in the same order.
+        REQUIRE(menu == w.correction_menu());
+        const auto actions = menu->actions();
+        REQUIRE(actions.size() == static_cast<int>(std::min<std::size_t>(direct.size(), 16)));
+        for (int k = 0; k < actions.size(); ++k) CHECK(actions[k]->text() == direct[static_cast<std::size_t>(k)].label);
+        menu->close();
+    }
+    WARN("GUI thread per menu opening: " << click_ms << " ms (click to open menu), vs " << replay_ms << " ms for the "
+                                         << direct.size() << " choices' replays the click used to run (60 events)");
+    CHECK(click_ms < replay_ms);
 }

@@ -33,6 +33,16 @@ Status LoopedSessionOptions::check() const {
     return Ok{};
 }
 
+calibration::Calibration footage_calibration(const cv::Matx33d& table_to_image, cv::Size image_size) {
+    calibration::TableCalibration table;
+    table.source = "tiles";
+    table.image_size = image_size;
+    table.plane.table_to_image = table_to_image;
+    calibration::Calibration out;
+    out.table = table;
+    return out;
+}
+
 double rss_mb() {
     std::ifstream in("/proc/self/status");
     std::string key;
@@ -87,7 +97,11 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
     ui::LiveWindow window;
     window.resize(1400, 900);
     window.show();
-    window.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
+    if (options.calibration) {
+        window.set_calibration(*options.calibration, QString::fromStdString(options.footage));
+    } else {
+        window.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
+    }
 
     ui::FrameSourceOptions source;
     source.path = options.footage;
@@ -103,6 +117,8 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
     bool analysed = false, shown = false, finishing = false;
     double next_sample_s = 0;
     qint64 last_progress_ms = 0;
+    std::int64_t lap_started_ns = 0;    // when this lap's source started
+    std::int64_t tracking_since_ns = 0; // frames captured from then on are tracked (the table is known); 0: not yet
 
     auto session_s = [&] {
         return options.simulated_clock ? static_cast<double>(frames_done) / options.fps : static_cast<double>(clock.elapsed()) / 1000.0;
@@ -155,7 +171,11 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
 
     QObject::connect(&window.live_view(), &ui::LiveView::frame_shown, &window, [&](std::int64_t index, double ms) {
         ++out.frames_shown;
-        if (keep_latencies) out.frame_to_screen_ms.push_back(ms);
+        if (keep_latencies) {
+            out.frame_to_screen_ms.push_back(ms);
+            const auto captured_ns = ui::steady_now_ns() - static_cast<std::int64_t>(ms * 1e6);
+            if (tracking_since_ns > 0 && captured_ns >= tracking_since_ns) out.tracking_frame_to_screen_ms.push_back(ms);
+        }
         if (index == lap_requested - 1) shown = true;
         frame_done();
     });
@@ -166,6 +186,10 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
         if (keep_latencies) {
             out.capture_to_tracked_ms.push_back(static_cast<double>(ui::steady_now_ns() - r.captured_ns) / 1e6);
             out.tracker_ms.push_back(r.analysis_ms);
+            if (r.search_ms > 0) out.search_ms.push_back(r.search_ms);
+            if (tracking_since_ns > 0 && r.captured_ns >= tracking_since_ns) {
+                out.tracking_capture_to_tracked_ms.push_back(static_cast<double>(ui::steady_now_ns() - r.captured_ns) / 1e6);
+            }
         }
         if (r.index == lap_requested - 1) analysed = true;
         frame_done();
@@ -175,6 +199,8 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
     QObject::connect(&window, &ui::LiveWindow::match_ready, &window, [&] {
         if (finishing) return;
         take_sample(true);
+        lap_started_ns = ui::steady_now_ns();
+        tracking_since_ns = options.calibration ? 0 : lap_started_ns;
         window.start_source(source);
         lap_requested = 0;
         QObject::connect(window.frame_source(), &ui::FrameSource::state_changed, &window, [&](ui::FrameSource::State state, const QString& message) {
@@ -191,6 +217,11 @@ Result<LoopedSessionResult> run_looped_session(const LoopedSessionOptions& optio
             window.new_match(setup, options.journal);
         });
         if (options.simulated_clock) request_frame();
+    });
+    QObject::connect(window.worker(), &ui::MatchWorker::table_found, &window, [&] {
+        if (tracking_since_ns > 0 || lap_started_ns == 0) return;
+        tracking_since_ns = ui::steady_now_ns();
+        out.table_found_ms.push_back(static_cast<double>(tracking_since_ns - lap_started_ns) / 1e6);
     });
     QObject::connect(window.worker(), &ui::MatchWorker::refused, &window, [&](const QString& why) {
         if (out.laps == 0 && out.frames_tracked == 0) {

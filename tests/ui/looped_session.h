@@ -14,9 +14,11 @@
 #include <csignal>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "calibration/calibration_file.h"
 #include "engine/error.h"
 
 namespace meeplecam::test {
@@ -29,6 +31,9 @@ struct LoopedSessionOptions {
     int laps = 0;                 // ...or after this many whole laps of the footage when > 0
     double sample_every_s = 10;   // session seconds between memory samples (also one at every lap start)
     QString journal;              // where each lap's match is journaled (rewritten every lap)
+    // The table's place: the footage's true camera (default), or this calibration file's plane,
+    // the start tile looked for on the first frames of every lap as the app does live.
+    std::optional<calibration::Calibration> calibration;
     const volatile std::sig_atomic_t* stop = nullptr;  // when set and non-zero: end now (a signal handler's flag)
 
     // Refuses impossible values (an Invalid error naming the field).
@@ -58,6 +63,11 @@ struct LoopedSessionResult {
     bool stopped_early = false;       // ended by options.stop before its time or laps
     double session_s = 0, wall_s = 0;
     std::vector<double> frame_to_screen_ms, capture_to_tracked_ms, tracker_ms;  // only when keep_latencies
+    // With a calibration: per lap, ms from the lap's first frame captured to the table found
+    // (the start-tile search), and the latencies of the frames captured after it (tracking).
+    std::vector<double> table_found_ms;
+    std::vector<double> search_ms;  // each start-tile search's time on the worker (one a frame at most)
+    std::vector<double> tracking_frame_to_screen_ms, tracking_capture_to_tracked_ms;
 };
 
 // Returns the process's resident set size in MB (/proc/self/status), 0 when unknown.
@@ -65,6 +75,10 @@ double rss_mb();
 // Returns the heap in use in MB: malloc's allocated bytes over every arena (mallinfo2), or
 // under AddressSanitizer its allocator's (RSS there is mostly the quarantine of freed blocks).
 double heap_in_use_mb();
+
+// The calibration a footage folder's truth stands for: its true table plane (table mm, the
+// renderer's own origin) and nothing else, as a file made from the tiles would hold.
+calibration::Calibration footage_calibration(const cv::Matx33d& table_to_image, cv::Size image_size);
 
 // Runs the session (needs a QApplication); `on_sample` sees each sample as it is taken. With
 // keep_latencies every frame's latencies are kept (memory grows with the run: benchmarks only).

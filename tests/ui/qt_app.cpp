@@ -1,6 +1,7 @@
 #include "tests/ui/qt_app.h"
 
 #include <QDir>
+#include <QHash>
 #include <QStandardPaths>
 
 #include <cstdlib>
@@ -23,7 +24,10 @@ QApplication& qt_app() {
 }
 
 QString fresh_dir(const QString& name) {
-    QDir dir(QDir::tempPath() + "/meeplecam_ui_test/" + name);
+    // One tree per build folder: test runs of two checkouts (or a plain and a sanitizer build)
+    // at the same time must not wipe each other's files.
+    const QString build = QString::number(qHash(QStringLiteral(MEEPLECAM_BINARY_DIR)), 16);
+    QDir dir(QDir::tempPath() + "/meeplecam_ui_test/" + build + "/" + name);
     dir.removeRecursively();
     dir.mkpath(".");
     return dir.absolutePath();

@@ -177,7 +177,7 @@ expect_run(2 "--players red,blue,... is required" score-photo ${WORK_DIR}/board7
 expect_run(2 "unknown colour 'purple'" score-photo ${WORK_DIR}/board70.png --players red,purple)
 expect_run(2 "cannot open" score-photo ${WORK_DIR}/missing.png --players red)
 file(WRITE ${WORK_DIR}/not-calibration.json [=[{"format": "meeplecam-record"}]=])
-expect_run(2 "not a meeplecam calibration file" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/not-calibration.json)
+expect_run(2 "not-calibration.json: format: must be \"meeplecam-calibration\"" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/not-calibration.json)
 file(WRITE ${WORK_DIR}/calibration-bad-colour.json [=[{"format": "meeplecam-calibration", "version": 1,
   "colours": {"white_balance_rgb": [1, 1, 1], "players": {"red": {"lab_mean": [45, 60]}}}}]=])
-expect_run(2 "colours.players.red: needs \"lab_mean\": [L, a, b]" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-bad-colour.json)
+expect_run(2 "colours.players.red.lab_mean" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-bad-colour.json)

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
+#include <map>
+#include <set>
 #include <filesystem>
 #include <optional>
 
@@ -384,6 +387,88 @@ Result<OpenedPhotoSave> open_photo_save(const std::string& save_path) {
     auto session = PhotoSession::from_reading(image.value(), std::move(setup.value()), std::move(reading), edits, save_path);
     if (!session) return session.error();
     return OpenedPhotoSave{photo_path, std::move(session.value())};
+}
+
+Result<Record> photo_record(const PhotoSession& session) {
+    const std::string where = "record export";
+    const Game& photo = session.game();
+    const Board& board = photo.board();
+    if (!session.as_read().pieces.tokens.empty()) {
+        return invalid(where, "bridges, ferries and castle tokens on the photo are not exported (their record events need the turn that placed them)");
+    }
+    Record record = session.setup();
+    record.events.clear();
+    record.finished = false;
+    const std::string& start_id = photo.catalog().start_tile();
+    const auto start = std::find_if(board.tiles().begin(), board.tiles().end(), [&](const PlacedTile& t) { return t.type->id == start_id; });
+    if (start == board.tiles().end()) return invalid(where, "no start tile (" + start_id + ") on the board: a record begins with it");
+    // Per tile: the follower on it (the photo's followers left out on completed features are not on the board).
+    std::map<Cell, const Follower*> follower_on;
+    for (const Follower& f : board.followers()) {
+        if (!f.on_board) continue;
+        if (follower_on.count(f.at)) return invalid(where, "two followers on the tile at " + to_string(f.at) + ": a turn places one");
+        follower_on[f.at] = &f;
+    }
+    auto game = new_game_for(record);
+    if (!game) return game.error();
+    int index = 0;
+    auto play = [&](const nlohmann::json& j) -> Status {
+        auto e = parse_record_event(j, where + ": event " + std::to_string(index));
+        if (!e) return e.error();
+        if (auto st = game->apply(e.value(), index); !st) return st;
+        record.events.push_back(e.value());
+        ++index;
+        return Ok{};
+    };
+    auto tile_json = [](const PlacedTile& t) { return nlohmann::json{{"type", "tile"}, {"tile", t.type->id}, {"at", {t.at.x, t.at.y}}, {"rot", t.rot * 90}}; };
+    if (auto st = play(tile_json(*start)); !st) return st.error();
+    if (follower_on.count(start->at)) return invalid(where, "a follower on the start tile: no turn places it");
+    std::set<Cell> placed = {start->at};
+    const std::size_t players = record.players.size();
+    for (std::size_t turn = 0; placed.size() < board.tiles().size(); ++turn) {
+        const int player = static_cast<int>(turn % players);
+        const std::string& colour = record.players[static_cast<std::size_t>(player)].color;
+        const PlacedTile* plain = nullptr;
+        const PlacedTile* with_follower = nullptr;
+        for (const PlacedTile& t : board.tiles()) {
+            if (placed.count(t.at)) continue;
+            bool beside = false;
+            for (std::size_t side = 0; side < 4; ++side) beside = beside || placed.count(Cell{t.at.x + kSideDx[side], t.at.y + kSideDy[side]}) > 0;
+            if (!beside) continue;
+            const auto f = follower_on.find(t.at);
+            if (f == follower_on.end()) {
+                if (!plain) plain = &t;
+                continue;
+            }
+            if (f->second->player != player || with_follower) continue;
+            auto options = game->follower_options(*t.type, {t.at, t.rot});
+            if (!options) continue;
+            const int feature = t.type->feature_at(f->second->loc, t.rot);
+            for (const FollowerOption& o : options.value()) {
+                if (t.type->feature_at(o.loc, t.rot) == feature) with_follower = &t;
+            }
+        }
+        const PlacedTile* next = with_follower ? with_follower : plain;
+        if (!next) {
+            return invalid(where, "no turn order found: in turn " + std::to_string(turn + 1) + " " + colour +
+                                      " has no tile to place (each tile left beside the board carries another player's follower, or its feature is taken)");
+        }
+        nlohmann::json tj = tile_json(*next);
+        tj["player"] = colour;
+        if (auto st = play(tj); !st) return Error{st.error().kind, where, "the tile at " + to_string(next->at) + ": " + st.error().message};
+        if (next == with_follower) {
+            const Follower& f = *follower_on.at(next->at);
+            const nlohmann::json mj = {{"type", "meeple"}, {"player", colour}, {"at", {f.at.x, f.at.y}}, {"loc", std::string(port_name(f.loc))}};
+            if (auto st = play(mj); !st) return Error{st.error().kind, where, "the follower at " + to_string(f.at) + ": " + st.error().message};
+        }
+        placed.insert(next->at);
+    }
+    record.finished = true;
+    auto replayed = replay(record);
+    if (!replayed) return replayed.error();
+    const auto want = vision::final_points(photo), got = vision::final_points(replayed.value());
+    if (want != got) return invalid(where, "the record's final scoring differs from the photo's (an order of turns changed what is complete)");
+    return record;
 }
 
 }  // namespace meeplecam::ui

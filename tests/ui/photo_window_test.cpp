@@ -96,7 +96,7 @@ int points_of(const Game& game, const std::string& colour) { return vision::fina
 
 }  // namespace
 
-TEST_CASE("photo mode reads a rendered finished table; correcting it re-scores; the menus rank by the reader", "[ui][photo][correction]") {
+TEST_CASE("photo mode reads a rendered finished table, correcting it re-scores, the menus rank by the reader", "[ui][photo][correction]") {
     test::qt_app();
     const QString dir = test::fresh_dir("photo_mode");
     const std::string path = (dir + "/table.png").toStdString();
@@ -263,7 +263,7 @@ Cell board_cell(const ui::PhotoSession& s, int col, int row) { return {col - s.p
 
 }  // namespace
 
-TEST_CASE("photo mode: the players add the tile and followers the reader missed, save, reopen; a bad save is refused",
+TEST_CASE("photo mode: the players add the tile and followers the reader missed, save, reopen, a bad save is refused",
           "[ui][photo][correction][save]") {
     test::qt_app();
     const QString dir = test::fresh_dir("photo_add");

@@ -1,14 +1,13 @@
 #include "app/photo_commands.h"
 
 #include <algorithm>
-#include <cmath>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 
 #include <opencv2/imgcodecs.hpp>
 
 #include "app/cli_args.h"
+#include "calibration/calibration_file.h"
+#include "calibration/player_colours.h"
 #include "engine/atomic_file.h"
 #include "engine/record.h"
 #include "engine/score_sheet.h"
@@ -46,75 +45,6 @@ exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells n
 follower of a colour not among --players, a bad calibration file
 )";
 
-// What score-photo takes from a calibration file: the white balance and the player colours.
-struct PhotoCalibration {
-    cv::Vec3d white_balance_rgb{1, 1, 1};
-    vision::ColourModels colours;
-};
-
-// Reads the "colours" part of a calibration file (docs/calibration.md); errors name the path and field.
-Result<PhotoCalibration> read_colour_calibration(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return invalid(path, "cannot open the calibration file");
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
-        return invalid(path, std::string("not JSON: ") + e.what());
-    }
-    if (!doc.is_object() || doc.value("format", "") != "meeplecam-calibration") {
-        return invalid(path, "not a meeplecam calibration file (\"format\" must be \"meeplecam-calibration\")");
-    }
-    if (!doc.contains("colours")) return invalid(path, "holds no player colours (\"colours\"): calibrate them first");
-    const auto& colours = doc["colours"];
-    PhotoCalibration out;
-    auto number = [](const nlohmann::json& j) { return j.is_number() ? j.get<double>() : std::nan(""); };
-    if (colours.contains("white_balance_rgb")) {
-        const auto& wb = colours["white_balance_rgb"];
-        if (!wb.is_array() || wb.size() != 3) return invalid(path + ": colours.white_balance_rgb", "must be three gains [r, g, b]");
-        for (std::size_t i = 0; i < 3; ++i) {
-            const double g = number(wb[i]);
-            if (!(g > 0.1 && g < 10)) return invalid(path + ": colours.white_balance_rgb", "gains must be numbers within (0.1, 10)");
-            out.white_balance_rgb[static_cast<int>(i)] = g;
-        }
-    }
-    if (!colours.contains("players") || !colours["players"].is_object() || colours["players"].empty()) {
-        return invalid(path + ": colours.players", "must map player colours to their Lab models");
-    }
-    for (const auto& [name, model] : colours["players"].items()) {
-        const std::string field = path + ": colours.players." + name;
-        if (!model.is_object() || !model.contains("lab_mean") || !model["lab_mean"].is_array() || model["lab_mean"].size() != 3) {
-            return invalid(field, "needs \"lab_mean\": [L, a, b]");
-        }
-        cv::Vec3d mean;
-        for (std::size_t i = 0; i < 3; ++i) mean[static_cast<int>(i)] = number(model["lab_mean"][i]);
-        cv::Matx33d cov = cv::Matx33d::eye() * 25.0;
-        if (model.contains("lab_covariance")) {
-            const auto& c = model["lab_covariance"];
-            if (!c.is_array() || c.size() != 3) return invalid(field + ".lab_covariance", "must be a 3x3 matrix");
-            for (std::size_t r = 0; r < 3; ++r) {
-                if (!c[r].is_array() || c[r].size() != 3) return invalid(field + ".lab_covariance", "must be a 3x3 matrix");
-                for (std::size_t k = 0; k < 3; ++k) cov(static_cast<int>(r), static_cast<int>(k)) = number(c[r][k]);
-            }
-        }
-        auto m = vision::colour_model_from_lab(name, mean, cov);
-        if (!m) {
-            Error e = m.error();
-            e.where = field;
-            return e;
-        }
-        out.colours.colours.push_back(m.value());
-    }
-    if (auto st = out.colours.check(); !st) {
-        Error e = st.error();
-        e.where = path + ": " + e.where;
-        return e;
-    }
-    return out;
-}
-
 }  // namespace
 
 int run_score_photo(const std::vector<std::string>& argv) {
@@ -148,21 +78,24 @@ int run_score_photo(const std::vector<std::string>& argv) {
     vision::ColourModels colours = vision::ColourModels::daylight();
     cv::Vec3d white_balance(1, 1, 1);
     if (auto c = args->value("calibration")) {
-        auto calibration = read_colour_calibration(*c);
+        auto calibration = calibration::load_calibration(*c);
         if (!calibration) return report(calibration.error());
-        colours = calibration->colours;
-        white_balance = calibration->white_balance_rgb;
+        if (!calibration->colours) return report(invalid(*c, "holds no player colours (\"colours\"): calibrate them first"));
+        auto models = calibration::colour_models_of(*calibration->colours);
+        if (!models) {
+            Error e = models.error();
+            e.where = *c + ": " + e.where;
+            return report(e);
+        }
+        colours = models.value();
+        white_balance = calibration->colours->white_balance_rgb;
     }
     auto catalog = catalog_for(setup);
     if (!catalog) return report(catalog.error());
     auto image = vision::load_image(path);
     if (!image) return report(image.error());
     cv::Mat frame = image.value();
-    if (white_balance != cv::Vec3d(1, 1, 1)) {  // the calibration's gains (R, G, B) on the BGR frame
-        frame.convertTo(frame, CV_32FC3);
-        cv::multiply(frame, cv::Scalar(white_balance[2], white_balance[1], white_balance[0]), frame);
-        frame.convertTo(frame, CV_8UC3);
-    }
+    if (white_balance != cv::Vec3d(1, 1, 1)) frame = calibration::apply_white_balance(frame, white_balance);
     auto read = vision::read_photo(frame, *catalog.value(), setup.edition, setup.expansions, colours);
     if (!read) {
         Error e = read.error();

@@ -1,6 +1,10 @@
 #include "ui/photo_window.h"
 
 #include <QCursor>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QPushButton>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -18,6 +22,7 @@
 #include "engine/ports.h"
 #include "ui/board_view.h"
 #include "ui/final_score.h"
+#include "ui/photo_save.h"
 #include "vision/image_io.h"
 #include "vision/tile_art.h"
 
@@ -66,21 +71,62 @@ void PhotoWorker::open_photo(QString path, Record setup) {
         return emit refused(QString::fromStdString(e.to_string()));
     }
     session_.emplace(std::move(s.value()));
+    photo_path_ = path;
     publish(tr("read %1: %2 tiles, %3 followers").arg(path).arg(session_->reading().tiles.size()).arg(session_->pieces().size()));
+}
+
+void PhotoWorker::changed(const Status& status) {
+    if (!status) return emit refused(QString::fromStdString(status.error().to_string()));
+    publish(QString::fromStdString(session_->corrections().back()));
+}
+
+void PhotoWorker::add_tile(Cell at, QString tile, int rot) {
+    if (!session_) return emit refused(tr("no photo is open"));
+    changed(session_->add_tile(at, tile.toStdString(), rot));
+}
+
+void PhotoWorker::remove_tile(Cell at) {
+    if (!session_) return emit refused(tr("no photo is open"));
+    changed(session_->remove_tile(at));
+}
+
+void PhotoWorker::add_piece(Cell at, QString colour, QString loc) {
+    if (!session_) return emit refused(tr("no photo is open"));
+    changed(session_->add_piece(at, colour.toStdString(), loc.toStdString()));
+}
+
+void PhotoWorker::save(QString save_path) {
+    if (!session_) return emit refused(tr("no photo is open"));
+    if (auto st = save_photo_session(*session_, photo_path_.toStdString(), save_path.toStdString()); !st) {
+        return emit refused(QString::fromStdString(st.error().to_string()));
+    }
+    emit saved(save_path);
+}
+
+void PhotoWorker::export_record(QString record_path) {
+    if (!session_) return emit refused(tr("no photo is open"));
+    auto record = photo_record(*session_);
+    if (!record) return emit refused(QString::fromStdString(record.error().to_string()));
+    if (auto st = write_record(record.value(), record_path.toStdString()); !st) return emit refused(QString::fromStdString(st.error().to_string()));
+    emit exported(record_path);
+}
+
+void PhotoWorker::restore(QString save_path) {
+    auto opened = open_photo_save(save_path.toStdString());
+    if (!opened) return emit refused(QString::fromStdString(opened.error().to_string()));
+    session_.emplace(std::move(opened->session));
+    photo_path_ = QString::fromStdString(opened->photo_path);
+    publish(tr("opened %1: %2 corrections").arg(save_path).arg(session_->edits().size()));
 }
 
 void PhotoWorker::correct_tile(Cell at, QString tile, int rot) {
     if (!session_) return emit refused(tr("no photo is open"));
-    if (auto st = session_->correct_tile(at, tile.toStdString(), rot); !st) return emit refused(QString::fromStdString(st.error().to_string()));
-    publish(QString::fromStdString(session_->corrections().back()));
+    changed(session_->correct_tile(at, tile.toStdString(), rot));
 }
 
 void PhotoWorker::correct_piece(int piece, QString colour, QString loc) {
     if (!session_) return emit refused(tr("no photo is open"));
-    if (auto st = session_->correct_piece(piece, colour.toStdString(), loc.toStdString()); !st) {
-        return emit refused(QString::fromStdString(st.error().to_string()));
-    }
-    publish(QString::fromStdString(session_->corrections().back()));
+    changed(session_->correct_piece(piece, colour.toStdString(), loc.toStdString()));
 }
 
 // ---- Views ------------------------------------------------------------------------------
@@ -125,8 +171,11 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     auto* side = new QWidget;
     auto* side_layout = new QVBoxLayout(side);
     side_layout->addWidget(status_);
+    restore_button_ = new QPushButton;
+    restore_button_->hide();
+    side_layout->addWidget(restore_button_);
     side_layout->addWidget(final_, 3);
-    side_layout->addWidget(new QLabel(tr("Corrections (click a tile or a follower on the board)")));
+    side_layout->addWidget(new QLabel(tr("Corrections (click a tile, a follower or a \"+\" cell on the board)")));
     side_layout->addWidget(corrections_, 1);
     auto* split = new QSplitter;
     split->addWidget(views);
@@ -147,7 +196,57 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         status_->setStyleSheet("QLabel { background: #ffe0e0; color: #a00000; }");
         emit refused_shown(why);
     });
+    connect(worker_, &PhotoWorker::saved, this, [this](QString path) {
+        status_->setText(tr("Saved the reading and %1 corrections to %2").arg(session() ? session()->edits().size() : 0).arg(path));
+        status_->setStyleSheet({});
+        offer_.clear();
+        restore_button_->hide();
+        emit saved_shown(path);
+    });
+    connect(worker_, &PhotoWorker::exported, this, [this](QString path) {
+        status_->setText(tr("Exported the corrected board as a record: %1").arg(path));
+        status_->setStyleSheet({});
+        emit exported_shown(path);
+    });
     connect(board_, &BoardView::cell_clicked, this, &PhotoWindow::on_board_click);
+    connect(restore_button_, &QPushButton::clicked, this, [this] {
+        if (!offer_.isEmpty()) restore(offer_);
+    });
+    build_menus();
+}
+
+void PhotoWindow::build_menus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    auto add = [&](const QString& text, const QKeySequence& keys, auto slot) {
+        QAction* a = file->addAction(text);
+        a->setShortcut(keys);
+        connect(a, &QAction::triggered, this, slot);
+    };
+    add(tr("&Save corrections"), QKeySequence(Qt::CTRL | Qt::Key_S), [this] { save(); });
+    add(tr("Save corrections &as…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), [this] {
+        if (!session()) return;
+        auto* dialog = new QFileDialog(this, tr("Save the reading and corrections"), QString::fromStdString(default_photo_save_path(photo_path_.toStdString())),
+                                       tr("Photo corrections (*.photo.json *.json)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) { save(path); });
+        dialog->open();  // non-blocking
+    });
+    add(tr("&Export the board as a record…"), QKeySequence(Qt::CTRL | Qt::Key_E), [this] {
+        if (!session()) return;
+        auto* dialog = new QFileDialog(this, tr("Export the corrected board as a meeplecam-record"), QFileInfo(photo_path_).path(), tr("Records (*.json)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setAcceptMode(QFileDialog::AcceptSave);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) { export_record(path); });
+        dialog->open();
+    });
+    add(tr("&Open saved corrections…"), QKeySequence(Qt::CTRL | Qt::Key_O), [this] {
+        auto* dialog = new QFileDialog(this, tr("Open saved corrections"), QFileInfo(photo_path_).path(), tr("Photo corrections (*.photo.json *.json)"));
+        dialog->setAttribute(Qt::WA_DeleteOnClose);
+        dialog->setFileMode(QFileDialog::ExistingFile);
+        connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) { restore(path); });
+        dialog->open();
+    });
 }
 
 PhotoWindow::~PhotoWindow() {
@@ -158,6 +257,10 @@ PhotoWindow::~PhotoWindow() {
 }
 
 void PhotoWindow::open_photo(const QString& path, const Record& setup) {
+    photo_path_ = path;
+    // A save next to the photo is offered once the photo is read (a stat: no waiting).
+    const QString save = QString::fromStdString(default_photo_save_path(path.toStdString()));
+    offer_ = QFileInfo::exists(save) ? save : QString();
     status_->setText(tr("reading %1…").arg(path));
     status_->setStyleSheet({});
     QMetaObject::invokeMethod(worker_, "open_photo", Qt::QueuedConnection, Q_ARG(QString, path), Q_ARG(meeplecam::Record, setup));
@@ -167,7 +270,13 @@ void PhotoWindow::show_state(PhotoState state) {
     state_ = std::move(state);
     const PhotoSession& s = *state_.session;
     photo_->set_image(state_.overlay);
-    board_->set_picture(board_picture(s.game(), art_));
+    BoardPicture picture = board_picture(s.game(), art_);
+    for (const Cell& c : s.free_cells()) {  // where a missed tile may be added
+        picture.markers.push_back({c.x, c.y, QStringLiteral("+")});
+        picture.min_x = std::min(picture.min_x, c.x), picture.max_x = std::max(picture.max_x, c.x);
+        picture.min_y = std::min(picture.min_y, c.y), picture.max_y = std::max(picture.max_y, c.y);
+    }
+    board_->set_picture(std::move(picture));
     final_->show_game(s.game(), tr("Final score (as if the game ended now)"));
     corrections_->clear();
     for (const auto& line : s.corrections()) corrections_->addItem(QString::fromStdString(line));
@@ -176,6 +285,8 @@ void PhotoWindow::show_state(PhotoState state) {
     status_->setText(text);
     status_->setStyleSheet({});
     statusBar()->showMessage(state_.what, 5000);
+    restore_button_->setVisible(!offer_.isEmpty());
+    restore_button_->setText(tr("Open the corrections saved for this photo (%1)").arg(QFileInfo(offer_).fileName()));
     emit photo_shown();
 }
 
@@ -194,10 +305,59 @@ void PhotoWindow::correct_piece(int piece, const PieceChoice& choice) {
                               Q_ARG(QString, QString::fromStdString(choice.colour)), Q_ARG(QString, QString::fromStdString(choice.loc)));
 }
 
+std::vector<Cell> PhotoWindow::free_cells() const { return session() ? session()->free_cells() : std::vector<Cell>{}; }
+std::vector<TileChoice> PhotoWindow::add_tile_choices(Cell at) const {
+    return session() ? session()->add_tile_choices(at) : std::vector<TileChoice>{};
+}
+std::vector<PieceChoice> PhotoWindow::add_piece_choices(Cell at, QPointF within) const {
+    return session() ? session()->add_piece_choices(at, within.x(), within.y()) : std::vector<PieceChoice>{};
+}
+
+void PhotoWindow::add_tile(Cell at, const TileChoice& choice) {
+    QMetaObject::invokeMethod(worker_, "add_tile", Qt::QueuedConnection, Q_ARG(meeplecam::Cell, at), Q_ARG(QString, QString::fromStdString(choice.tile)),
+                              Q_ARG(int, choice.rot));
+}
+
+void PhotoWindow::remove_tile(Cell at) { QMetaObject::invokeMethod(worker_, "remove_tile", Qt::QueuedConnection, Q_ARG(meeplecam::Cell, at)); }
+
+void PhotoWindow::add_piece(Cell at, const PieceChoice& choice) {
+    QMetaObject::invokeMethod(worker_, "add_piece", Qt::QueuedConnection, Q_ARG(meeplecam::Cell, at), Q_ARG(QString, QString::fromStdString(choice.colour)),
+                              Q_ARG(QString, QString::fromStdString(choice.loc)));
+}
+
+void PhotoWindow::save(const QString& save_path) {
+    if (!session()) return;
+    const QString path = save_path.isEmpty() ? QString::fromStdString(default_photo_save_path(photo_path_.toStdString())) : save_path;
+    QMetaObject::invokeMethod(worker_, "save", Qt::QueuedConnection, Q_ARG(QString, path));
+}
+
+void PhotoWindow::export_record(const QString& record_path) {
+    QMetaObject::invokeMethod(worker_, "export_record", Qt::QueuedConnection, Q_ARG(QString, record_path));
+}
+
+void PhotoWindow::restore(const QString& save_path) {
+    status_->setText(tr("opening %1…").arg(save_path));
+    status_->setStyleSheet({});
+    offer_.clear();
+    QMetaObject::invokeMethod(worker_, "restore", Qt::QueuedConnection, Q_ARG(QString, save_path));
+}
+
 void PhotoWindow::on_board_click(int x, int y, QPointF within) {
     if (!session()) return;
     const Cell at{x, y};
-    if (session()->game().board().tile_at(at) < 0) return;
+    if (session()->game().board().tile_at(at) < 0) {
+        const auto choices = add_tile_choices(at);
+        if (choices.empty()) return;  // not beside the board
+        QMenu* menu = new QMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->addSection(tr("Add the tile the reader missed"));
+        for (std::size_t i = 0; i < choices.size() && i < 16; ++i) {
+            const TileChoice c = choices[i];
+            connect(menu->addAction(c.label), &QAction::triggered, this, [this, at, c] { add_tile(at, c); });
+        }
+        menu->popup(QCursor::pos());
+        return;
+    }
     const int piece = session()->piece_at(at, within.x(), within.y());
     bool on_piece = false;
     if (piece >= 0) {
@@ -218,6 +378,13 @@ void PhotoWindow::on_board_click(int x, int y, QPointF within) {
             connect(menu->addAction(c.label), &QAction::triggered, this, [this, at, c] { correct_tile(at, c); });
         }
         if (choices.empty()) menu->addAction(tr("no other tile fits here"))->setEnabled(false);
+        const auto adds = add_piece_choices(at, within);
+        if (!adds.empty()) {
+            QMenu* sub = menu->addMenu(tr("Add a follower here"));
+            for (const PieceChoice& c : adds) connect(sub->addAction(c.label), &QAction::triggered, this, [this, at, c] { add_piece(at, c); });
+        }
+        menu->addSeparator();
+        connect(menu->addAction(tr("Remove this tile (the reader invented it)")), &QAction::triggered, this, [this, at] { remove_tile(at); });
     }
     menu->popup(QCursor::pos());  // non-blocking
 }

@@ -6,12 +6,11 @@
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
+#include "vision/pennant_twins.h"
 #include "vision/tile_art.h"
 
 namespace meeplecam::vision {
-namespace {
 
-// Returns, per type, the index of its pennant twin (same features, other pennant count) or -1.
 std::vector<int> pennant_twins(const Catalog& catalog) {
     const auto& types = catalog.tiles();
     std::vector<int> twin(types.size(), -1);
@@ -32,6 +31,8 @@ std::vector<int> pennant_twins(const Catalog& catalog) {
     }
     return twin;
 }
+
+namespace {
 
 bool has_pennant(const TileType& t) {
     return std::any_of(t.features.begin(), t.features.end(), [](const FeatureDef& f) { return f.kind == FeatureKind::City && f.pennants > 0; });

@@ -165,7 +165,16 @@ expect_run(2 "--players red,blue,... is required" score-photo ${WORK_DIR}/board7
 expect_run(2 "unknown colour 'purple'" score-photo ${WORK_DIR}/board70.png --players red,purple)
 expect_run(2 "cannot open" score-photo ${WORK_DIR}/missing.png --players red)
 file(WRITE ${WORK_DIR}/not-calibration.json [=[{"format": "meeplecam-record"}]=])
-expect_run(2 "not a meeplecam calibration file" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/not-calibration.json)
+expect_run(2 "not-calibration.json: format: must be \"meeplecam-calibration\"" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/not-calibration.json)
 file(WRITE ${WORK_DIR}/calibration-bad-colour.json [=[{"format": "meeplecam-calibration", "version": 1,
   "colours": {"white_balance_rgb": [1, 1, 1], "players": {"red": {"lab_mean": [45, 60]}}}}]=])
-expect_run(2 "colours.players.red: needs \"lab_mean\": [L, a, b]" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-bad-colour.json)
+expect_run(2 "colours.players.red.lab_mean" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-bad-colour.json)
+# A good calibration's colour models (calibration::colour_models_of) and white balance are used;
+# one without colours is refused naming the file.
+file(WRITE ${WORK_DIR}/calibration-colours.json [=[{"format": "meeplecam-calibration", "version": 1,
+  "colours": {"white_balance_rgb": [1.02, 1, 0.98], "players": {
+    "red": {"lab_mean": [45, 60, 40], "lab_covariance": [[40, 0, 0], [0, 60, 0], [0, 0, 60]], "pixels": 400},
+    "blue": {"lab_mean": [35, 15, -50], "lab_covariance": [[40, 0, 0], [0, 60, 0], [0, 0, 60]], "pixels": 400}}}}]=])
+expect_run(0 "board70.png: 70 tiles, " score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-colours.json)
+file(WRITE ${WORK_DIR}/calibration-no-colours.json [=[{"format": "meeplecam-calibration", "version": 1}]=])
+expect_run(2 "calibration-no-colours.json: holds no player colours" score-photo ${WORK_DIR}/board70.png --players red,blue --calibration ${WORK_DIR}/calibration-no-colours.json)

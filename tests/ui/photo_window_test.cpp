@@ -8,16 +8,28 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <QFile>
+#include <QElapsedTimer>
+#include <QFileInfo>
+
 #include <algorithm>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <optional>
 #include <set>
 
+#include <nlohmann/json.hpp>
 #include <opencv2/imgcodecs.hpp>
 
 #include "engine/random_game.h"
 #include "tests/ui/qt_app.h"
 #include "ui/board_view.h"
 #include "ui/final_score.h"
+#include "ui/photo_save.h"
 #include "ui/photo_window.h"
+#include "vision/tile_art.h"
+#include "engine/ports.h"
 #include "vision/photo_score.h"
 #include "vision/table_renderer.h"
 
@@ -84,7 +96,7 @@ int points_of(const Game& game, const std::string& colour) { return vision::fina
 
 }  // namespace
 
-TEST_CASE("photo mode reads a rendered finished table; correcting it re-scores; the menus rank by the reader", "[ui][photo][correction]") {
+TEST_CASE("photo mode reads a rendered finished table, correcting it re-scores, the menus rank by the reader", "[ui][photo][correction]") {
     test::qt_app();
     const QString dir = test::fresh_dir("photo_mode");
     const std::string path = (dir + "/table.png").toStdString();
@@ -224,4 +236,291 @@ TEST_CASE("photo mode refuses a photo without a board and says why", "[ui][photo
     CHECK(refused.first().at(0).toString().startsWith(QString::fromStdString(path) + ": "));
     CHECK(w.session() == nullptr);
     CHECK(w.status_text().contains("Not changed"));
+}
+
+namespace {
+
+// Waits for the window's answer to one asynchronous request; false when it refused.
+bool answered(ui::PhotoWindow& w, const std::function<void()>& request) {
+    QSignalSpy shown(&w, &ui::PhotoWindow::photo_shown);
+    QSignalSpy refused(&w, &ui::PhotoWindow::refused_shown);
+    request();
+    REQUIRE(QTest::qWaitFor([&] { return !shown.isEmpty() || !refused.isEmpty(); }, 120000));
+    if (!refused.isEmpty()) UNSCOPED_INFO("refused: " << refused.first().at(0).toString().toStdString());
+    return refused.isEmpty();
+}
+
+// The refusal that answers `request` (empty when it was not refused).
+QString refusal(ui::PhotoWindow& w, const std::function<void()>& request) {
+    QSignalSpy shown(&w, &ui::PhotoWindow::photo_shown);
+    QSignalSpy refused(&w, &ui::PhotoWindow::refused_shown);
+    request();
+    REQUIRE(QTest::qWaitFor([&] { return !shown.isEmpty() || !refused.isEmpty(); }, 120000));
+    return refused.isEmpty() ? QString() : refused.first().at(0).toString();
+}
+
+Cell board_cell(const ui::PhotoSession& s, int col, int row) { return {col - s.photo().origin.x, row - s.photo().origin.y}; }
+
+}  // namespace
+
+TEST_CASE("photo mode: the players add the tile and followers the reader missed, save, reopen, a bad save is refused",
+          "[ui][photo][correction][save]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("photo_add");
+    const std::string path = (dir + "/table.png").toStdString();
+    const RandomGame truth = render_finished_table(path);
+    const auto truth_points = vision::final_points(truth.game);
+    Record setup = truth.record;
+    setup.events.clear();
+    setup.finished = false;
+
+    // The reading the window makes, less a tile with a follower on it and one more follower:
+    // what the reader would have missed. It goes to a save, which the window opens.
+    const cv::Mat image = cv::imread(path);
+    auto catalog = catalog_for(setup);
+    REQUIRE(catalog);
+    auto read = vision::read_photo(image, *catalog.value(), setup.edition, setup.expansions);
+    REQUIRE(read);
+    REQUIRE(read->board.tiles.size() == truth.game.board().tiles().size());
+    const auto& types = catalog.value()->tiles();
+    std::optional<vision::DecodedTile> hidden_tile;
+    std::vector<vision::DetectedPiece> hidden_pieces;
+    vision::PhotoReading partial;
+    for (const auto& t : read->board.tiles) {
+        auto on_it = [&](const vision::DetectedPiece& p) { return p.col == t.col && p.row == t.row; };
+        const auto followers = std::count_if(read->pieces.pieces.begin(), read->pieces.pieces.end(), [&](const auto& p) { return on_it(p) && p.feature >= 0; });
+        if (followers != 1) continue;
+        vision::PhotoReading trial = read.value();
+        std::erase_if(trial.board.tiles, [&](const vision::DecodedTile& x) { return x.col == t.col && x.row == t.row; });
+        std::erase_if(trial.pieces.pieces, on_it);
+        auto built = vision::build_photo_game(setup, catalog.value(), trial.board, trial.pieces.pieces);
+        if (!built || vision::final_points(built->game) == truth_points) continue;
+        hidden_tile = t;
+        hidden_pieces.push_back(*std::find_if(read->pieces.pieces.begin(), read->pieces.pieces.end(), on_it));
+        partial = std::move(trial);
+        break;
+    }
+    REQUIRE(hidden_tile);
+    // One more follower, on another tile, whose absence changes the score.
+    for (std::size_t i = 0; i < partial.pieces.pieces.size(); ++i) {
+        if (partial.pieces.pieces[i].feature < 0) continue;
+        vision::PhotoReading trial = partial;
+        trial.pieces.pieces.erase(trial.pieces.pieces.begin() + static_cast<long>(i));
+        auto with = vision::build_photo_game(setup, catalog.value(), partial.board, partial.pieces.pieces);
+        auto without = vision::build_photo_game(setup, catalog.value(), trial.board, trial.pieces.pieces);
+        REQUIRE(with);
+        if (!without || vision::final_points(without->game) == vision::final_points(with->game)) continue;
+        hidden_pieces.push_back(partial.pieces.pieces[i]);
+        partial = std::move(trial);
+        break;
+    }
+    REQUIRE(hidden_pieces.size() == 2);
+    auto missed = ui::PhotoSession::from_reading(image, setup, partial);
+    REQUIRE(missed);
+    CHECK(vision::final_points(missed->game()) != truth_points);
+    const std::string missed_save = (dir + "/missed.photo.json").toStdString();
+    REQUIRE(ui::save_photo_session(missed.value(), path, missed_save));
+
+    ui::PhotoWindow w;
+    w.resize(1400, 900);
+    w.show();
+    REQUIRE(answered(w, [&] { w.open_photo(QString::fromStdString(path), setup); }));
+    CHECK(w.saved_offer().isEmpty());  // nothing saved next to the photo yet
+    REQUIRE(answered(w, [&] { w.restore(QString::fromStdString(missed_save)); }));
+    REQUIRE(w.session()->reading().tiles.size() == truth.game.board().tiles().size() - 1);
+    CHECK(vision::final_points(w.session()->game()) == vision::final_points(missed->game()));
+
+    // The missed tile: its cell is a free cell beside the board; the true placement is among
+    // the choices, ranked by the classifier's likelihood for that square.
+    Cell at = board_cell(*w.session(), hidden_tile->col, hidden_tile->row);
+    const auto free = w.free_cells();
+    REQUIRE(std::find(free.begin(), free.end(), at) != free.end());
+    const auto choices = w.add_tile_choices(at);
+    const std::string truth_id = types[static_cast<std::size_t>(hidden_tile->type)].id;
+    const auto truth_choice = std::find_if(choices.begin(), choices.end(), [&](const ui::TileChoice& c) { return c.tile == truth_id && c.rot == hidden_tile->rot; });
+    REQUIRE(truth_choice != choices.end());
+    const auto rank = truth_choice - choices.begin();
+    std::cout << "photo mode, add a missed tile: the true " << truth_id << " " << hidden_tile->rot * 90 << "° ranked " << rank + 1 << " of "
+              << choices.size() << " fitting placements (likelihood " << truth_choice->likelihood << ")\n";
+    CHECK(choices.front().likelihood >= 0);                  // the square was judged
+    CHECK(choices.front().label.endsWith("%"));
+    CHECK(rank < 3);                                         // the truth near the top
+    for (std::size_t i = 1; i < choices.size(); ++i) CHECK(choices[i - 1].likelihood >= choices[i].likelihood);
+    // A click on that "+" cell pops the add menu without blocking.
+    {
+        const QRectF cell = w.board_view().cell_rect(at.x, at.y);
+        REQUIRE_FALSE(cell.isEmpty());
+        QTest::mouseClick(const_cast<ui::BoardView*>(&w.board_view()), Qt::LeftButton, {}, cell.center().toPoint());
+        QMenu* menu = nullptr;
+        QTRY_VERIFY_WITH_TIMEOUT((menu = w.findChild<QMenu*>()) != nullptr, 2000);
+        CHECK(menu->actions().size() >= 2);  // the section title and at least one tile
+        menu->close();
+    }
+    // A tile that does not match its neighbours is refused, nothing changes.
+    const auto misfit = std::find_if(types.begin(), types.end(), [&](const TileType& t) {
+        return t.count_in(setup.edition) > 0 && std::none_of(choices.begin(), choices.end(), [&](const ui::TileChoice& c) { return c.tile == t.id; });
+    });
+    if (misfit != types.end()) {
+        CHECK(refusal(w, [&] { w.add_tile(at, ui::TileChoice{misfit->id, 0, -1, 0, {}}); }).contains("does not match"));
+        CHECK(w.correction_lines().isEmpty());
+    }
+    QElapsedTimer add_time;
+    add_time.start();
+    REQUIRE(answered(w, [&] { w.add_tile(at, *truth_choice); }));
+    std::cout << "photo mode, add a missed tile: " << add_time.elapsed() << " ms from the request to the window showing it (worker: rebuild + free cells classified)\n";
+
+    // The missed followers: a click on the feature each stood on offers each player's colour.
+    for (const auto& p : hidden_pieces) {
+        const ui::PhotoSession& s = *w.session();
+        const Cell on = board_cell(s, p.col, p.row);
+        const cv::Point2d within = vision::port_point(p.port, /*inset=*/0.18);
+        const auto adds = w.add_piece_choices(on, QPointF(within.x, within.y));
+        REQUIRE(adds.size() == setup.players.size());
+        const auto pick = std::find_if(adds.begin(), adds.end(), [&](const ui::PieceChoice& c) { return c.colour == p.colour; });
+        REQUIRE(pick != adds.end());
+        const auto tile = std::find_if(s.reading().tiles.begin(), s.reading().tiles.end(), [&](const auto& t) { return t.col == p.col && t.row == p.row; });
+        REQUIRE(tile != s.reading().tiles.end());
+        CHECK(types[static_cast<std::size_t>(tile->type)].feature_at(*parse_port(pick->loc), tile->rot) == p.feature);  // the feature clicked
+        REQUIRE(answered(w, [&] { w.add_piece(on, *pick); }));
+    }
+    const ui::PhotoSession* s = w.session();
+    CHECK(s->reading().tiles.size() == truth.game.board().tiles().size());
+    CHECK(vision::final_points(s->game()) == truth_points);
+    CHECK(w.score_screen().table().item(0, w.score_screen().table().columnCount() - 1)->text().toInt() == s->game().scores()[0]);
+    const QStringList lines = w.correction_lines();
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0].startsWith("tile added at"));
+    CHECK(lines[1].startsWith("follower added at"));
+    for (const QString& line : lines) CHECK(line.endsWith("(players)"));
+    if (const char* shots = std::getenv("MEEPLECAM_SCREENSHOTS")) {
+        QApplication::processEvents();
+        CHECK(w.grab().save(QString::fromUtf8(shots) + "/photo-corrected.png"));
+    }
+
+    // The corrected board as a meeplecam-record: replayed, its final scoring is the truth's
+    // (or the window says why no record can be made).
+    {
+        const QString record_path = dir + "/corrected.json";
+        QSignalSpy exported(&w, &ui::PhotoWindow::exported_shown);
+        QSignalSpy refused(&w, &ui::PhotoWindow::refused_shown);
+        w.export_record(record_path);
+        REQUIRE(QTest::qWaitFor([&] { return !exported.isEmpty() || !refused.isEmpty(); }, 30000));
+        INFO((refused.isEmpty() ? QString() : refused.first().at(0).toString()).toStdString());
+        REQUIRE(exported.size() == 1);
+        auto record = read_record(record_path.toStdString());
+        REQUIRE(record);
+        auto replayed = replay(record.value());
+        REQUIRE(replayed);
+        CHECK(vision::final_points(replayed.value()) == truth_points);
+        CHECK(replayed->board().tiles().size() == truth.game.board().tiles().size());
+    }
+    // Saved next to the photo; reopening the photo offers it, and opening it gives the same board and score.
+    QSignalSpy saved(&w, &ui::PhotoWindow::saved_shown);
+    w.save();
+    REQUIRE(saved.wait(30000));
+    const QString save = QString::fromStdString(ui::default_photo_save_path(path));
+    CHECK(saved.first().at(0).toString() == save);
+    REQUIRE(QFileInfo::exists(save));
+    ui::PhotoWindow again;
+    REQUIRE(answered(again, [&] { again.open_photo(QString::fromStdString(path), setup); }));
+    CHECK(again.saved_offer() == save);
+    REQUIRE(answered(again, [&] { again.restore(again.saved_offer()); }));
+    CHECK(vision::final_points(again.session()->game()) == truth_points);
+    CHECK(again.correction_lines() == lines);
+    CHECK(again.session()->reading().tiles.size() == truth.game.board().tiles().size());
+
+    // A truncated save and hand-edited ones: refused, naming the file and where; the photo stays open, unchanged.
+    std::ifstream in(save.toStdString(), std::ios::binary);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto write = [&](const std::string& name, const std::string& content) {
+        const std::string p = (dir + "/").toStdString() + name;
+        std::ofstream(p, std::ios::binary) << content;
+        return QString::fromStdString(p);
+    };
+    const QString truncated = write("truncated.photo.json", text.substr(0, text.size() / 2));
+    QString why = refusal(again, [&] { again.restore(truncated); });
+    CHECK(why.startsWith(truncated + ": byte "));
+    nlohmann::json doc = nlohmann::json::parse(text);
+    doc["read"]["tiles"][2]["tile"] = "ZZ";
+    const QString bad_tile = write("bad-tile.photo.json", doc.dump());
+    why = refusal(again, [&] { again.restore(bad_tile); });
+    CHECK(why.startsWith(bad_tile + ": read.tiles[2].tile"));
+    CHECK(why.contains("unknown tile id 'ZZ'"));
+    doc = nlohmann::json::parse(text);
+    doc["corrections"][0]["cell"] = {hidden_tile->col + 40, hidden_tile->row};  // no longer beside the board
+    const QString bad_edit = write("bad-edit.photo.json", doc.dump());
+    why = refusal(again, [&] { again.restore(bad_edit); });
+    CHECK(why.startsWith(bad_edit + ": corrections[0]"));
+    REQUIRE(again.session());
+    CHECK(vision::final_points(again.session()->game()) == truth_points);
+    CHECK(again.shown_photo().width() == image.cols);
+    CHECK(again.status_text().contains("Not changed"));
+    CHECK(QFile(save).size() == static_cast<qint64>(text.size()));  // the good save untouched
+
+    // An invented tile goes with the follower on it; one that holds the board together is refused.
+    const Cell added = board_cell(*again.session(), hidden_tile->col, hidden_tile->row);
+    const auto followers = again.session()->pieces().size();
+    REQUIRE(answered(again, [&] { again.remove_tile(added); }));
+    CHECK(again.session()->reading().tiles.size() == truth.game.board().tiles().size() - 1);
+    CHECK(again.session()->pieces().size() == followers - 1);
+    CHECK(again.correction_lines().back().contains("tile removed at"));
+    CHECK(again.correction_lines().back().contains("1 follower(s) on it"));
+    CHECK(vision::final_points(again.session()->game()) != truth_points);
+    std::optional<Cell> bridge;  // a tile whose removal splits the board
+    for (const auto& t : again.session()->reading().tiles) {
+        ui::PhotoSession trial = *again.session();
+        const Cell c = board_cell(trial, t.col, t.row);
+        if (!trial.remove_tile(c)) {
+            bridge = c;
+            break;
+        }
+    }
+    if (bridge) {
+        const auto lines_before = again.correction_lines();
+        CHECK(refusal(again, [&] { again.remove_tile(*bridge); }).contains("tile removed at " + QString::fromStdString(to_string(*bridge))));
+        CHECK(again.correction_lines() == lines_before);
+    }
+}
+
+TEST_CASE("photo mode ranks the true tile first for most tiles hidden from the reading", "[ui][photo][correction][measure]") {
+    // Each tile of the seed-6 render whose removal keeps the board whole is hidden from the
+    // reading in turn; the rank of its true placement in the add menu of its cell is counted.
+    const QString dir = test::fresh_dir("photo_rank");
+    const std::string path = (dir + "/table.png").toStdString();
+    const RandomGame truth = render_finished_table(path);
+    Record setup = truth.record;
+    setup.events.clear();
+    const cv::Mat image = cv::imread(path);
+    auto catalog = catalog_for(setup);
+    REQUIRE(catalog);
+    auto read = vision::read_photo(image, *catalog.value(), setup.edition, setup.expansions);
+    REQUIRE(read);
+    const auto& types = catalog.value()->tiles();
+    int hidden = 0, first = 0, top3 = 0, judged = 0;
+    std::string ranks;
+    for (const auto& t : read->board.tiles) {
+        vision::PhotoReading trial = read.value();
+        std::erase_if(trial.board.tiles, [&](const vision::DecodedTile& x) { return x.col == t.col && x.row == t.row; });
+        std::erase_if(trial.pieces.pieces, [&](const vision::DetectedPiece& p) { return p.col == t.col && p.row == t.row; });
+        auto s = ui::PhotoSession::from_reading(image, setup, std::move(trial));
+        if (!s) continue;  // the board falls apart without it
+        ++hidden;
+        const Cell at{t.col - s->photo().origin.x, t.row - s->photo().origin.y};
+        const auto choices = s->add_tile_choices(at);
+        const auto it = std::find_if(choices.begin(), choices.end(),
+                                     [&](const ui::TileChoice& c) { return c.tile == types[static_cast<std::size_t>(t.type)].id && c.rot == t.rot; });
+        REQUIRE(it != choices.end());  // the truth always fits its neighbours
+        const auto rank = it - choices.begin() + 1;
+        judged += it->likelihood >= 0;
+        first += rank == 1;
+        top3 += rank <= 3;
+        ranks += (ranks.empty() ? "" : ", ") + it->tile + " " + std::to_string(rank) + "/" + std::to_string(choices.size()) +
+                 (rank > 1 ? " after " + choices.front().tile : std::string());
+    }
+    std::cout << "photo mode, add a hidden tile (seed 6, 16 tiles): " << hidden << " tiles hidden one at a time; the truth ranked first " << first
+              << ", in the top 3 " << top3 << ", judged by the classifier " << judged << "; ranks " << ranks << "\n";
+    REQUIRE(hidden >= 4);
+    CHECK(judged == hidden);
+    CHECK(top3 == hidden);
+    CHECK(first * 4 >= hidden * 3);  // at least three in four first (5 of 5 measured)
 }

@@ -41,6 +41,7 @@ struct LatticeOptions {
     int mask_side = 480;             // ... and to this for the table/board colour mask (px)
     double border_band = 0.06;       // share of the frame along each edge whose colours are taken as table
     double not_table_ratio = 0.35;   // a colour is "not table" when this much rarer along the edge than overall
+    int table_lightness_reach = 1;   // ...at its own lightness and this many coarse lightness bins (of 4) either side (glare, gradients)
     double min_board_share = 0.01;   // below this share of non-table pixels the whole frame is searched
     double min_segment = 1.0 / 40;   // shortest line segment, share of work_side
     double family_deg = 18;          // segments within this angle of a family's dominant direction join it
@@ -282,7 +283,7 @@ struct ReaderOptions {
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
     double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
-    int min_checked_tiles = 8;      // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
+    int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
     Status check() const;
 };
 

@@ -34,7 +34,7 @@ constexpr int kLineReach = 7;             // edges used for the vanishing points
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 // Pixels whose colour is much rarer in a band along the frame's edge than overall.
-cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio) {
+cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio, int lightness_reach) {
     cv::Mat lab;
     cv::blur(bgr, lab, cv::Size(3, 3));
     cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
@@ -51,6 +51,22 @@ cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio) {
             n_all += 1;
             if (x < bx || y < by || x >= lab.cols - bx || y >= lab.rows - by) edge[b] += 1, n_edge += 1;
         }
+    }
+    // Glare, vignettes and light gradients move the table's lightness by a bin or so across
+    // the frame: a colour counts as the table's when its chroma is along the edge at the
+    // same or a neighbouring lightness.
+    if (lightness_reach > 0) {
+        auto spread = edge;
+        for (int l = 0; l < kL; ++l) {
+            for (int ab = 0; ab < kAB * kAB; ++ab) {
+                double most = 0;
+                for (int m = std::max(0, l - lightness_reach); m <= std::min(kL - 1, l + lightness_reach); ++m) {
+                    most = std::max(most, edge[static_cast<std::size_t>(m * kAB * kAB + ab)]);
+                }
+                spread[static_cast<std::size_t>(l * kAB * kAB + ab)] = most;
+            }
+        }
+        edge = std::move(spread);
     }
     cv::Mat out(lab.size(), CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < lab.rows; ++y) {
@@ -323,6 +339,7 @@ Status LatticeOptions::check() const {
     if (mask_side < 100 || mask_side > work_side) return bad("mask_side must be within [100, work_side]");
     if (!(border_band > 0 && border_band < 0.3)) return bad("border_band must be within (0, 0.3)");
     if (!(not_table_ratio > 0 && not_table_ratio < 1)) return bad("not_table_ratio must be within (0, 1)");
+    if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
     if (!(min_segment > 0 && min_segment < 0.5)) return bad("min_segment must be within (0, 0.5)");
     if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
@@ -408,7 +425,7 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
     cv::Mat small, mask_small;
     cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
-    mask_small = not_table_mask(small, o.border_band, o.not_table_ratio);
+    mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
     cv::Mat board_work;
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());

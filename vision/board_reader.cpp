@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace meeplecam::vision {
 namespace {
@@ -77,6 +78,9 @@ Status ReaderOptions::check() const {
     if (min_tiles < 1) return invalid("reader options", "min_tiles must be at least 1");
     if (!(max_tiles_share > 0)) return invalid("reader options", "max_tiles_share must be positive");
     if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
+    if (max_lattices < 1 || max_lattices > 16) return invalid("reader options", "max_lattices must be within [1, 16]");
+    if (!(min_tile_contrast >= 1)) return invalid("reader options", "min_tile_contrast must be at least 1");
+    if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     return Ok{};
 }
 
@@ -180,6 +184,66 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
     return out;
 }
 
+namespace {
+
+// One candidate lattice carried through occupancy, the phase check and the refit, and what
+// the tiles say of it: a reason when it cannot be a board, its tile contrast otherwise.
+struct CheckedLattice {
+    LatticeView view;
+    std::vector<CellObservation> cells;
+    std::string refusal;     // empty: a plausible board (cell count, tile size)
+    TileContrast contrast;
+};
+
+// The tiles' width in camera px at the first cell (the pitch mapped back to the frame).
+double image_pitch_px(const LatticeView& view, const CellObservation& cell) {
+    const cv::Matx33d top_to_image = view.image_to_top.inv();
+    const auto at = [&](double x, double y) {
+        const cv::Vec3d v = top_to_image * cv::Vec3d(x, y, 1);
+        return cv::Point2d(v[0] / v[2], v[1] / v[2]);
+    };
+    const double cx = (cell.col + 0.5) * view.pitch_px, cy = (cell.row + 0.5) * view.pitch_px;
+    return cv::norm(at(cx + view.pitch_px / 2, cy) - at(cx - view.pitch_px / 2, cy));
+}
+
+// The refused reason of a refitted lattice for this game, or empty.
+std::string refusal_of(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog, const ReaderOptions& options) {
+    if (static_cast<int>(cells.size()) < options.min_tiles) {
+        return "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
+    }
+    // A board holds at most the game's tiles, and a tile must be big enough to read.
+    int copies = 0;
+    for (const auto& t : catalog.tiles()) copies += t.count_in(options.decoder.edition);
+    if (static_cast<double>(cells.size()) > options.max_tiles_share * copies) {
+        return "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " + std::to_string(copies) +
+               " tiles; the lattice was misread";
+    }
+    const double pitch = image_pitch_px(view, cells.front());
+    if (pitch < options.min_tile_px) return "no board found: tiles would be " + std::to_string(static_cast<int>(pitch)) + " px wide, too small to read";
+    return {};
+}
+
+Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options) {
+    CheckedLattice out;
+    out.view = std::move(view);
+    out.cells = occupied_cells(out.view, options.lattice);
+    choose_phase(image, out.view, out.cells, options.lattice);
+    if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
+    out.contrast = tile_contrast(out.view, out.cells, options.lattice);
+    if (out.contrast.best_shift != cv::Point2d(0, 0) && out.cells.size() >= 4) {
+        // The outlines are stronger half a pitch away: the lattice sits on the tiles' middles
+        // along that axis (roads fold like gaps). Move it there and refit.
+        shift_lattice(image, out.view, out.contrast.best_shift);
+        out.cells = occupied_cells(out.view, options.lattice);
+        if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
+        out.contrast = tile_contrast(out.view, out.cells, options.lattice);
+    }
+    out.refusal = refusal_of(out.view, out.cells, catalog, options);
+    return out;
+}
+
+}  // namespace
+
 Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options) {
     if (auto st = options.check(); !st) return st.error();
     if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
@@ -187,44 +251,45 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     const auto start = std::chrono::steady_clock::now();
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
-    auto view = find_lattice(image, lattice);
-    if (!view) {
-        if (view.error().kind != ErrorKind::Invalid) return view.error();
-        reading.message = view.error().message;
-        reading.ms_total = reading.ms_lattice = elapsed_ms(start);
-        return reading;
+    // Candidate lattices, best fold first, each refitted on the tiles: the first whose cells
+    // are framed by tile outlines (and not as much half a pitch away) is the board. Near the
+    // board's colours first, then in the whole frame (the table's colours can hide the board).
+    std::optional<CheckedLattice> chosen, fallback;
+    bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
+    std::string first_failure;
+    for (const bool whole : {false, true}) {
+        auto candidates = find_lattices(image, lattice, whole);
+        if (!candidates) {
+            if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
+            if (first_failure.empty()) first_failure = candidates.error().message;
+            continue;
+        }
+        const int tries = std::min(options.max_lattices, static_cast<int>(candidates->size()));
+        for (int k = 0; k < tries && !chosen; ++k) {
+            auto& candidate = (*candidates)[static_cast<std::size_t>(k)];
+            const bool legacy = k == 0 && candidate.strong && !fold_decided;
+            fold_decided = fold_decided || legacy;
+            auto checked = check_lattice(image, std::move(candidate), catalog, options);
+            if (!checked) return checked.error();
+            if (!checked->refusal.empty()) {
+                if (legacy || first_failure.empty()) first_failure = checked->refusal;
+                continue;
+            }
+            if (checked->contrast.ratio() >= options.min_tile_contrast && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) chosen = std::move(checked.value());
+            // The lattice the fold alone chose, taken as before when no candidate shows tiles.
+            else if (legacy) fallback = std::move(checked.value());
+        }
+        if (chosen) break;
     }
-    reading.view = std::move(view.value());
-    auto cells = occupied_cells(reading.view, options.lattice);
-    choose_phase(image, reading.view, cells, options.lattice);
-    if (auto st = refine_lattice(image, reading.view, cells, options.lattice, options.refine); !st) return st.error();
+    if (!chosen) chosen = std::move(fallback);
     reading.ms_lattice = elapsed_ms(start);
-    if (static_cast<int>(cells.size()) < options.min_tiles) {
-        reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
+    if (!chosen) {
+        reading.message = first_failure.empty() ? "no board found" : first_failure;
         reading.ms_total = reading.ms_lattice;
         return reading;
     }
-    // Sanity: a board holds at most the game's tiles, and a tile must be big enough to read.
-    int copies = 0;
-    for (const auto& t : catalog.tiles()) copies += t.count_in(options.decoder.edition);
-    if (static_cast<double>(cells.size()) > options.max_tiles_share * copies) {
-        reading.message = "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " +
-                          std::to_string(copies) + " tiles; the lattice was misread";
-        reading.ms_total = reading.ms_lattice;
-        return reading;
-    }
-    const cv::Matx33d top_to_image = reading.view.image_to_top.inv();
-    const auto corner = [&](double x, double y) {
-        const cv::Vec3d v = top_to_image * cv::Vec3d(x, y, 1);
-        return cv::Point2d(v[0] / v[2], v[1] / v[2]);
-    };
-    const double centre_x = (cells[0].col + 0.5) * reading.view.pitch_px, centre_y = (cells[0].row + 0.5) * reading.view.pitch_px;
-    const double image_pitch = cv::norm(corner(centre_x + reading.view.pitch_px / 2, centre_y) - corner(centre_x - reading.view.pitch_px / 2, centre_y));
-    if (image_pitch < options.min_tile_px) {
-        reading.message = "no board found: tiles would be " + std::to_string(static_cast<int>(image_pitch)) + " px wide, too small to read";
-        reading.ms_total = reading.ms_lattice;
-        return reading;
-    }
+    reading.view = std::move(chosen->view);
+    auto cells = std::move(chosen->cells);
     const auto classified_at = std::chrono::steady_clock::now();
     even_out_light(reading.view, cells, options.light);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);

@@ -41,6 +41,7 @@ struct LatticeOptions {
     int mask_side = 480;             // ... and to this for the table/board colour mask (px)
     double border_band = 0.06;       // share of the frame along each edge whose colours are taken as table
     double not_table_ratio = 0.35;   // a colour is "not table" when this much rarer along the edge than overall
+    int table_lightness_reach = 1;   // ...at its own lightness and this many coarse lightness bins (of 4) either side (glare, gradients)
     double min_board_share = 0.01;   // below this share of non-table pixels the whole frame is searched
     double min_segment = 1.0 / 40;   // shortest line segment, share of work_side
     double family_deg = 18;          // segments within this angle of a family's dominant direction join it
@@ -52,7 +53,10 @@ struct LatticeOptions {
     double harmonic_share = 0.6;     // the shortest pitch pair correlating this share of the best wins (not a multiple)
     double axis_share = 0.4;         // ... and each of its pitches this share of its own axis's best
     double max_aspect = 1.45;        // largest ratio of the two pitches in the affine view
-    double min_lattice_score = 1.6;  // fold peak over mean below this: no periodic gaps, no board
+    double min_lattice_score = 1.6;  // fold peak over mean below this: no periodic gaps (find_lattice: no board)
+    double min_candidate_score = 1.3; // ...but lattices folding from this are still candidates the reader checks against the tiles
+    int pitch_alternatives = 3;      // other pitch pairs per pair of edge directions kept as candidates (doubled pitches, strong correlations)
+    int max_candidates = 8;          // most candidate lattices returned by find_lattices
     double tile_mm = 45;             // tile side
     double gap_mm = 0.8;             // assumed mean gap between tiles (sets the mm scale)
     double px_per_mm = 2.0;          // scale of the top view (2: a 45 mm tile is 90 px, pennants and road stubs stay visible)
@@ -72,6 +76,7 @@ struct LatticeView {
     double px_per_mm = 1.0;
     double pitch_px = 45.8;           // lattice pitch in the top view
     double score = 0;                 // fold sharpness of the gaps (higher: clearer lattice)
+    bool strong = true;               // the preferred pitch of its edge directions, folding at least min_lattice_score
     int cols = 0, rows = 0;           // lattice cells covered by the top view
     cv::Mat top;                      // CV_8UC3 top view
     cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
@@ -94,6 +99,13 @@ int lattice_cells(double lo, double hi, double pitch, int max_cells);
 // Estimates the plane and lattice from the tiles alone. Errors: empty image, "no board
 // found" (no two line families, no periodic gaps).
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& options = {});
+// The candidate lattices, best first: every pair of edge directions gives its preferred pitch
+// pair and up to `pitch_alternatives` others (the pitch doubled per axis, other strong
+// correlations); those folding at least min_lattice_score as preferred come first, sharpest
+// first, then the rest down to min_candidate_score. Searched near the board's colours, or in
+// the whole frame (`whole_frame`). find_lattice returns the first when it is strong. Errors
+// as find_lattice.
+Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& options, bool whole_frame);
 // The occupied cells of a lattice view.
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
 // The board's 4-connected groups of cells: the largest, and others of at least 4 cells and a
@@ -127,6 +139,20 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift);
 // (also when `view.top` was left empty). Errors only for bad options.
 Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
                       const RefineOptions& options = {});
+
+// How the tiles' square outlines sit on a lattice's cells. `sides`: the median over cells of
+// the weakest side's edge response of the cell's square (tile offsets included); `shifted`:
+// the same for the squares moved half a pitch across x, y and both, the strongest of the
+// three (on the true lattice their sides cross the tiles' middles; on a lattice at twice or
+// half the pitch, or on table stripes, they are about as strong as the cells'). `best_shift`
+// (top-view px) is where the outlines are strongest: (0, 0) when the cells themselves.
+struct TileContrast {
+    double sides = 0, shifted = 0;
+    cv::Point2d best_shift{0, 0};
+    double ratio() const { return shifted > 0 ? sides / shifted : 0; }
+};
+// Measured on view.top (shrunk to about 1 px/mm). An empty result for no cells or no top view.
+TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
 
 // ---- Stage 2c: light evened out ------------------------------------------------------
 
@@ -255,6 +281,9 @@ struct ReaderOptions {
     int min_tiles = 2;             // fewer occupied cells: no board
     double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
+    int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
+    double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
+    int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
     Status check() const;
 };
 

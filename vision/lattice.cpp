@@ -22,7 +22,8 @@ constexpr double kMinFamilySeparationDeg = 55;  // the second family differs at 
 constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's normalised disc by this much
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
-constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families
+constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families (the fold's own choice)...
+constexpr int kMoreDirectionCandidates = 5;  // ...and this many for candidates checked against the tiles (a tartan's stripes can outvote the tiles)
 constexpr int kCalibratedDirectionCandidates = 5;  // ... with a calibrated plane (pairs not at right angles on the table cost nothing)
 constexpr double kCalibratedRightAngleDeg = 8;  // with a calibrated plane, edge families this close to 90 degrees apart are tiles
 constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degrees)
@@ -33,7 +34,7 @@ constexpr int kLineReach = 7;             // edges used for the vanishing points
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 // Pixels whose colour is much rarer in a band along the frame's edge than overall.
-cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio) {
+cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio, int lightness_reach) {
     cv::Mat lab;
     cv::blur(bgr, lab, cv::Size(3, 3));
     cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
@@ -50,6 +51,22 @@ cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio) {
             n_all += 1;
             if (x < bx || y < by || x >= lab.cols - bx || y >= lab.rows - by) edge[b] += 1, n_edge += 1;
         }
+    }
+    // Glare, vignettes and light gradients move the table's lightness by a bin or so across
+    // the frame: a colour counts as the table's when its chroma is along the edge at the
+    // same or a neighbouring lightness.
+    if (lightness_reach > 0) {
+        auto spread = edge;
+        for (int l = 0; l < kL; ++l) {
+            for (int ab = 0; ab < kAB * kAB; ++ab) {
+                double most = 0;
+                for (int m = std::max(0, l - lightness_reach); m <= std::min(kL - 1, l + lightness_reach); ++m) {
+                    most = std::max(most, edge[static_cast<std::size_t>(m * kAB * kAB + ab)]);
+                }
+                spread[static_cast<std::size_t>(l * kAB * kAB + ab)] = most;
+            }
+        }
+        edge = std::move(spread);
     }
     cv::Mat out(lab.size(), CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < lab.rows; ++y) {
@@ -251,16 +268,22 @@ Period refine_period(const std::vector<double>& profile, double lag) {
 // as the pitch itself, and the aspect of the affine view is near 1 (a tilted camera
 // squeezes one axis by at most the tilt's cosine): of the pairs of autocorrelation peaks
 // within max_aspect of each other, the shortest nearly as strong as the strongest wins.
-std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const std::vector<double>& prof_y, const LatticeOptions& o) {
+// That pair comes first; after it, up to `alternatives` other pairs: the strongest ones and
+// the winner's pitch doubled on either or both axes (a pitch misread as half the true one
+// gives too many cells; the reader checks each against the tiles).
+std::vector<std::pair<Period, Period>> find_pitches(const std::vector<double>& prof_x, const std::vector<double>& prof_y, const LatticeOptions& o,
+                                                    int alternatives) {
     const int lo = static_cast<int>(o.min_pitch_px), hi = static_cast<int>(o.max_pitch_px);
     const auto rx = autocorrelation(prof_x, hi), ry = autocorrelation(prof_y, hi);
     const auto px = peaks_of(rx, lo), py = peaks_of(ry, lo);
+    auto fits = [&](int a, int b) {
+        const double ratio = static_cast<double>(a) / b;
+        return ratio <= o.max_aspect && ratio >= 1 / o.max_aspect;
+    };
     double best = -1;
     for (const int a : px) {
         for (const int b : py) {
-            const double ratio = static_cast<double>(a) / b;
-            if (ratio > o.max_aspect || ratio < 1 / o.max_aspect) continue;
-            best = std::max(best, rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)]);
+            if (fits(a, b)) best = std::max(best, rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)]);
         }
     }
     if (best <= 0) return {};
@@ -270,14 +293,35 @@ std::pair<Period, Period> find_pitches(const std::vector<double>& prof_x, const 
     int ca = -1, cb = -1;
     for (const int a : px) {
         for (const int b : py) {
-            const double ratio = static_cast<double>(a) / b;
-            if (ratio > o.max_aspect || ratio < 1 / o.max_aspect) continue;
+            if (!fits(a, b)) continue;
             if (rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)] < o.harmonic_share * best) continue;
             if (rx[static_cast<std::size_t>(a)] < o.axis_share * best_x || ry[static_cast<std::size_t>(b)] < o.axis_share * best_y) continue;
             if (ca < 0 || a + b < ca + cb) ca = a, cb = b;
         }
     }
-    return {refine_period(prof_x, ca), refine_period(prof_y, cb)};
+    std::vector<std::pair<int, int>> lags;
+    if (ca > 0) lags.emplace_back(ca, cb);
+    if (alternatives > 0) {
+        std::vector<std::pair<double, std::pair<int, int>>> strong;
+        for (const int a : px) {
+            for (const int b : py) {
+                if (fits(a, b)) strong.push_back({rx[static_cast<std::size_t>(a)] + ry[static_cast<std::size_t>(b)], {a, b}});
+            }
+        }
+        std::sort(strong.begin(), strong.end(), [](const auto& l, const auto& r) { return l.first > r.first; });
+        std::vector<std::pair<int, int>> more;
+        if (ca > 0) more = {{2 * ca, cb}, {ca, 2 * cb}, {2 * ca, 2 * cb}};
+        for (const auto& s : strong) more.push_back(s.second);
+        for (const auto& [a, b] : more) {
+            if (static_cast<int>(lags.size()) > alternatives) break;
+            if (a > hi || b > hi || !fits(a, b)) continue;
+            const bool seen = std::any_of(lags.begin(), lags.end(), [&](const auto& l) { return std::abs(l.first - a) <= 1 && std::abs(l.second - b) <= 1; });
+            if (!seen) lags.emplace_back(a, b);
+        }
+    }
+    std::vector<std::pair<Period, Period>> out;
+    for (const auto& [a, b] : lags) out.emplace_back(refine_period(prof_x, a), refine_period(prof_y, b));
+    return out;
 }
 
 }  // namespace
@@ -295,6 +339,7 @@ Status LatticeOptions::check() const {
     if (mask_side < 100 || mask_side > work_side) return bad("mask_side must be within [100, work_side]");
     if (!(border_band > 0 && border_band < 0.3)) return bad("border_band must be within (0, 0.3)");
     if (!(not_table_ratio > 0 && not_table_ratio < 1)) return bad("not_table_ratio must be within (0, 1)");
+    if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
     if (!(min_segment > 0 && min_segment < 0.5)) return bad("min_segment must be within (0, 0.5)");
     if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
@@ -306,6 +351,9 @@ Status LatticeOptions::check() const {
     if (!(max_aspect >= 1 && max_aspect < 4)) return bad("max_aspect must be within [1, 4)");
     if (!(axis_share >= 0 && axis_share <= 1)) return bad("axis_share must be within [0, 1]");
     if (!(min_lattice_score >= 1)) return bad("min_lattice_score must be at least 1");
+    if (!(min_candidate_score >= 1 && min_candidate_score <= min_lattice_score)) return bad("min_candidate_score must be within [1, min_lattice_score]");
+    if (pitch_alternatives < 0 || pitch_alternatives > 8) return bad("pitch_alternatives must be within [0, 8]");
+    if (max_candidates < 1 || max_candidates > 64) return bad("max_candidates must be within [1, 64]");
     if (!(tile_mm > 5 && tile_mm < 500)) return bad("tile_mm must be within (5, 500)");
     if (!(gap_mm >= 0 && gap_mm < tile_mm / 4)) return bad("gap_mm must be within [0, tile_mm / 4)");
     if (!(px_per_mm >= 0.2 && px_per_mm <= 10)) return bad("px_per_mm must be within [0.2, 10]");
@@ -321,8 +369,53 @@ Status LatticeOptions::check() const {
     return Ok{};
 }
 
-// The lattice, searched near the board (colours unlike the table) or, with `whole`, in the whole frame.
-Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& o, bool whole) {
+// What the lattice views of one search share: the frame's scales and its table mask.
+struct SearchFrame {
+    cv::Matx33d image_to_work;
+    double mask_scale = 1;
+    cv::Mat mask_small;      // not-table mask at mask_side
+    bool colours_fail = false;
+    bool whole_frame = false;
+};
+
+// The lattice view of one attempt: square cells of the pitch at px_per_mm, gap lines on multiples of it.
+Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& o, const cv::Matx33d& work_to_affine, const Period& px,
+                                    const Period& py, const std::vector<cv::Point>& pts, const SearchFrame& frame) {
+    LatticeView view;
+    view.px_per_mm = o.px_per_mm;
+    view.frame = image.size();
+    view.whole_frame = frame.whole_frame;
+    const cv::Matx33d& image_to_work = frame.image_to_work;
+    const double mask_scale = frame.mask_scale;
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+    const double pitch = (o.tile_mm + o.gap_mm) * o.px_per_mm;
+    view.pitch_px = pitch;
+    cv::Matx33d affine_to_top(pitch / px.pitch, 0, -px.phase * pitch / px.pitch, 0, pitch / py.pitch, -py.phase * pitch / py.pitch, 0, 0, 1);
+    cv::Matx33d work_to_top = affine_to_top * work_to_affine;
+    for (const auto& p : pts) {
+        const cv::Point2d q = apply_homography(work_to_top, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+        x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+    }
+    const double c0 = std::floor(x0 / pitch), r0 = std::floor(y0 / pitch);
+    // A degenerate plane estimate can put points ~1e17 px away: count cells in double, then cap.
+    view.cols = lattice_cells(x0, x1, pitch, static_cast<int>(o.max_top_side / pitch));
+    view.rows = lattice_cells(y0, y1, pitch, static_cast<int>(o.max_top_side / pitch));
+    if (view.cols < 1 || view.rows < 1) return invalid("lattice", "no board found");
+    work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
+    view.image_to_top = work_to_top * image_to_work;
+    const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
+    // The top view is sampled from the full-resolution frame: the work image is for geometry only.
+    if (o.warp_top) cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
+    cv::Mat valid(frame.mask_small.size(), CV_8UC1, cv::Scalar(255));
+    cv::warpPerspective(frame.colours_fail ? valid : frame.mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
+                        cv::BORDER_CONSTANT, cv::Scalar(0));
+    return view;
+}
+
+
+// The candidate lattices, searched near the board (colours unlike the table) or, with `whole`, in the whole frame.
+Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const LatticeOptions& o, bool whole) {
     const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
     cv::Mat work;
     cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
@@ -332,16 +425,13 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
     cv::Mat small, mask_small;
     cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
-    mask_small = not_table_mask(small, o.border_band, o.not_table_ratio);
-    LatticeView view;
-    view.px_per_mm = o.px_per_mm;
-    view.frame = image.size();
+    mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
     cv::Mat board_work;
     cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
-    view.whole_frame = whole || colours_fail;
+    const SearchFrame frame{image_to_work, mask_scale, mask_small, colours_fail, whole || colours_fail};
     cv::Mat region, lines_region;  // where gaps are read; where edges may lie (tight: table lines near the board stay out)
-    if (view.whole_frame) {
+    if (frame.whole_frame) {
         region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(255));
         lines_region = region;
     } else {
@@ -424,7 +514,7 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
     std::vector<double> peaks;
     {
         auto left = smooth;
-        for (int n = 0; n < (o.image_to_table_mm ? kCalibratedDirectionCandidates : kDirectionCandidates); ++n) {
+        for (int n = 0; n < (o.image_to_table_mm ? kCalibratedDirectionCandidates : kMoreDirectionCandidates); ++n) {
             const auto top = std::max_element(left.begin(), left.end());
             if (*top <= 0) break;
             const int at = static_cast<int>(top - left.begin());
@@ -436,8 +526,9 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
         cv::Matx33d work_to_affine;
         Period px, py;
         double score = -1;
+        bool first = false;  // the pitch pair the fold prefers for its direction pair, folding at least min_lattice_score
     };
-    Attempt best;
+    std::vector<Attempt> attempts;
     std::string failure = "no board found: edges run one way only";
     for (std::size_t i = 0; i < peaks.size(); ++i) {
         for (std::size_t j = i + 1; j < peaks.size(); ++j) {
@@ -502,54 +593,56 @@ Result<LatticeView> find_lattice_in(const cv::Mat& image, const LatticeOptions& 
             cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
             cv::Sobel(g, dxx, CV_32F, 2, 0, 3);
             cv::Sobel(g, dyy, CV_32F, 0, 2, 3);
-            const auto [px, py] = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o);
-            const double score = std::min(px.score, py.score);
-            if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_lattice_score) {
-                failure = "no board found: no periodic gaps between tiles";
-                continue;
+            const auto pitches = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o, o.pitch_alternatives);
+            bool any = false;
+            for (std::size_t k = 0; k < pitches.size(); ++k) {
+                const auto& [px, py] = pitches[k];
+                const double score = std::min(px.score, py.score);
+                if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_candidate_score) continue;
+                const bool preferred = k == 0 && score >= o.min_lattice_score && (o.image_to_table_mm || j < static_cast<std::size_t>(kDirectionCandidates));
+                attempts.push_back({work_to_affine, px, py, score, preferred});
+                any = any || attempts.back().first;
             }
-            if (score > best.score) best = {work_to_affine, px, py, score};
+            if (!any) failure = "no board found: no periodic gaps between tiles";
         }
     }
-    if (best.score < 0) return invalid("lattice", failure);
-    const cv::Matx33d work_to_affine = best.work_to_affine;
-    const Period px = best.px, py = best.py;
-    view.score = best.score;
-    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
-
-    // The top view: square cells of the pitch at px_per_mm, gap lines on multiples of it.
-    const double pitch = (o.tile_mm + o.gap_mm) * o.px_per_mm;
-    view.pitch_px = pitch;
-    cv::Matx33d affine_to_top(pitch / px.pitch, 0, -px.phase * pitch / px.pitch, 0, pitch / py.pitch, -py.phase * pitch / py.pitch, 0, 0, 1);
-    cv::Matx33d work_to_top = affine_to_top * work_to_affine;
-    for (const auto& p : pts) {
-        const cv::Point2d q = apply_homography(work_to_top, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
-        x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+    // The lattices the fold prefers come first (sharpest first), then the weaker ones and the
+    // other pitches; the reader checks them against the tiles in this order.
+    std::stable_sort(attempts.begin(), attempts.end(), [](const Attempt& l, const Attempt& r) {
+        if (l.first != r.first) return l.first;
+        return l.score > r.score;
+    });
+    std::vector<LatticeView> out;
+    for (const auto& attempt : attempts) {
+        if (static_cast<int>(out.size()) >= o.max_candidates) break;
+        auto built = lattice_view_of(image, o, attempt.work_to_affine, attempt.px, attempt.py, pts, frame);
+        if (!built) continue;
+        built->score = attempt.score;
+        built->strong = attempt.first;
+        out.push_back(std::move(built.value()));
     }
-    const double c0 = std::floor(x0 / pitch), r0 = std::floor(y0 / pitch);
-    // A degenerate plane estimate can put points ~1e17 px away: count cells in double, then cap.
-    view.cols = lattice_cells(x0, x1, pitch, static_cast<int>(o.max_top_side / pitch));
-    view.rows = lattice_cells(y0, y1, pitch, static_cast<int>(o.max_top_side / pitch));
-    if (view.cols < 1 || view.rows < 1) return invalid("lattice", "no board found");
-    work_to_top = cv::Matx33d(1, 0, -c0 * pitch, 0, 1, -r0 * pitch, 0, 0, 1) * work_to_top;
-    view.image_to_top = work_to_top * image_to_work;
-    const cv::Size top_size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
-    // The top view is sampled from the full-resolution frame: the work image is for geometry only.
-    if (o.warp_top) cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
-    const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
-    cv::Mat valid(small.size(), CV_8UC1, cv::Scalar(255)), top_valid;
-    cv::warpPerspective(colours_fail ? valid : mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
-                        cv::BORDER_CONSTANT, cv::Scalar(0));
-    return view;
+    if (out.empty()) return invalid("lattice", failure);
+    return out;
+}
+
+Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& o, bool whole_frame) {
+    if (auto st = o.check(); !st) return st.error();
+    if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
+    return find_lattices_in(image, o, whole_frame);
 }
 
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) {
-    if (auto st = o.check(); !st) return st.error();
-    if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
-    auto near_board = find_lattice_in(image, o, false);
-    if (near_board) return near_board;
+    // The sharpest fold of the preferred pitches, as before the reader checked candidates.
+    auto first_strong = [&](bool whole) -> Result<LatticeView> {
+        auto found = find_lattices(image, o, whole);
+        if (!found) return found.error();
+        if (!found->front().strong) return invalid("lattice", "no board found: no periodic gaps between tiles");
+        return std::move(found->front());
+    };
+    auto near_board = first_strong(false);
+    if (near_board || near_board.error().kind != ErrorKind::Invalid) return near_board;
     // The table's colours can hide the board (tiles like wood): look at the whole frame.
-    auto whole = find_lattice_in(image, o, true);
+    auto whole = first_strong(true);
     return whole ? whole : near_board;
 }
 

@@ -8,6 +8,7 @@
 // tile's residual offset (real tiles sit off-grid). Cells without a square outline on all
 // four sides (table patterns next to the board) are dropped.
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include <opencv2/calib3d.hpp>
@@ -275,6 +276,35 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         }
     }
     return Ok{};
+}
+
+TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
+    TileContrast out;
+    if (cells.empty() || view.top.empty()) return out;
+    // About 1 px/mm: a tile side is still ~45 px, and the edge image costs a quarter.
+    const double k = std::min(1.0, 1.0 / view.px_per_mm);
+    cv::Mat small;
+    if (k < 1) cv::resize(view.top, small, cv::Size(), k, k, cv::INTER_AREA);
+    else small = view.top;
+    const SideResponse response(small, 0.0);
+    const double side = lo.tile_mm * view.px_per_mm * k, half = view.pitch_px / 2;
+    constexpr int kReach = 2, kBand = 3;  // small slack: the refit put the cells on the tiles already
+    const std::array<cv::Point2d, 4> shifts{cv::Point2d(0, 0), cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
+    std::array<double, 4> medians{};
+    for (std::size_t s = 0; s < shifts.size(); ++s) {
+        std::vector<double> weakest;
+        weakest.reserve(cells.size());
+        for (const auto& c : cells) {
+            const cv::Point2d centre = (view.cell_centre(c.col, c.row) + c.offset_px + shifts[s]) * k;
+            weakest.push_back(find_outline(response, centre, side, kReach, kBand).weakest);
+        }
+        medians[s] = median_of(std::move(weakest));
+    }
+    out.sides = medians[0];
+    const auto strongest = std::max_element(medians.begin() + 1, medians.end());
+    out.shifted = *strongest;
+    if (*strongest > out.sides) out.best_shift = shifts[static_cast<std::size_t>(strongest - medians.begin())];
+    return out;
 }
 
 }  // namespace meeplecam::vision

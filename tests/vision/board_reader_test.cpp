@@ -384,3 +384,118 @@ TEST_CASE("tiles under a hand are reported hidden, not guessed", "[vision][board
     CHECK(covered_hidden >= 0.6 * covered);
     CHECK(visible_hidden <= 0.02 * visible);
 }
+
+namespace {
+
+// A lattice view of `image` whose pitch is `factor` times the tiles' true pitch (0.5: every
+// tile cut in four; 2: four tiles a cell), moved by `shift` cells: the cells under the
+// rendered tiles' centres, no refit. `truth_view` must sit on the tiles.
+std::pair<vision::LatticeView, std::vector<vision::CellObservation>> wrong_lattice(const cv::Mat& image, const vision::LatticeView& truth_view,
+                                                                                   const vision::RenderTruth& truth, double factor,
+                                                                                   cv::Point2d shift) {
+    vision::LatticeView v = truth_view;
+    const double p = v.pitch_px;
+    // Top px of the true lattice -> top px of a lattice of pitch factor * p (cells scaled by 1 / factor).
+    const cv::Matx33d rescale(1 / factor, 0, -shift.x * p, 0, 1 / factor, -shift.y * p, 0, 0, 1);
+    v.image_to_top = rescale * truth_view.image_to_top;
+    std::map<std::pair<int, int>, bool> seen;
+    std::vector<vision::CellObservation> cells;
+    double x1 = 0, y1 = 0;
+    for (const auto& t : truth.tiles) {
+        const cv::Point2d c = vision::apply_homography(v.image_to_top, t.centre_px);
+        // With half the pitch a tile covers the 2 x 2 cells around its centre.
+        const std::vector<cv::Point2d> at = factor < 1 ? std::vector<cv::Point2d>{c + cv::Point2d(-p / 2, -p / 2), c + cv::Point2d(p / 2, -p / 2),
+                                                                                  c + cv::Point2d(-p / 2, p / 2), c + cv::Point2d(p / 2, p / 2)}
+                                                       : std::vector<cv::Point2d>{c};
+        for (const auto& q : at) {
+            const int col = static_cast<int>(std::floor(q.x / p)), row = static_cast<int>(std::floor(q.y / p));
+            if (col < 0 || row < 0 || seen[{col, row}]) continue;
+            seen[{col, row}] = true;
+            cells.push_back({col, row, 1.0, {0, 0}});
+            x1 = std::max(x1, (col + 2) * p), y1 = std::max(y1, (row + 2) * p);
+        }
+    }
+    cv::warpPerspective(image, v.top, v.image_to_top, cv::Size(static_cast<int>(x1), static_cast<int>(y1)));
+    return {v, cells};
+}
+
+}  // namespace
+
+TEST_CASE("the tile contrast tells the true lattice from half, double and half-shifted ones", "[vision][board-reader][lattice-check]") {
+    // The reader checks each candidate lattice against the tiles: on the true one the cells'
+    // square outlines are much stronger than squares half a pitch away; on a lattice at half
+    // or twice the pitch (the pitch search's usual slips) they are not, and on one moved half
+    // a pitch the strongest squares are the true tiles.
+    const vision::ReaderOptions defaults;
+    for (int seed = 1; seed <= 3; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(seed == 3 ? vision::Difficulty::Medium : vision::Difficulty::Easy);
+        const auto tiles = random_board(60 + 5 * seed, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto view = vision::find_lattice(r->image);
+        REQUIRE(view);
+        auto cells = vision::occupied_cells(view.value());
+        REQUIRE(vision::refine_lattice(r->image, view.value(), cells, {}));
+        REQUIRE(vision::rectification_rms_mm(view.value(), r->truth) < 2.0);  // the view sits on the tiles
+        INFO("seed " << seed << ", style " << r->truth.style << ", " << r->truth.surface << " table, tilt " << r->truth.camera.tilt_deg);
+        const auto right = vision::tile_contrast(view.value(), cells, {});
+        INFO("true lattice: sides " << right.sides << ", half a pitch away " << right.shifted);
+        CHECK(right.ratio() >= defaults.min_tile_contrast);
+        CHECK(right.best_shift == cv::Point2d(0, 0));
+        for (const double factor : {0.5, 2.0}) {
+            const auto [v, c] = wrong_lattice(r->image, view.value(), r->truth, factor, {0, 0});
+            const auto wrong = vision::tile_contrast(v, c, {});
+            INFO("pitch x" << factor << ": sides " << wrong.sides << ", half a pitch away " << wrong.shifted);
+            CHECK(wrong.ratio() < defaults.min_tile_contrast);
+        }
+        // Half a pitch off along x: the true tiles are the strongest squares, half a pitch across x.
+        const auto [v, c] = wrong_lattice(r->image, view.value(), r->truth, 1.0, {0.5, 0});
+        const auto moved = vision::tile_contrast(v, c, {});
+        INFO("moved half a pitch: sides " << moved.sides << ", half a pitch away " << moved.shifted);
+        CHECK(moved.ratio() < 1.0);
+        CHECK(moved.best_shift == cv::Point2d(view->pitch_px / 2, 0));
+    }
+}
+
+TEST_CASE("glare and light gradients on the table are not taken for tiles", "[vision][board-reader][table]") {
+    // The table's colours are learnt along the frame's edge; near the board a glare spot and
+    // the light gradient brighten it by a lightness bin or more. Counted: occupied cells of
+    // the lattice (before the refit drops cells without an outline) where no tile lies.
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Medium);
+    options.surfaces = {vision::TableSurface::Plain, vision::TableSurface::Wood};
+    options.tilt_deg = {5, 12};
+    options.glare_chance = 1;
+    options.glare_strength = {0.5, 0.6};
+    options.glare_radius = {0.12, 0.14};
+    options.light_gradient = {0.3, 0.4};
+    options.hand_chance = 0;
+    int invented_tolerant = 0, invented_strict = 0, boards = 0;
+    for (int seed = 21; seed <= 24; ++seed) {
+        const auto tiles = random_board(60, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto count = [&](int reach) {
+            vision::LatticeOptions lo;
+            lo.table_lightness_reach = reach;
+            auto view = vision::find_lattice(r->image, lo);
+            if (!view) return -1;
+            std::map<std::pair<int, int>, bool> real;
+            for (const auto& t : r->truth.tiles) {
+                const cv::Point2d c = vision::apply_homography(view->image_to_top, t.centre_px);
+                real[{static_cast<int>(std::floor(c.x / view->pitch_px)), static_cast<int>(std::floor(c.y / view->pitch_px))}] = true;
+            }
+            int n = 0;
+            for (const auto& c : vision::occupied_cells(view.value(), lo)) n += !real.count({c.col, c.row});
+            return n;
+        };
+        const int tolerant = count(1), strict = count(0);
+        INFO("seed " << seed << ", " << r->truth.surface << " table: table cells taken for tiles " << tolerant << " (lightness reach 1), " << strict << " (reach 0)");
+        if (tolerant < 0 || strict < 0) continue;
+        ++boards;
+        invented_tolerant += tolerant, invented_strict += strict;
+    }
+    INFO(boards << " boards: " << invented_tolerant << " table cells taken for tiles (reach 1), " << invented_strict << " (reach 0)");
+    REQUIRE(boards >= 3);
+    CHECK(invented_tolerant <= invented_strict);
+    CHECK(invented_tolerant <= boards);
+}

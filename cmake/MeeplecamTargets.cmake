@@ -13,63 +13,6 @@ if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
   endif()
 endif()
 
-# Precompiled headers (MEEPLECAM_PCH, on by default; scripts/fuzz.sh builds without them, so one
-# build still compiles every engine/vision/calibration file from its own includes): the heavy
-# third-party headers a target can see by its DEPS, parsed once per target instead of once per
-# file. Parsing them is most of a small file's compile time (vision/board_reader.cpp at -O3:
-# 2.1 s of its 2.6 s CPU is nlohmann/json + OpenCV). Only third-party headers: our own and the
-# standard library's stay as each file includes them.
-option(MEEPLECAM_PCH "Precompile the heavy third-party headers (Catch2, OpenCV, Qt, nlohmann/json) per target" ON)
-if(MEEPLECAM_PCH AND CMAKE_CXX_COMPILER_LAUNCHER MATCHES "ccache" AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-  # ccache caches compiles that use a precompiled header only with this sloppiness, and its
-  # preprocessor mode needs -fpch-preprocess (GCC) to see which header was used.
-  set(CMAKE_CXX_COMPILER_LAUNCHER env CCACHE_SLOPPINESS=pch_defines,time_macros ${CMAKE_CXX_COMPILER_LAUNCHER})
-  add_compile_options(-fpch-preprocess)
-endif()
-set(MEEPLECAM_PCH_JSON <nlohmann/json.hpp>)
-set(MEEPLECAM_PCH_OPENCV <opencv2/core.hpp> <opencv2/imgproc.hpp>)
-set(MEEPLECAM_PCH_QT <QObject> <QString> <QImage> <QWidget> <QLabel> <QVBoxLayout> <QHBoxLayout> <QPushButton>
-                     <QSettings> <QApplication>)
-set(MEEPLECAM_PCH_QTEST <QTest> <QSignalSpy>)
-set(MEEPLECAM_PCH_CATCH <catch2/catch.hpp>)
-
-# meeplecam_precompile(TARGET DEPS ...) — precompiles the third-party headers DEPS give TARGET
-# (every layer sees nlohmann/json through engine), when it has more than one file to compile.
-function(meeplecam_precompile target)
-  cmake_parse_arguments(ARG "TEST" "" "DEPS" ${ARGN})
-  get_target_property(sources ${target} SOURCES)
-  list(FILTER sources INCLUDE REGEX "\\.cpp$")
-  list(LENGTH sources count)
-  if(NOT MEEPLECAM_PCH OR count LESS 2)
-    return()
-  endif()
-  set(headers ${MEEPLECAM_PCH_JSON})
-  if(ARG_TEST)
-    list(APPEND headers ${MEEPLECAM_PCH_CATCH})
-  endif()
-  foreach(dep IN LISTS ARG_DEPS)
-    if(dep MATCHES "^(opencv_|vision$|calibration$|session$|ui$|meeplecam_cli$)")
-      set(opencv ON)
-    endif()
-    if(dep MATCHES "^(Qt6::Widgets|ui)$")
-      set(qt ON)
-    endif()
-    if(dep STREQUAL "Qt6::Test")
-      set(qtest ON)
-    endif()
-  endforeach()
-  if(opencv)
-    list(APPEND headers ${MEEPLECAM_PCH_OPENCV})
-  endif()
-  if(qt)
-    list(APPEND headers ${MEEPLECAM_PCH_QT})
-  endif()
-  if(qtest)
-    list(APPEND headers ${MEEPLECAM_PCH_QTEST})
-  endif()
-  target_precompile_headers(${target} PRIVATE ${headers})
-endfunction()
-
 # meeplecam_library(NAME SOURCES ... DEPS ... ALLOWED ...)
 function(meeplecam_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;ALLOWED" ${ARGN})
@@ -83,7 +26,6 @@ function(meeplecam_library name)
   target_link_libraries(${name} PUBLIC ${ARG_DEPS})
   target_compile_options(${name} PRIVATE ${MEEPLECAM_WARNINGS})
   target_compile_features(${name} PUBLIC cxx_std_20)
-  meeplecam_precompile(${name} DEPS ${ARG_DEPS})
 endfunction()
 
 # meeplecam_test(NAME SOURCES ... DEPS ...) — a Catch2 test executable registered with ctest.
@@ -98,7 +40,7 @@ function(meeplecam_test name)
   if(MEEPLECAM_SANITIZE AND NOT "soak" IN_LIST ARG_LABELS AND NOT "slow" IN_LIST ARG_LABELS)
     # build-asan: the test files themselves at -O0 (the layers they test stay -O1). Catch2's
     # assertion code is most of their compile time and -O1 doubles it (engine/castles_test.cpp
-    # 10.6 s CPU at -O0, 20.3 s at -O1); ASan and UBSan check -O0 code just as well. Not the
+    # 11.2 s CPU at -O0, 21.1 s at -O1); ASan and UBSan check -O0 code just as well. Not the
     # soak and slow tests: their own loops are the run time (300 Ferries games under the
     # sanitizers: 8.9 s CPU with soak_test.cpp at -O0, 5.0 s at -O1).
     target_compile_options(${name} PRIVATE -O0)
@@ -106,7 +48,6 @@ function(meeplecam_test name)
   target_compile_definitions(${name} PRIVATE
     MEEPLECAM_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     MEEPLECAM_BINARY_DIR="${PROJECT_BINARY_DIR}")
-  meeplecam_precompile(${name} TEST DEPS ${ARG_DEPS})
   catch_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()

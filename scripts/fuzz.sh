@@ -35,11 +35,8 @@ if ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev
 fi
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"  # a fresh clone reuses the cache
-# No precompiled headers here: this build compiles every engine/vision/calibration file from its
-# own #includes alone, so a missing one fails CI even though build/ and build-asan/ precompile.
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DMEEPLECAM_FUZZ=ON -DMEEPLECAM_BUILD_TESTS=OFF -DMEEPLECAM_BUILD_BENCH=OFF -DMEEPLECAM_BUILD_UI=OFF \
-  -DMEEPLECAM_PCH=OFF >/dev/null
+  -DMEEPLECAM_FUZZ=ON -DMEEPLECAM_BUILD_TESTS=OFF -DMEEPLECAM_BUILD_BENCH=OFF -DMEEPLECAM_BUILD_UI=OFF >/dev/null
 targets=()
 for h in "${harnesses[@]}"; do targets+=("${h}_fuzz"); done
 cmake --build build-fuzz --parallel "${MEEPLECAM_JOBS:-2}" --target "${targets[@]}"

@@ -13,9 +13,11 @@ config=(-DCMAKE_BUILD_TYPE=Release)
 if [[ "${1:-}" == "--sanitize" ]]; then
   shift
   dir=build-asan
-  # -O1 -g1: line tables for the reports, and half the compile time of -O2 -g on 2 cores.
-  # Unity build: each target's sources compiled in batches, so the heavy headers (Catch2,
-  # OpenCV, Qt, nlohmann/json) are parsed once per batch instead of once per file.
+  # -O1 -g1: line tables for the reports, and half the compile time of -O2 -g on 2 cores (the
+  # test files themselves at -O0, see meeplecam_test). Unity build: each library's sources
+  # compiled in batches, so the heavy headers (OpenCV, Qt, nlohmann/json) are parsed and their
+  # templates instantiated once per batch. No benchmarks: no test runs them. No precompiled
+  # headers: measured, they save next to nothing here (docs/testing.md, "CI cost").
   config=(-DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1" -DMEEPLECAM_SANITIZE=ON
           -DMEEPLECAM_BUILD_BENCH=OFF -DCMAKE_UNITY_BUILD=ON)
 fi

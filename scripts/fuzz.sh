@@ -5,18 +5,21 @@
 # timeout or sanitizer report stops the script with a non-zero exit and the input's path.
 #
 #   scripts/fuzz.sh [--seconds N] [HARNESS...]    (default: 30 seconds each, every harness)
+#   scripts/fuzz.sh --build-only [HARNESS...]     (build the harnesses, run nothing; CI times it)
 #
 # Env: MEEPLECAM_FUZZ_WORK (work folder), MEEPLECAM_JOBS (build jobs, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seconds=30
+build_only=0
 harnesses=()
 while (($#)); do
   case "$1" in
     --seconds) seconds="$2"; shift 2 ;;
     --seconds=*) seconds="${1#*=}"; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --build-only) build_only=1; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) harnesses+=("$1"); shift ;;
   esac
@@ -37,6 +40,7 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_
 targets=()
 for h in "${harnesses[@]}"; do targets+=("${h}_fuzz"); done
 cmake --build build-fuzz --parallel "${MEEPLECAM_JOBS:-2}" --target "${targets[@]}"
+((build_only)) && exit 0
 
 work="${MEEPLECAM_FUZZ_WORK:-build-fuzz/fuzz-work}"
 # Largest input per harness: the biggest seed fits (catalogs are tens of KB).

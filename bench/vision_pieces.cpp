@@ -96,7 +96,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++st.not_read;
             continue;
         }
-        auto detection = vision::detect_pieces(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector);
+        auto detection = vision::detect_pieces_rereading(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector);
         if (!detection) {
             std::fprintf(stderr, "detect: %s\n", detection.error().to_string().c_str());
             continue;

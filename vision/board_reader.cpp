@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace meeplecam::vision {
 namespace {
@@ -119,15 +120,19 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         choice[i] = best;
         ++used[static_cast<std::size_t>(cells[i].hyps[best].type)];
     }
+    // The edge cell i shows on board side `side` with hypothesis h: road at a bridge's ends.
+    auto shown_edge = [&](std::size_t i, const Hypothesis& h, int side) {
+        const int axis = cells[i].bridge_axis;
+        return h.bridged && axis >= 0 && side % 2 == axis ? EdgeKind::Road : edge_of(types[static_cast<std::size_t>(h.type)], h.rot, side);
+    };
     // The conditional score of hypothesis h at cell i given the others.
     auto conditional = [&](std::size_t i, const Hypothesis& h) {
-        const auto& t = types[static_cast<std::size_t>(h.type)];
         double s = h.score + prior[static_cast<std::size_t>(h.type)];
         for (int side = 0; side < 4; ++side) {
             const int j = nb[i][static_cast<std::size_t>(side)];
             if (j < 0 || cells[static_cast<std::size_t>(j)].hyps.empty() || cells[static_cast<std::size_t>(j)].hidden) continue;
             const auto& other = cells[static_cast<std::size_t>(j)].hyps[choice[static_cast<std::size_t>(j)]];
-            if (edge_of(t, h.rot, side) != edge_of(types[static_cast<std::size_t>(other.type)], other.rot, (side + 2) % 4)) s -= o.mismatch_penalty;
+            if (shown_edge(i, h, side) != shown_edge(static_cast<std::size_t>(j), other, (side + 2) % 4)) s -= o.mismatch_penalty;
         }
         const auto& mine = cells[i].hyps[choice[i]];
         const int others = used[static_cast<std::size_t>(h.type)] - (mine.type == h.type ? 1 : 0);
@@ -174,6 +179,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         d.rot = hyps[choice[i]].rot;
         d.confidence = std::exp(s[choice[i]] - top) / z;
         d.hidden = cells[i].hidden;
+        d.bridge_axis = hyps[choice[i]].bridged ? cells[i].bridge_axis : -1;
         if (runner != choice[i]) {
             d.runner_type = hyps[runner].type;
             d.runner_rot = hyps[runner].rot;
@@ -302,6 +308,32 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (!reading.found) reading.message = "no board found";
     reading.ms_total = elapsed_ms(start);
     return reading;
+}
+
+Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const Catalog& catalog,
+                            const ReaderOptions& options) {
+    if (auto st = options.check(); !st) return st;
+    if (!reading.found || reading.tiles.empty()) return invalid("reread_under_bridges", "the reading has no board");
+    std::vector<CellObservation> cells;
+    std::set<std::pair<int, int>> read;
+    for (const auto& t : reading.tiles) {
+        cells.push_back({t.col, t.row, 1.0, t.offset_px});
+        read.insert({t.col, t.row});
+    }
+    for (const auto& b : bridges) {
+        if (b.axis != 0 && b.axis != 1) return invalid("reread_under_bridges", "a bridge at [" + std::to_string(b.col) + ", " + std::to_string(b.row) + "] has axis " + std::to_string(b.axis) + " (0 or 1)");
+        if (!read.count({b.col, b.row})) return invalid("reread_under_bridges", "a bridge at [" + std::to_string(b.col) + ", " + std::to_string(b.row) + "] lies on no read tile");
+    }
+    const auto started = std::chrono::steady_clock::now();
+    const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier, bridges);
+    auto tiles = decode_board(hyps, catalog, options.decoder);
+    if (tiles.empty()) return Ok{};  // nothing read: keep the first reading
+    decide_pennants(reading.view, tiles, catalog, options.pennants);
+    reading.tiles = std::move(tiles);
+    const double ms = elapsed_ms(started);
+    reading.ms_classify += ms;
+    reading.ms_total += ms;
+    return Ok{};
 }
 
 }  // namespace meeplecam::vision

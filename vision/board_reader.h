@@ -185,13 +185,23 @@ struct ClassifierOptions {
     int table_reach = 2;          // empty lattice cells within this many cells of a tile teach the table's colours...
     double empty_margin = 0.0;    // ...and a cell whose samples the table explains better than any tile (by this log-likelihood per sample) is dropped
     double hidden_margin = 0.9;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm)
+    double bridge_band = 0.3;     // under a bridge, samples this close (tile fraction) to its axis are left out (the bridge, its shadow and its lean)
+    double unbridged_penalty = 12.0; // score lost by reading a cell with a bridge found on it as bare (the bridge found was none, or not there)
     Status check() const;
+};
+
+// A bridge lying on a cell (Bridges, Castles and Bazaars): it hides the middle of the tile
+// along its axis, and the tile's sides at its ends show road to their neighbours.
+struct BridgeOnCell {
+    int col = 0, row = 0;
+    int axis = 0;  // 0: north-south, 1: east-west (reading frame)
 };
 
 struct Hypothesis {
     int type = -1;   // index into Catalog::tiles()
     int rot = 0;     // quarter turns clockwise
     double score = 0;  // tempered log-likelihood (higher is better)
+    bool bridged = false;  // the cell's bridge (CellHypotheses::bridge_axis) lies on it: its sides at the bridge's ends show road
 };
 
 // One tile type per cell, every distinct rotation, best first.
@@ -200,6 +210,7 @@ struct CellHypotheses {
     cv::Point2d offset_px{0, 0};  // the tile's offset from its cell (CellObservation)
     double fit = 0;               // the best layout's mean log-likelihood per sample
     bool hidden = false;          // no layout explains the cell (something covers the tile): its hypotheses are a guess
+    int bridge_axis = -1;         // a bridge was found across the tile (BridgeOnCell::axis); -1: none
     std::vector<Hypothesis> hyps;
 };
 
@@ -209,9 +220,13 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
 
 // Scores every (type, rotation) of `catalog` for every cell. Cells that look like the table
 // around the board rather than any tile (a flower on a cloth in a hole of the board, whose
-// four sides all show edges) are left out of the result.
+// four sides all show edges) are left out of the result. A cell with a bridge on it
+// (`bridges`) is read without the samples under the bridge (ClassifierOptions::bridge_band);
+// its (type, rotation)s whose sides at the bridge's ends are field are listed with the bridge,
+// and every (type, rotation) without it, less ClassifierOptions::unbridged_penalty.
 std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells,
-                                           const Catalog& catalog, const ClassifierOptions& options = {});
+                                           const Catalog& catalog, const ClassifierOptions& options = {},
+                                           const std::vector<BridgeOnCell>& bridges = {});
 
 // ---- Stage 4: joint decoding --------------------------------------------------------
 
@@ -232,10 +247,13 @@ struct DecodedTile {
     int runner_type = -1, runner_rot = 0;  // the best other hypothesis
     double runner_confidence = 0;
     bool hidden = false;           // something covers the tile (a hand): type and rotation are a guess from its neighbours
+    int bridge_axis = -1;          // the tile was read under a bridge (BridgeOnCell::axis): its sides at the bridge's ends show road; -1: none
 };
 
 // Chooses one hypothesis per cell; neighbours are cells one lattice step apart. A hidden cell
-// is guessed from its neighbours but does not constrain them.
+// is guessed from its neighbours but does not constrain them. A bridged hypothesis
+// (Hypothesis::bridged) shows road at the bridge's ends; a cell whose bare hypothesis wins
+// gets bridge_axis -1 (the bridge found there fits no tile among its neighbours).
 std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, const Catalog& catalog,
                                       const DecoderOptions& options = {});
 
@@ -253,6 +271,8 @@ struct PennantOptions {
     double min_area = 0.0015;      // a pennant: a blob of such colour covering at least this share of the tile...
     double max_area = 0.15;        // ...and at most this (bigger: glare or a hand, undecided)
     int min_reference_cells = 3;   // fewer pennantless city cells: plain city is learnt from every city cell
+    double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
+                                   // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
     Status check() const;
 };
 
@@ -298,5 +318,13 @@ struct BoardReading {
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a
 // reading with found == false and a message.
 Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options = {});
+
+// Reads the tiles of a found board again (stages 3-4b on the same top view) now that the
+// bridges on it are known (the piece detector finds them): a tile under a bridge is read as
+// the printed tile without the art the bridge hides, and its bridged sides show road to its
+// neighbours. Replaces reading.tiles (cells stay as read). Errors: options failing check(),
+// a reading without a board, a bridge on no read cell or with an axis other than 0 or 1.
+Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const Catalog& catalog,
+                            const ReaderOptions& options = {});
 
 }  // namespace meeplecam::vision

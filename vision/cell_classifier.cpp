@@ -56,6 +56,8 @@ Status ClassifierOptions::check() const {
     if (table_reach < 0 || table_reach > 10) return bad("table_reach must be within [0, 10]");
     if (!(empty_margin >= 0)) return bad("empty_margin must be >= 0");
     if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
+    if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
+    if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
     return Ok{};
 }
 
@@ -113,7 +115,7 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
 }
 
 std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog,
-                                           const ClassifierOptions& o) {
+                                           const ClassifierOptions& o, const std::vector<BridgeOnCell>& bridges) {
     std::vector<CellHypotheses> out;
     if (cells.empty() || view.top.empty() || !o.check()) return out;
     const int n = o.samples, per_cell = n * n;
@@ -215,6 +217,48 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (const auto& t : catalog.tiles()) {
         for (const int r : t.distinct_rotations) layouts.push_back({t.index, r, terrain_layout(t, r, n, o.sample_inset)});
     }
+    // Cells under a bridge: the samples it hides are left out (kept[c] empty: all count); while
+    // the terrain model is learnt only the layouts whose sides at its ends are field may lie under it.
+    std::vector<int> bridge_axis(cells.size(), -1);
+    std::vector<std::vector<std::uint8_t>> kept(cells.size());
+    std::vector<std::vector<std::uint8_t>> under_bridge(2);  // per axis: layouts that may lie under a bridge
+    std::vector<int> kept_count(cells.size(), per_cell);
+    for (const auto& b : bridges) {
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            if (cells[c].col == b.col && cells[c].row == b.row && (b.axis == 0 || b.axis == 1)) bridge_axis[c] = b.axis;
+        }
+    }
+    for (int axis = 0; axis < 2; ++axis) {
+        auto& ok = under_bridge[static_cast<std::size_t>(axis)];
+        for (const auto& layout : layouts) {
+            const TileType& t = catalog.tiles()[static_cast<std::size_t>(layout.type)];
+            // Board sides at the bridge's ends: N and S (axis 0) or E and W (axis 1), as catalog sides.
+            const auto side_edge = [&](int board_side) { return t.edges[static_cast<std::size_t>((board_side - layout.rot + 8) % 4)]; };
+            ok.push_back(side_edge(axis) == EdgeKind::Field && side_edge(axis + 2) == EdgeKind::Field ? 1 : 0);
+        }
+        if (std::find(ok.begin(), ok.end(), 1) == ok.end()) ok.assign(layouts.size(), 1);  // no layout takes it: read as if none were there
+    }
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+        if (bridge_axis[c] < 0) continue;
+        kept[c].assign(static_cast<std::size_t>(per_cell), 1);
+        int count = 0;
+        for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < n; ++i) {
+                const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
+                const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
+                const double off = std::abs((bridge_axis[c] == 0 ? u : v) - 0.5);  // distance from the bridge's axis
+                const bool hide = off < o.bridge_band;
+                kept[c][static_cast<std::size_t>(j * n + i)] = hide ? 0 : 1;
+                count += hide ? 0 : 1;
+            }
+        }
+        kept_count[c] = std::max(1, count);
+    }
+    auto sample_counts = [&](std::size_t c, int q) { return kept[c].empty() || kept[c][static_cast<std::size_t>(q)]; };
+    auto layout_allowed = [&](std::size_t c, std::size_t h) {
+        return bridge_axis[c] < 0 || under_bridge[static_cast<std::size_t>(bridge_axis[c])][h] != 0;
+    };
+    constexpr double kRefused = -1e30;  // log-likelihood of a layout that cannot lie under the cell's bridge
     std::vector<std::vector<double>> ll(cells.size(), std::vector<double>(layouts.size(), 0.0));
     auto looks_empty = [&](std::size_t c, std::size_t best) { return table_known && ll_empty[c] > ll[c][best] + o.empty_margin * per_cell; };
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
@@ -226,7 +270,15 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         auto score = [&](std::size_t h) {
             double s = 0;
             const auto& terrain = layouts[h].terrain;
-            for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+            if (!layout_allowed(c, h)) {
+                s = kRefused;
+            } else if (kept[c].empty()) {
+                for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+            } else {
+                for (int q = 0; q < per_cell; ++q) {
+                    if (kept[c][static_cast<std::size_t>(q)]) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+                }
+            }
             ll[c][h] = s;
             if (s > ll[c][best]) best = h;
         };
@@ -284,12 +336,16 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 if (table_known) {
                     const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
                     double e = 0;
-                    for (int q = 0; q < per_cell; ++q) e += logp[kTable][static_cast<std::size_t>(cl[q])];
+                    for (int q = 0; q < per_cell; ++q) {
+                        if (sample_counts(c, q)) e += logp[kTable][static_cast<std::size_t>(cl[q])];
+                    }
                     ll_empty[c] = e;
                     if (looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
                 }
                 const auto& terrain = layouts[best].terrain;
-                for (int q = 0; q < per_cell; ++q) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
+                for (int q = 0; q < per_cell; ++q) {
+                    if (sample_counts(c, q)) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
+                }
             }
             last_pass_full = round < kFullRounds;
             if (round == o.em_rounds || !changed) break;  // converged
@@ -325,6 +381,11 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         if (run_em(greenest) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
     }
 
+    // The terrain model the chosen start ended with (bare layouts under a bridge are scored with it).
+    std::vector<std::vector<double>> final_logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
+    for (int t = 0; t < kTerrains; ++t) {
+        for (int c = 0; c < k; ++c) final_logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
+    }
     for (std::size_t c = 0; c < cells.size(); ++c) {
         if (table_known) {
             const std::size_t best = static_cast<std::size_t>(std::max_element(ll[c].begin(), ll[c].end()) - ll[c].begin());
@@ -334,8 +395,27 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.col = cells[c].col;
         h.row = cells[c].row;
         h.offset_px = cells[c].offset_px;
-        h.fit = *std::max_element(ll[c].begin(), ll[c].end()) / per_cell;
-        for (std::size_t i = 0; i < layouts.size(); ++i) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i]});
+        h.fit = *std::max_element(ll[c].begin(), ll[c].end()) / kept_count[c];
+        h.bridge_axis = bridge_axis[c];
+        for (std::size_t i = 0; i < layouts.size(); ++i) {
+            if (bridge_axis[c] < 0) {
+                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i], false});
+                continue;
+            }
+            // Under a bridge: the layouts that take it, and every layout bare (the bridge found may be none).
+            if (layout_allowed(c, i)) h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i], true});
+        }
+        if (bridge_axis[c] >= 0) {  // every layout bare, scored on the same samples
+            const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+            for (std::size_t i = 0; i < layouts.size(); ++i) {
+                const auto& terrain = layouts[i].terrain;
+                double s = 0;
+                for (int q = 0; q < per_cell; ++q) {
+                    if (kept[c][static_cast<std::size_t>(q)]) s += final_logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+                }
+                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * s - o.unbridged_penalty, false});
+            }
+        }
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         out.push_back(std::move(h));
     }

@@ -64,6 +64,7 @@ cv::Mat inner_city(const TileType& type, int rot, int side, int margin) {
 Status PennantOptions::check() const {
     auto bad = [](const char* what) { return Status(invalid("pennant options", what)); };
     if (!(wall_margin >= 0 && wall_margin < 0.3)) return bad("wall_margin must be within [0, 0.3)");
+    if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
     if (lightness_bins < 1 || lightness_bins > 64) return bad("lightness_bins must be within [1, 64]");
     if (chroma_bins < 4 || chroma_bins > 128) return bad("chroma_bins must be within [4, 128]");
     if (!(novel_density > 0 && novel_density < 0.1)) return bad("novel_density must be within (0, 0.1)");
@@ -93,6 +94,12 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         if (mask.empty()) mask = inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, margin);
         return mask;
     };
+    // Under a bridge the wood hides the tile's middle along its axis: those pixels are no evidence.
+    const int band = static_cast<int>(std::lround(o.bridge_band * side));
+    auto visible = [&](const DecodedTile& t, int x, int y) {
+        if (t.bridge_axis < 0) return true;
+        return std::abs((t.bridge_axis == 0 ? x : y) - side / 2) >= band;
+    };
     auto cell_rect = [&](const DecodedTile& t) {
         const cv::Point2d c = view.cell_centre(t.col, t.row) + t.offset_px;
         return cv::Rect(static_cast<int>(std::lround(c.x - side / 2.0)), static_cast<int>(std::lround(c.y - side / 2.0)), side, side);
@@ -120,7 +127,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
             const auto* p = lab.ptr<cv::Vec3b>(y);
             const auto* m = city.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) {
-                if (m[x]) hist[static_cast<std::size_t>(bin_of(p[x]))] += 1, total += 1;
+                if (m[x] && visible(t, x, y)) hist[static_cast<std::size_t>(bin_of(p[x]))] += 1, total += 1;
             }
         }
     }
@@ -152,7 +159,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
             const auto* m = city.ptr<std::uint8_t>(y);
             auto* n = novel.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) {
-                if (!m[x]) continue;
+                if (!m[x] || !visible(t, x, y)) continue;
                 const int b = bin_of(p[x]);
                 if (hs.at<float>(b / nc, b % nc) < o.novel_density) n[x] = 255;
             }

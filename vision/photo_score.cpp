@@ -325,6 +325,38 @@ PieceDetectorOptions detector_options_for(const std::vector<std::string>& expans
     return detector;
 }
 
+Result<PieceDetection> detect_pieces_rereading(const cv::Mat& bgr, BoardReading& board, const Catalog& catalog, const ColourModels& colours,
+                                               const PieceDetectorOptions& detector, const ReaderOptions& reader) {
+    auto pieces = detect_pieces(bgr, board, catalog, colours, detector);
+    if (!pieces) return pieces;
+    std::vector<BridgeOnCell> bridges;
+    for (const auto& t : pieces->tokens) {
+        if (t.kind == "bridge") bridges.push_back({t.col, t.row, side_of(t.port) % 2});
+    }
+    if (bridges.empty()) return pieces;
+    const auto before = board.tiles;
+    if (auto st = reread_under_bridges(board, bridges, catalog, reader); !st) return st.error();
+    const bool same = before.size() == board.tiles.size() &&
+                      std::equal(before.begin(), before.end(), board.tiles.begin(), [](const DecodedTile& a, const DecodedTile& b) {
+                          return a.col == b.col && a.row == b.row && a.type == b.type && a.rot == b.rot;
+                      });
+    if (!same) {  // detect again on the board as now read (terrains, features)
+        const double first_ms = pieces->ms;
+        pieces = detect_pieces(bgr, board, catalog, colours, detector);
+        if (!pieces) return pieces;
+        pieces->ms += first_ms;
+    }
+    // A bridge on a cell the reader read bare fits no tile there among its neighbours: not a bridge.
+    std::set<std::pair<int, int>> bridged;
+    for (const auto& t : board.tiles) {
+        if (t.bridge_axis >= 0) bridged.insert({t.col, t.row});
+    }
+    auto& tokens = pieces->tokens;
+    tokens.erase(std::remove_if(tokens.begin(), tokens.end(), [&](const DetectedPiece& t) { return t.kind == "bridge" && !bridged.count({t.col, t.row}); }),
+                 tokens.end());
+    return pieces;
+}
+
 Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition,
                                 const std::vector<std::string>& expansions, const ColourModels& colours) {
     ReaderOptions reader_options;
@@ -332,7 +364,7 @@ Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, cons
     auto board = read_board(bgr, catalog, reader_options);
     if (!board) return board.error();
     if (!board->found) return invalid("photo", board->message.empty() ? std::string("no board found") : board->message);
-    auto pieces = detect_pieces(bgr, board.value(), catalog, colours, detector_options_for(expansions));
+    auto pieces = detect_pieces_rereading(bgr, board.value(), catalog, colours, detector_options_for(expansions), reader_options);
     if (!pieces) return pieces.error();
     return PhotoReading{std::move(board.value()), std::move(pieces.value())};
 }

@@ -64,9 +64,15 @@ struct PhotoReading {
 // tokens are looked for only when their expansion is in play.
 PieceDetectorOptions detector_options_for(const std::vector<std::string>& expansions);
 
+// Detects the pieces on a found board (detect_pieces); when bridges lie on read tiles, reads
+// those tiles again as the printed tiles under them (reread_under_bridges: the reader takes
+// a bridge for road art) and detects again on the board so read. Errors: detect_pieces's.
+Result<PieceDetection> detect_pieces_rereading(const cv::Mat& bgr, BoardReading& board, const Catalog& catalog, const ColourModels& colours,
+                                               const PieceDetectorOptions& detector, const ReaderOptions& reader = {});
+
 // Reads a photo of a table (8-bit BGR): the board reader, then the piece detector (as
-// meeplecam score-photo does) with the pieces of `expansions`. Errors (Invalid): bad input, no
-// board found (the reader's reason).
+// meeplecam score-photo does) with the pieces of `expansions` (detect_pieces_rereading).
+// Errors (Invalid): bad input, no board found (the reader's reason).
 Result<PhotoReading> read_photo(const cv::Mat& bgr, const Catalog& catalog, const std::string& edition,
                                 const std::vector<std::string>& expansions, const ColourModels& colours = ColourModels::daylight());
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <bit>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include <opencv2/imgproc.hpp>
@@ -366,6 +367,27 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
     return zone;
 }
 
+// A player owns max_followers_per_colour followers: of more blobs of one colour (art of that
+// colour on a misread board) only the surest stay, less the ones standing on castles.
+void keep_owned_followers(const PieceDetectorOptions& o, PieceDetection& out) {
+    if (o.max_followers_per_colour <= 0) return;
+    std::map<std::string, int> left;
+    for (const auto& p : out.pieces) left[p.colour] = o.max_followers_per_colour;
+    for (const auto& t : out.tokens) {
+        if (t.kind == "castle" && !t.colour.empty() && left.count(t.colour)) --left[t.colour];
+    }
+    std::vector<std::size_t> order(out.pieces.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.pieces[a].confidence > out.pieces[b].confidence; });
+    std::vector<bool> keep(out.pieces.size(), false);
+    for (const std::size_t i : order) keep[i] = left[out.pieces[i].colour]-- > 0;
+    std::vector<DetectedPiece> kept;
+    for (std::size_t i = 0; i < out.pieces.size(); ++i) {
+        if (keep[i]) kept.push_back(std::move(out.pieces[i]));
+    }
+    out.pieces = std::move(kept);
+}
+
 // Gives each castle token the colour of the follower on it (taken out of the followers) and
 // puts standing followers on a bridge's deck on the bridge.
 void attach_followers(const Frame& f, const PieceDetectorOptions& o, PieceDetection& out) {
@@ -500,6 +522,7 @@ Status PieceDetectorOptions::check() const {
     if (!(terrain_reach_mm >= 0 && terrain_reach_mm <= tile_mm / 2)) return bad("terrain_reach_mm must be within [0, tile_mm / 2]");
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
+    if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
@@ -868,6 +891,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         }
     }
     attach_followers(frame, o, out);
+    keep_owned_followers(o, out);
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
     return out;
 }

@@ -93,6 +93,8 @@ struct PieceDetectorOptions {
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
     double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
+    int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
+                                       // art of that colour (a misread board), and the least sure of them (confidence) go; 0: no limit
     // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
     // field sides, a ferry between two jetties of a lake, a castle across the shared side of a
     // small city), the share of its footprint whose pixels are of its colour and unlike the tiles.

@@ -127,6 +127,39 @@ TEST_CASE("followers of every colour, standing and lying, are found with their c
     CHECK(d.unmatched == 0);
 }
 
+TEST_CASE("a colour keeps no more followers than a player owns, the surest first", "[vision][pieces]") {
+    const auto game = small_game(kScene, 6, 30);
+    auto rendering = vision::render_table(vision::scene_of(game.game), test::daylight_options(), kScene);
+    REQUIRE(rendering);
+    auto read = vision::read_board(rendering->image, *test::base_catalog_for_render());
+    REQUIRE(read);
+    REQUIRE(read->found);
+    const auto reading = with_true_tiles(read.value(), rendering->truth);
+    vision::PieceDetectorOptions unlimited;
+    unlimited.max_followers_per_colour = 0;
+    auto all = vision::detect_pieces(rendering->image, reading, *test::base_catalog_for_render(), vision::ColourModels::daylight(), unlimited);
+    REQUIRE(all);
+    // The default limit (7, a player's followers) keeps every follower of this scene.
+    auto by_default = vision::detect_pieces(rendering->image, reading, *test::base_catalog_for_render());
+    REQUIRE(by_default);
+    CHECK(by_default->pieces.size() == all->pieces.size());
+    std::map<std::string, double> surest;
+    std::map<std::string, int> count;
+    for (const auto& p : all->pieces) surest[p.colour] = std::max(surest[p.colour], p.confidence), ++count[p.colour];
+    REQUIRE(std::any_of(count.begin(), count.end(), [](const auto& c) { return c.second >= 2; }));  // else the limit below removes nothing
+    vision::PieceDetectorOptions one;
+    one.max_followers_per_colour = 1;
+    auto limited = vision::detect_pieces(rendering->image, reading, *test::base_catalog_for_render(), vision::ColourModels::daylight(), one);
+    REQUIRE(limited);
+    CHECK(limited->pieces.size() == count.size());
+    for (const auto& p : limited->pieces) {
+        INFO(p.colour);
+        CHECK(p.confidence == surest[p.colour]);
+    }
+    one.max_followers_per_colour = -1;
+    CHECK_FALSE(one.check());
+}
+
 TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces]") {
     const auto game = small_game(kScene, 6, 30);
     const auto d = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene);

@@ -1,8 +1,8 @@
 // The tracker on rendered footage of long scripted games (hands coming and going, light
 // drifting, a follower knocked aside and put back): the recorded match equals the script and
-// the final scores match — one game per Carcassonne expansion mix (base, Bridges-Castles-
-// Bazaars, Ferries), and the same three seeds played until the bag is empty (hidden: not yet
-// passed). 960x540 frames and few frames per move keep each near 35 s of CPU (a whole game ~55 s);
+// the final scores match — one game per Carcassonne expansion mix: base played until the bag is
+// empty, Bridges-Castles-Bazaars of 12 tiles and Ferries of 36 (their whole games are hidden:
+// not yet passed). 960x540 frames and few frames per move keep a whole game near 70 s of CPU;
 // scripts/session_accuracy.sh gives the rate over many seeds.
 #include <catch2/catch.hpp>
 
@@ -119,30 +119,24 @@ void check_same_match(const Outcome& o) {
 
 }  // namespace
 
-// CI: games of 36 tiles (base, Ferries) and 12 (Bridges-Castles-Bazaars), tracked exactly.
-constexpr int kTiles = 36;
+constexpr int kWholeGame = -1;  // play until the bag is empty
 
-TEST_CASE("footage: a 36-tile scripted base game is tracked move for move", "[session][footage]") {
-    check_same_match(track_scripted_game(3, {}, kTiles));
+TEST_CASE("footage: a whole scripted base game is tracked move for move", "[session][footage][whole]") {
+    check_same_match(track_scripted_game(3, {}, kWholeGame));
 }
 
+// Bridges-Castles-Bazaars and Ferries are tested in CI on 12 and 36 tiles; their whole games
+// (issue 6, must-show 2) are not yet passed, so they are hidden ([.]): run them with
+// `session_footage_tests "[whole]"`. Measured 2026-11-22 (each ~55 s CPU), the first event each
+// gets wrong (docs/session.md): Bridges-Castles-Bazaars seed 3 an A read as CB8 (event 51),
+// Ferries seed 2 an S read as T (event 35): tiles ~27-30 px wide in a 960x540 frame that shows
+// the whole board.
 TEST_CASE("footage: a 12-tile scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
     check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, 12));
 }
 
 TEST_CASE("footage: a 36-tile scripted Ferries game is tracked move for move", "[session][footage]") {
-    check_same_match(track_scripted_game(2, {"ferries"}, kTiles));
-}
-
-// Whole games, played until the bag is empty (issue 6, must-show 2). Not yet passed, so hidden
-// from CI ([.]); run them with `session_footage_tests "[whole]"`. Measured 2026-11-22 (each
-// ~55 s CPU), the first event each gets wrong (docs/session.md): base seed 3 an S read as T
-// (event 32), Bridges-Castles-Bazaars seed 3 an A read as CB8 (event 51), Ferries seed 2 an S
-// read as T (event 35): tiles ~27-30 px wide in a 960x540 frame that shows the whole board.
-constexpr int kWholeGame = -1;  // play until the bag is empty
-
-TEST_CASE("footage: a whole scripted base game is tracked move for move", "[session][footage][whole][.]") {
-    check_same_match(track_scripted_game(3, {}, kWholeGame));
+    check_same_match(track_scripted_game(2, {"ferries"}, 36));
 }
 
 TEST_CASE("footage: a whole scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage][whole][.]") {

@@ -4,8 +4,10 @@
 #include <chrono>
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <opencv2/imgproc.hpp>
 
@@ -136,10 +138,144 @@ Blob largest_blob(const cv::Mat& mask, int open_px) {
     return best;
 }
 
+// Returns the type of the catalog that differs from `type` only in its pennants (S/T, M/N...),
+// or null.
+const TileType* pennant_twin(const Catalog& catalog, const TileType& type) {
+    for (const auto& other : catalog.tiles()) {
+        if (other.id == type.id || other.set != type.set || other.feature_at_port != type.feature_at_port ||
+            other.features.size() != type.features.size()) {
+            continue;
+        }
+        bool same = true, differ = false;
+        for (std::size_t f = 0; f < type.features.size() && same; ++f) {
+            const auto &a = type.features[f], &b = other.features[f];
+            same = a.kind == b.kind && a.ports == b.ports && a.cities == b.cities;
+            differ = differ || (a.pennants > 0) != (b.pennants > 0);
+        }
+        if (same && differ) return &other;
+    }
+    return nullptr;
+}
+
+bool has_pennant(const TileType& t) {
+    return std::any_of(t.features.begin(), t.features.end(), [](const FeatureDef& f) { return f.kind == FeatureKind::City && f.pennants > 0; });
+}
+
+// Where the tile art draws the pennants of `type` at `rot` (vision/tile_art.cpp: each city's
+// point farthest from its wall and the tile edge), as shares of the tile side (0..1).
+std::vector<cv::Point2d> pennant_spots(const TileType& type, int rot) {
+    constexpr int kPx = 96;
+    constexpr double kPennantHeight = 0.12;  // the art's pennant height, share of the tile
+    std::vector<cv::Point2d> out;
+    const cv::Mat labels = vision::feature_labels(type, rot, kPx);
+    for (std::size_t f = 0; f < type.features.size(); ++f) {
+        if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
+        const cv::Mat own = labels == static_cast<int>(f);
+        cv::Mat padded, room;
+        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+        room = room(cv::Rect(1, 1, kPx, kPx)).clone();
+        for (int k = 0; k < type.features[f].pennants; ++k) {
+            cv::Point best;
+            cv::minMaxLoc(room, nullptr, nullptr, nullptr, &best);
+            out.emplace_back((best.x + 0.5) / kPx, (best.y + 0.5) / kPx);
+            cv::circle(room, best, static_cast<int>(kPennantHeight * kPx * 1.2), cv::Scalar(0), cv::FILLED);
+        }
+    }
+    return out;
+}
+
+// Where a tile square shows its pennants, as the tile art draws them: the spots (pixels of the
+// square) and the plain city around them (away from the walls and the spots).
+struct PennantLayout {
+    std::vector<cv::Point2d> spots;
+    cv::Mat plain_city;  // CV_8UC1, 255: plain city
+    double radius = 0;   // of the disc read at each spot (px)
+};
+
+PennantLayout pennant_layout(const TileType& with_pennant, int rot, int n) {
+    constexpr double kPennantHeight = 0.12;  // the art's pennant height, share of the tile
+    PennantLayout out;
+    for (const auto& sp : pennant_spots(with_pennant, rot)) out.spots.emplace_back(sp.x * n, sp.y * n);
+    const cv::Mat labels = vision::feature_labels(with_pennant, rot, n);
+    cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const int f = labels.at<int>(y, x);
+            if (f >= 0 && with_pennant.features[static_cast<std::size_t>(f)].kind == FeatureKind::City) city.at<std::uint8_t>(y, x) = 255;
+        }
+    }
+    cv::Mat framed;
+    cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+    const int wall = std::max(1, static_cast<int>(std::lround(0.07 * n)));
+    cv::erode(framed, framed, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * wall + 1, 2 * wall + 1)));
+    out.plain_city = framed(cv::Rect(1, 1, n, n)).clone();
+    const double h = kPennantHeight * n;
+    for (const auto& sp : out.spots) cv::circle(out.plain_city, sp, static_cast<int>(std::lround(h * 1.1)), cv::Scalar(0), cv::FILLED);
+    out.radius = 0.35 * h;
+    return out;
+}
+
+// Returns the float Lab pixels of the disc of `radius` within `reach` px of `centre` that has
+// the largest share of pixels `wanted`.
+std::vector<cv::Vec3f> best_disc(const cv::Mat& lab, cv::Point2d centre, double radius, int reach,
+                                 const std::function<bool(const cv::Vec3f&)>& wanted) {
+    const int step = std::max(1, static_cast<int>(std::lround(radius / 2)));
+    std::vector<cv::Vec3f> best;
+    double best_share = -1;
+    for (int dy = -reach; dy <= reach; dy += step) {
+        for (int dx = -reach; dx <= reach; dx += step) {
+            const cv::Point2d c(centre.x + dx, centre.y + dy);
+            std::vector<cv::Vec3f> px;
+            int hits = 0;
+            for (int y = static_cast<int>(c.y - radius); y <= static_cast<int>(c.y + radius) + 1; ++y) {
+                for (int x = static_cast<int>(c.x - radius); x <= static_cast<int>(c.x + radius) + 1; ++x) {
+                    if (x < 0 || y < 0 || x >= lab.cols || y >= lab.rows || cv::norm(cv::Point2d(x, y) - c) > radius) continue;
+                    px.push_back(lab.at<cv::Vec3f>(y, x));
+                    hits += wanted(px.back()) ? 1 : 0;
+                }
+            }
+            const double share = px.empty() ? 0.0 : hits / static_cast<double>(px.size());
+            if (share > best_share) {
+                best_share = share;
+                best = std::move(px);
+            }
+        }
+    }
+    return best;
+}
+
+// Returns the per-channel median of Lab pixels (zero when none).
+cv::Vec3f median_lab(std::array<std::vector<float>, 3>& ch) {
+    cv::Vec3f m(0, 0, 0);
+    for (int c = 0; c < 3; ++c) {
+        auto& v = ch[static_cast<std::size_t>(c)];
+        if (v.empty()) return m;
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        m[c] = v[v.size() / 2];
+    }
+    return m;
+}
+
+// The plain city colour of a tile square (float Lab): the median of its plain city pixels;
+// nullopt when it shows too little plain city.
+std::optional<cv::Vec3f> plain_city_lab(const cv::Mat& lab, const PennantLayout& layout) {
+    std::array<std::vector<float>, 3> ch;
+    for (int y = 0; y < lab.rows; ++y) {
+        for (int x = 0; x < lab.cols; ++x) {
+            if (!layout.plain_city.at<std::uint8_t>(y, x)) continue;
+            const cv::Vec3f v = lab.at<cv::Vec3f>(y, x);
+            for (int c = 0; c < 3; ++c) ch[static_cast<std::size_t>(c)].push_back(v[c]);
+        }
+    }
+    if (ch[0].size() < static_cast<std::size_t>(4 * layout.radius * layout.radius)) return std::nullopt;
+    return median_lab(ch);
+}
+
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 20> checks = {
+    const std::array<Status, 25> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -159,6 +295,11 @@ Status TrackerOptions::check() const {
         in_range(supply_prior_weight, 0, 10, "supply_prior_weight"),
         in_range(pennant_min_area, 0.0001, 0.1, "pennant_min_area"),
         in_range(pennant_none_area, 0, 0.1, "pennant_none_area"),
+        in_range(pennant_spot_present, 0, 1, "pennant_spot_present"),
+        in_range(pennant_spot_absent, 0, pennant_spot_present, "pennant_spot_absent"),
+        in_range(pennant_spot_unlike, 1, 200, "pennant_spot_unlike"),
+        in_range(pennant_spot_near, 1, 200, "pennant_spot_near"),
+        in_range(pennant_spot_slack, 0, 0.25, "pennant_spot_slack"),
         in_range(piece_min_area, 0.001, 0.5, "piece_min_area"),
     };
     for (const auto& st : checks) {
@@ -179,6 +320,7 @@ struct Tracker::State {
     std::vector<std::string> corrections;
     std::map<Cell, std::vector<CandidateMove>> likelihood;  // per cell read: every legal placement, likeliest first
     std::map<Cell, FollowerReading> follower_reading;       // per cell a follower was read in: what was seen of it
+    mutable std::map<std::tuple<std::string, int, int>, PennantLayout> pennant_layouts;  // (type, rot, side px) -> where its pennants show
 
     // Motion.
     cv::Mat previous_small;
@@ -223,7 +365,13 @@ struct Tracker::State {
     std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
     const vision::TileClassifier* bridged_classifier(const TileType& type, int catalog_axis);
     void weigh_pennants(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked, TrackerUpdate* up) const;
+    const PennantLayout& pennant_layout_of(const TileType& with_pennant, int rot, int side) const;
+    std::optional<cv::Vec3f> learn_pennant_colour(const cv::Mat& frame_view) const;
     Status commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up);
+    // When the next move does not fit the record (`fits` refuses every game it is given), re-reads
+    // the last tile as one of its likeliest other legal placements under which it fits; true when
+    // one did (the record and game are then replaced; no correction event: nobody corrected it).
+    bool rerank_last_tile(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up);
     void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
     bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
                                   TrackerUpdate& up);
@@ -321,6 +469,42 @@ const vision::TileClassifier* Tracker::State::bridged_classifier(const TileType&
     return it->second ? &*it->second : nullptr;
 }
 
+const PennantLayout& Tracker::State::pennant_layout_of(const TileType& with_pennant, int rot, int side) const {
+    const auto key = std::make_tuple(with_pennant.id, rot, side);
+    auto it = pennant_layouts.find(key);
+    if (it == pennant_layouts.end()) it = pennant_layouts.emplace(key, pennant_layout(with_pennant, rot, side)).first;
+    return it->second;
+}
+
+// The colour pennants show in `frame_view` (float Lab): at the spots of the placed tiles with
+// pennants (no follower on them), the pixels unlike their own plain city; nullopt before
+// enough of them were seen.
+std::optional<cv::Vec3f> Tracker::State::learn_pennant_colour(const cv::Mat& frame_view) const {
+    constexpr std::size_t kMinPixels = 8;
+    const double share = opt.tile_mm / pitch();
+    std::array<std::vector<float>, 3> samples;
+    for (const auto& t : game->board().tiles()) {
+        if (!view.window().contains(t.at) || !has_pennant(*t.type)) continue;
+        if (std::any_of(followers.begin(), followers.end(), [&](const Follower& f) { return f.at == t.at; })) continue;
+        const cv::Rect r = view.cell_core(t.at, share);
+        if (r.width != r.height || r.width < 16 || (r & cv::Rect(0, 0, frame_view.cols, frame_view.rows)) != r) continue;
+        const PennantLayout& layout = pennant_layout_of(*t.type, t.rot, r.width);
+        const cv::Mat lab = to_lab(frame_view(r));
+        const auto city = plain_city_lab(lab, layout);
+        if (!city) continue;
+        const auto unlike = [&](const cv::Vec3f& v) { return cv::norm(v - *city) > opt.pennant_spot_unlike; };
+        const int reach = static_cast<int>(std::lround(opt.pennant_spot_slack * r.width));
+        for (const auto& sp : layout.spots) {
+            for (const auto& v : best_disc(lab, sp, layout.radius, reach, unlike)) {
+                if (!unlike(v)) continue;
+                for (int c = 0; c < 3; ++c) samples[static_cast<std::size_t>(c)].push_back(v[c]);
+            }
+        }
+    }
+    if (samples[0].size() < kMinPixels) return std::nullopt;
+    return median_lab(samples);
+}
+
 // Penalises each candidate that has a pennant twin (M/N, O/P, ...) when the pennant evidence
 // at `at` speaks for the twin: plain city colours are learnt from the placed tiles in
 // `frame_view` (vision::decide_pennants), a blob unlike them inside the candidate's city is a
@@ -359,9 +543,46 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
     // pennantless twin as 0-0.15 %: between pennant_none_area and pennant_min_area nothing is decided.
     pennant_options.min_area = opt.pennant_min_area;
     bool changed = false;
+    // Penalises candidate i: the evidence favours its twin, which ends ahead by pennant_cost.
+    auto speak_against = [&](std::size_t i, const TileType& type, const TileType& twin, const std::string& why) {
+        double floor = ranked[i].cost;
+        for (const auto& c : ranked) {
+            if (c.tile == twin.id && vision::same_rotation(twin, c.rot, ranked[i].rot)) floor = std::max(floor, c.cost);
+        }
+        ranked[i].cost = floor + opt.pennant_cost;
+        changed = true;
+        if (up != nullptr) up->notes.push_back("pennant evidence at " + to_string(at) + " (" + why + ") speaks against " + type.id);
+    };
+    const auto pennant_lab = learn_pennant_colour(frame_view);
+    const cv::Rect square = view.cell_core(at, opt.tile_mm / pitch());
+    const cv::Mat square_lab = to_lab(frame_view(square));
+    const int reach = static_cast<int>(std::lround(opt.pennant_spot_slack * square.width));
     for (std::size_t i = 0; i < ranked.size() && i < kWeighed; ++i) {
         const TileType* type = cat.find(ranked[i].tile);
         if (type == nullptr) continue;
+        // First where the art puts the pennant: a disc there of the pennant colour the placed
+        // tiles with pennants show.
+        const TileType* spot_twin = pennant_twin(cat, *type);
+        if (spot_twin != nullptr && pennant_lab && square.width == square.height && square.width >= 16) {
+            const TileType& with = has_pennant(*type) ? *type : *spot_twin;
+            const PennantLayout& layout = pennant_layout_of(with, ranked[i].rot, square.width);
+            const auto near = [&](const cv::Vec3f& v) { return cv::norm(v - *pennant_lab) < opt.pennant_spot_near; };
+            double spot = 0;
+            for (const auto& sp : layout.spots) {
+                const auto disc = best_disc(square_lab, sp, layout.radius, reach, near);
+                spot += disc.empty() ? 0.0 : static_cast<double>(std::count_if(disc.begin(), disc.end(), near)) / static_cast<double>(disc.size());
+            }
+            spot /= static_cast<double>(std::max<std::size_t>(1, layout.spots.size()));
+            if (up != nullptr) {
+                up->notes.push_back("pennant spot at " + to_string(at) + " for " + type->id + " " + std::to_string(ranked[i].rot * 90) + ": " +
+                                    std::to_string(spot).substr(0, 4));
+            }
+            const bool present = spot >= opt.pennant_spot_present, absent = spot <= opt.pennant_spot_absent;
+            if (present || absent) {
+                if (present != has_pennant(*type)) speak_against(i, *type, *spot_twin, "pennant colour on " + std::to_string(spot).substr(0, 4) + " of its spot");
+                continue;
+            }
+        }
         vision::DecodedTile& fresh = tiles.back();
         fresh = vision::DecodedTile{};
         fresh.col = at.x - w.x0;
@@ -375,16 +596,7 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
         // The twin the evidence favours ends ahead of this one by pennant_cost (the classifier's
         // own pennant term looks for blue and misses pennants of other colours).
         const TileType& twin = cat.tiles()[static_cast<std::size_t>(tiles.back().type)];
-        double floor = ranked[i].cost;
-        for (const auto& c : ranked) {
-            if (c.tile == twin.id && vision::same_rotation(twin, c.rot, ranked[i].rot)) floor = std::max(floor, c.cost);
-        }
-        ranked[i].cost = floor + opt.pennant_cost;
-        changed = true;
-        if (up != nullptr) {
-            up->notes.push_back("pennant evidence at " + to_string(at) + " (blob " + std::to_string(evidence.back().blob_area * 100).substr(0, 4) +
-                                "% of the tile) speaks against " + type->id);
-        }
+        speak_against(i, *type, twin, "blob " + std::to_string(evidence.back().blob_area * 100).substr(0, 4) + "% of the tile");
     }
     if (changed) std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
 }
@@ -509,20 +721,73 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
     return out;
 }
 
+bool Tracker::State::rerank_last_tile(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up) {
+    constexpr std::size_t kAlternatives = 4;  // the likeliest other readings tried
+    std::size_t last = 0;
+    for (std::size_t i = 1; i < record.events.size(); ++i) {
+        if (record.events[i].type == "tile") last = i;
+    }
+    if (last == 0) return false;
+    const Event read = record.events[last];
+    const auto it = likelihood.find(read.at);
+    if (it == likelihood.end()) return false;
+    std::size_t tried = 0;
+    for (const auto& alt : it->second) {
+        if (alt.tile == read.tile && alt.rot == read.rot) continue;
+        if (++tried > kAlternatives) break;
+        Record edited = record;
+        Event& e = edited.events[last];
+        e.tile = alt.tile;
+        e.rot = alt.rot;
+        e.raw = alt.extra.is_object() ? alt.extra : nlohmann::json();
+        ReplayOptions ro;
+        ro.apply_finish = edited.finished;
+        ro.close_last_turn = edited.finished;
+        auto replayed = replay(edited, ro);
+        if (!replayed) continue;
+        if (!fits(replayed.value())) continue;  // the trial game takes the next move; the kept one is replayed anew
+        auto kept = replay(edited, ro);
+        if (!kept) continue;
+        record = std::move(edited);
+        game.emplace(std::move(kept).value());
+        const std::string sentence = "re-read event " + std::to_string(last) + " (tile at " + to_string(read.at) + "): " + read.tile + " " +
+                                     std::to_string(read.rot * 90) + "° -> " + alt.tile + " " + std::to_string(alt.rot * 90) +
+                                     "° by the tracker (" + why + ")";
+        corrections.push_back(sentence);
+        if (up != nullptr) up->notes.push_back(sentence);
+        sync_followers_from_game();
+        return true;
+    }
+    return false;
+}
+
 // Applies a tile event for `move`, then looks for a follower on the new tile in `frame_view`
-// (the settled frame in the current view). The caller refreshes the confirmed look.
+// (the settled frame in the current view). The caller refreshes the confirmed look. When the
+// engine refuses the tile, the last tile may have been misread (a bazaar read for its plain
+// twin demands an auction first): it is re-read as its likeliest reading the move fits.
 Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up) {
     Snapshot snap{record.events.size(), view, confirmed.clone()};
-    Event e;
-    e.type = "tile";
-    e.player = game->players()[static_cast<std::size_t>(game->next_player())].color;
-    e.tile = move.tile;
-    e.at = move.at;
-    e.rot = move.rot;
-    if (move.extra.is_object()) e.raw = move.extra;
+    auto tile_event = [&](const Game& g) {
+        Event e;
+        e.type = "tile";
+        e.player = g.players()[static_cast<std::size_t>(g.next_player())].color;
+        e.tile = move.tile;
+        e.at = move.at;
+        e.rot = move.rot;
+        if (move.extra.is_object()) e.raw = move.extra;
+        return e;
+    };
+    Event e = tile_event(*game);
     const int index = static_cast<int>(record.events.size());
     std::vector<Follower> before = followers;
-    if (auto st = game->apply(e, index); !st) return st;
+    if (auto st = game->apply(e, index); !st) {
+        const auto fits = [&](Game& g) { return static_cast<bool>(g.apply(tile_event(g), index)); };
+        if (!rerank_last_tile(fits, "the next tile did not fit: " + st.error().message, &up)) return st;
+        snap.events = record.events.size();
+        before = followers;
+        e = tile_event(*game);
+        if (auto again = game->apply(e, index); !again) return again;
+    }
     record.events.push_back(e);
     up.committed.push_back(e);
     history.push_back(std::move(snap));
@@ -993,9 +1258,16 @@ Status Tracker::choose(int candidate) {
 
 Status Tracker::record_event(const Event& event) {
     State& s = *s_;
-    std::vector<Follower> before = s.followers;
     const int index = static_cast<int>(s.record.events.size());
-    if (auto st = s.game->apply(event, index); !st) return st;
+    std::vector<Follower> before = s.followers;
+    if (auto st = s.game->apply(event, index); !st) {
+        // An event the last tile's reading refuses (an auction after a bazaar read as its plain
+        // twin): re-read that tile as its likeliest reading the event fits.
+        const auto fits = [&](Game& g) { return static_cast<bool>(g.apply(event, index)); };
+        if (!s.rerank_last_tile(fits, "the players' " + event.type + " did not fit: " + st.error().message, nullptr)) return st;
+        before = s.followers;
+        if (auto again = s.game->apply(event, index); !again) return again;
+    }
     s.record.events.push_back(event);
     TrackerUpdate up;
     s.note_released(before, up);

@@ -58,6 +58,16 @@ struct TrackerOptions {
     double supply_prior_weight = 0.3;   // weight of the prior "a type with more copies left is likelier" (0: none)
     double pennant_min_area = 0.003;    // share of the tile a blob unlike plain city must cover to be a pennant...
     double pennant_none_area = 0.001;   // ...and below which there is none (between: the classifier alone decides)
+    // Before that blob reader, once placed tiles with pennants showed the pennant colour (their
+    // pixels at the art's pennant spot farther than pennant_spot_unlike in Lab from their own
+    // plain city): a disc at the candidate's spot with at least pennant_spot_present of its
+    // pixels nearer than pennant_spot_near to that colour is a pennant, at most
+    // pennant_spot_absent none (between: the blob reader decides).
+    double pennant_spot_present = 0.5;
+    double pennant_spot_absent = 0.2;
+    double pennant_spot_unlike = 20.0;
+    double pennant_spot_near = 20.0;
+    double pennant_spot_slack = 0.06;   // how far off its spot (share of the tile) the disc is looked for
 
     // Followers.
     bool read_follower_with_tile = false;  // also look for a follower put down in the same move as its tile

@@ -1,12 +1,13 @@
 // The tracker on rendered footage of long scripted games (hands coming and going, light
 // drifting, a follower knocked aside and put back): the recorded match equals the script and
-// the final scores match — one game per Carcassonne expansion mix (base and Ferries of 36
-// tiles; Bridges-Castles-Bazaars of 12: its 36-tile game still loses a small pennant, see
-// docs/session.md). 960x540 frames and few frames per move keep each near 35 s of CPU;
+// the final scores match — one game per Carcassonne expansion mix: base played until the bag is
+// empty, Bridges-Castles-Bazaars of 12 tiles and Ferries of 36 (their whole games are hidden:
+// not yet passed). 960x540 frames and few frames per move keep a whole game near 70 s of CPU;
 // scripts/session_accuracy.sh gives the rate over many seeds.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 #include "engine/random_game.h"
@@ -24,6 +25,7 @@ struct Outcome {
     std::vector<int> script_scores, recorded_scores;
     int ambiguities = 0, illegal = 0, removed_by_mistake = 0, frames = 0;
     std::vector<std::string> problems;
+    std::map<std::size_t, std::string> reading;  // per recorded event: the frame and notes of the reading that committed it
 };
 
 // Plays a seeded random game, renders it as footage and tracks it. Events a camera cannot
@@ -37,6 +39,8 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
     ro.expansions = std::move(expansions);
     auto played = play_random_game(nullptr, ro);
     REQUIRE(played.has_value());
+    // A whole game: every tile of the mix was drawn (placed, or discarded as the rules say).
+    if (tiles < 0) REQUIRE(played->game.tiles_left() == 0);
     Outcome out;
     out.script = played->record;
     out.script_scores = played->game.scores();
@@ -70,6 +74,12 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
         }
         const auto up = tracker->on_frame(image);
         ++out.frames;
+        if (up.analysed) {
+            std::string notes = "frame " + std::to_string(f.index) + ":";
+            for (const auto& n : up.notes) notes += " | " + n;
+            const std::size_t first = tracker->record().events.size() - up.committed.size();
+            for (std::size_t k = first; k < tracker->record().events.size(); ++k) out.reading[k] = notes;
+        }
         if (up.illegal) {
             ++out.illegal;
             out.problems.push_back("frame " + std::to_string(f.index) + ": illegal " + up.illegal->move.tile + " at " +
@@ -97,6 +107,8 @@ void check_same_match(const Outcome& o) {
     // The first event that differs names the misread move; the rest follows from it.
     for (std::size_t i = 0; i < std::min(o.script.events.size(), o.recorded.events.size()); ++i) {
         INFO("event " << i);
+        const auto read = o.reading.find(i);
+        INFO("read at " << (read == o.reading.end() ? std::string("(entered or chosen)") : read->second));
         REQUIRE(o.recorded.events[i].to_json() == o.script.events[i].to_json());
     }
     REQUIRE(o.recorded.events.size() == o.script.events.size());
@@ -107,18 +119,32 @@ void check_same_match(const Outcome& o) {
 
 }  // namespace
 
-constexpr int kTiles = 36;
+constexpr int kWholeGame = -1;  // play until the bag is empty
 
-TEST_CASE("footage: a 36-tile scripted base game is tracked move for move", "[session][footage]") {
-    check_same_match(track_scripted_game(3, {}, kTiles));
+TEST_CASE("footage: a whole scripted base game is tracked move for move", "[session][footage][whole]") {
+    check_same_match(track_scripted_game(3, {}, kWholeGame));
 }
 
+// Bridges-Castles-Bazaars and Ferries are tested in CI on 12 and 36 tiles; their whole games
+// (issue 6, must-show 2) are not yet passed, so they are hidden ([.]): run them with
+// `session_footage_tests "[whole]"`. Measured 2026-11-22 (each ~55 s CPU), the first event each
+// gets wrong (docs/session.md): Bridges-Castles-Bazaars seed 3 an A read as CB8 (event 51),
+// Ferries seed 2 an S read as T (event 35): tiles ~27-30 px wide in a 960x540 frame that shows
+// the whole board.
 TEST_CASE("footage: a 12-tile scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
     check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, 12));
 }
 
 TEST_CASE("footage: a 36-tile scripted Ferries game is tracked move for move", "[session][footage]") {
-    check_same_match(track_scripted_game(2, {"ferries"}, kTiles));
+    check_same_match(track_scripted_game(2, {"ferries"}, 36));
+}
+
+TEST_CASE("footage: a whole scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage][whole][.]") {
+    check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, kWholeGame));
+}
+
+TEST_CASE("footage: a whole scripted Ferries game is tracked move for move", "[session][footage][whole][.]") {
+    check_same_match(track_scripted_game(2, {"ferries"}, kWholeGame));
 }
 
 TEST_CASE("footage: the frames show each move's hand, stills and the knocked follower", "[session][footage]") {

@@ -15,6 +15,7 @@
 #include "engine/ports.h"
 #include "session/table_view.h"
 #include "vision/board_reader.h"
+#include "vision/pennant_twins.h"
 #include "vision/tile_art.h"
 #include "vision/tile_classifier.h"
 
@@ -141,18 +142,10 @@ Blob largest_blob(const cv::Mat& mask, int open_px) {
 // Returns the type of the catalog that differs from `type` only in its pennants (S/T, M/N...),
 // or null.
 const TileType* pennant_twin(const Catalog& catalog, const TileType& type) {
-    for (const auto& other : catalog.tiles()) {
-        if (other.id == type.id || other.set != type.set || other.feature_at_port != type.feature_at_port ||
-            other.features.size() != type.features.size()) {
-            continue;
-        }
-        bool same = true, differ = false;
-        for (std::size_t f = 0; f < type.features.size() && same; ++f) {
-            const auto &a = type.features[f], &b = other.features[f];
-            same = a.kind == b.kind && a.ports == b.ports && a.cities == b.cities;
-            differ = differ || (a.pennants > 0) != (b.pennants > 0);
-        }
-        if (same && differ) return &other;
+    const auto& types = catalog.tiles();
+    const std::vector<int> twins = vision::pennant_twins(catalog);
+    for (std::size_t i = 0; i < types.size(); ++i) {
+        if (types[i].id == type.id && types[i].set == type.set) return twins[i] >= 0 ? &types[static_cast<std::size_t>(twins[i])] : nullptr;
     }
     return nullptr;
 }

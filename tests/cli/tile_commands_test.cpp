@@ -54,7 +54,7 @@ cv::Mat photo(const cv::Mat& art, std::mt19937_64& rng) {
 
 }  // namespace
 
-TEST_CASE("learn-tiles learns a reference grid; classify-tile uses the library", "[cli][tiles]") {
+TEST_CASE("learn-tiles learns a reference grid / classify-tile uses the library", "[cli][tiles]") {
     const TileStyle style = find_tile_style("contrast").value();
     std::mt19937_64 rng(3);
     // The 24 base types in catalog order, 6 x 4, upright, on a table.

@@ -94,7 +94,7 @@ TEST_CASE("Amazonas starts with a 2x4 board and 10 places for a land tile", "[am
     CHECK(dynamic_cast<const AmazonasModule*>(four->modules().front().get())->spaces() == 8);
 }
 
-TEST_CASE("land tiles never go beyond the river's end; Amazon tiles extend it", "[amazonas]") {
+TEST_CASE("land tiles never go beyond the river's end / Amazon tiles extend it", "[amazonas]") {
     // L25 (all jungle) at [4,-1] lies beyond the end (x = 3) ...
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "L25", 4, -1, 0)})),
                Catch::Contains("event 1 (tile)") && Catch::Contains("beyond the river's current end (x <= 3)"));
@@ -122,7 +122,7 @@ TEST_CASE("land tiles never go beyond the river's end; Amazon tiles extend it", 
                Catch::Contains("2 to 5 players"));
 }
 
-TEST_CASE("a \"!\" tile must be followed by an unused double; pieces then only on the double", "[amazonas]") {
+TEST_CASE("a \"!\" tile must be followed by an unused double / pieces then only on the double", "[amazonas]") {
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A13", 4, 0, 0), test::tile("blue", "L25", 0, -1, 0)})),
                Catch::Contains("event 2 (tile)") && Catch::Contains("followed at once by a 'double' event"));
     CHECK_THAT(test::replay_error(amazonas_record({test::tile("red", "A13", 4, 0, 0)}, 2, true)),

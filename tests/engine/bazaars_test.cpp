@@ -210,7 +210,7 @@ TEST_CASE("the auction's events are checked and refused with the event named", "
     illegal_with(example_with(11, 11, tile("green", "U", 2, 0, 90)), "event 11 (tile): it is blue's turn, not green's");
 }
 
-TEST_CASE("an auctioned bazaar tile starts no auction; a bazaar drawn later does", "[bazaars]") {
+TEST_CASE("an auctioned bazaar tile starts no auction / a bazaar drawn later does", "[bazaars]") {
     // Two players. Red's CB6 south of the start; blue takes CB10 (a bazaar) for 0; red gets U free.
     std::vector<json> events = {
         tile("red", "CB6", 0, 1, 0),                                        // 1
@@ -235,7 +235,7 @@ TEST_CASE("an auctioned bazaar tile starts no auction; a bazaar drawn later does
     CHECK(g->next_player() == 0);  // red picks first
 }
 
-TEST_CASE("a discarded bazaar tile starts no auction; an unplaceable auctioned tile is discarded", "[bazaars]") {
+TEST_CASE("a discarded bazaar tile starts no auction / an unplaceable auctioned tile is discarded", "[bazaars]") {
     // Red's E closes the start tile's city: no city side is open, so C and CB1 fit nowhere.
     auto g = replay(bz_record({tile("red", "E", 0, -1, 180), json{{"type", "discard"}, {"player", "blue"}, {"tile", "CB1"}},
                                tile("blue", "U", 1, 0, 90)},
@@ -364,7 +364,7 @@ TEST_CASE("options: the no-bidding variant and bids limited to the score", "[baz
     CHECK(sold->scores() == std::vector<int>{0, 4, 0});
 }
 
-TEST_CASE("auction events round-trip through the record; a record may stop mid-auction", "[bazaars]") {
+TEST_CASE("auction events round-trip through the record / a record may stop mid-auction", "[bazaars]") {
     const Record r = bz_record(example_until(11), 3, json::object(), true);
     auto again = parse_record_text(r.to_json().dump(), "again");
     REQUIRE(again);

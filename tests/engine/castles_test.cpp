@@ -77,7 +77,7 @@ TEST_CASE("castles: the module is registered with the expansion's tiles", "[cast
     CHECK(CastlesModule::tokens_per_player(6) == 2);
 }
 
-TEST_CASE("castles: the occupant converts a completed small city; its follower moves off the board", "[castles]") {
+TEST_CASE("castles: the occupant converts a completed small city / its follower moves off the board", "[castles]") {
     auto g = replay(castles_record({tile("red", "E", 0, -1, 180), meeple("red", 0, -1, "S"), castle("red", 0, -1, "S")}));
     REQUIRE(g);
     const auto& m = module_of(g.value());
@@ -352,7 +352,7 @@ TEST_CASE("castles: several completions at once: the highest by default, or the 
                Catch::Contains("is not a structure completed this turn"));
 }
 
-TEST_CASE("castles: a completed structure outside the fief does not count; a monastery only on a fief tile",
+TEST_CASE("castles: a completed structure outside the fief does not count / a monastery only on a fief tile",
           "[castles]") {
     // Blue's small city at [0,1]-[0,2] lies south of the fief (y > 0).
     auto g = replay(castles_record({tile("red", "E", 0, -1, 180), meeple("red", 0, -1, "S"), castle("red", 0, -1, "S"),
@@ -369,7 +369,7 @@ TEST_CASE("castles: a completed structure outside the fief does not count; a mon
     CHECK(g->scores() == std::vector<int>{0, 4});
 }
 
-TEST_CASE("castles: chained castles; a choice may name the neighbouring castle", "[castles]") {
+TEST_CASE("castles: chained castles / a choice may name the neighbouring castle", "[castles]") {
     // Golden 02's board.
     const Record base = castles_record(
         {tile("red", "E", 0, -1, 180), meeple("red", 0, -1, "S"), castle("red", 0, -1, "S"), tile("blue", "E", 1, -1, 90),
@@ -427,7 +427,7 @@ TEST_CASE("castles: options list conversions for the occupant, and choices", "[c
     }
 }
 
-TEST_CASE("castles: two castles on one tile; castle_loc tells them apart", "[castles]") {
+TEST_CASE("castles: two castles on one tile / castle_loc tells them apart", "[castles]") {
     // H r90 at [0,-1]: caps N and S. Its S cap closes D's cap (red's castle); blue's E r180 at [0,-2]
     // closes its N cap (blue's castle).
     const Record base = castles_record({tile("red", "H", 0, -1, 90), meeple("red", 0, -1, "S"), castle("red", 0, -1, "S"),

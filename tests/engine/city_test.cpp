@@ -94,7 +94,7 @@ TEST_CASE("the City's first tile is the first player's turn", "[city]") {
     CHECK_THAT(test::replay_error(one), Catch::Contains("2 to 4 players"));
 }
 
-TEST_CASE("City placement: only streets must continue; unlike halves stay apart", "[city]") {
+TEST_CASE("City placement: only streets must continue / unlike halves stay apart", "[city]") {
     // 05 (fish market on N) south of 06 (livestock market N-S): markets join across the side.
     auto g = replay(city_record({tile("red", "06", 0, 0, 0), tile("blue", "05", 0, 1, 0)}));
     REQUIRE(g);
@@ -144,7 +144,7 @@ TEST_CASE("no follower on a street or market this very tile completed", "[city]"
     CHECK(ok);
 }
 
-TEST_CASE("a street of 4 tiles scores 2 per tile; at the end the wall closes the city", "[city]") {
+TEST_CASE("a street of 4 tiles scores 2 per tile / at the end the wall closes the city", "[city]") {
     auto g = replay(city_record({tile("red", "03", 0, 0, 0), meeple("red", 0, 0, "S"), tile("blue", "02", 0, 1, 0),
                                  tile("red", "02", 0, 2, 0), tile("blue", "03", 0, 3, 180)},
                                 true));

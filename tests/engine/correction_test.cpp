@@ -124,7 +124,7 @@ TEST_CASE("a record whose correction disagrees with the event is refused, naming
     }
 }
 
-TEST_CASE("follower corrections: re-colour, remove, add back; indices follow the shifts", "[record][correction]") {
+TEST_CASE("follower corrections: re-colour, remove, add back / indices follow the shifts", "[record][correction]") {
     // red's follower on the road of U at [1, 0]; then blue plays on.
     Record r = test::base_record({tile("red", "U", 1, 0, 90), meeple("red", 1, 0, "W"), tile("blue", "U", 2, 0, 90)});
     REQUIRE(correct_follower_event(r, {1, 0}, "red", "N"));  // the field north of the road

@@ -42,7 +42,7 @@ TEST_CASE("a lake tile needs its ferry, joining two of its jetties", "[ferries]"
                Catch::Contains("red's turn"));
 }
 
-TEST_CASE("a road through a ferry scores its lake tile once; an unferried jetty ends a road", "[ferries]") {
+TEST_CASE("a road through a ferry scores its lake tile once / an unferried jetty ends a road", "[ferries]") {
     // [-1,0] W rot 180 (N R, E R, S F, W R): a junction whose E arm meets the start's road; red on it.
     // [1,0] FE2 rot 0 (jetties E, S, W), ferry W-S. [1,1] W rot 180: its N arm ends the road at a
     // junction. Road: [-1,0] arm, D, FE2 (two jetties, one tile), [1,1] arm = 4 tiles, closed at event 5.

@@ -10,7 +10,7 @@
 using namespace meeplecam;
 
 
-TEST_CASE("the tile shown in the draw zone is named; an empty zone is empty", "[session][draw-zone]") {
+TEST_CASE("the tile shown in the draw zone is named / an empty zone is empty", "[session][draw-zone]") {
     const test::BaseGameClassifier base = test::base_game_classifier();
     const Catalog& catalog = base.catalog();
     const vision::TileClassifier& classifier = *base.classifier;

@@ -190,7 +190,7 @@ TEST_CASE("tracker: an ambiguity lists the legal candidates and choose() records
     CHECK_FALSE(tracker->choose(0).has_value());  // answered
 }
 
-TEST_CASE("tracker: a follower placed after its tile is recorded on its feature; one vanishing unscored is reported",
+TEST_CASE("tracker: a follower placed after its tile is recorded on its feature / one vanishing unscored is reported",
           "[session]") {
     TableCamera cam({{0, 0}, {1, 0}, {0, 1}}, 24);
     auto tracker = session::Tracker::create(two_player_setup(), cam.tracker_options(), cam.image_to_table());

@@ -169,7 +169,7 @@ TEST_CASE("the drawn tile's legal placements are drawn on the board", "[ui][live
     CHECK(count_near(after, fill, 8) > 2000);
 }
 
-TEST_CASE("correction flow: click a tile, pick another type; click a follower, remove it", "[ui][live][correction]") {
+TEST_CASE("correction flow: click a tile, pick another type / click a follower, remove it", "[ui][live][correction]") {
     test::qt_app();
     const Record full = golden("15_long_mixed_game.json");
     const QString dir = test::fresh_dir("live_correction");

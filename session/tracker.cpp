@@ -164,15 +164,8 @@ std::vector<cv::Point2d> pennant_spots(const TileType& type, int rot) {
     for (std::size_t f = 0; f < type.features.size(); ++f) {
         if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
         const cv::Mat own = labels == static_cast<int>(f);
-        cv::Mat padded, room;
-        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
-        room = room(cv::Rect(1, 1, kPx, kPx)).clone();
-        for (int k = 0; k < type.features[f].pennants; ++k) {
-            cv::Point best;
-            cv::minMaxLoc(room, nullptr, nullptr, nullptr, &best);
-            out.emplace_back((best.x + 0.5) / kPx, (best.y + 0.5) / kPx);
-            cv::circle(room, best, static_cast<int>(kPennantHeight * kPx * 1.2), cv::Scalar(0), cv::FILLED);
+        for (const cv::Point& p : vision::pennant_points(own, type.features[f].pennants, kPennantHeight * kPx)) {
+            out.emplace_back((p.x + 0.5) / kPx, (p.y + 0.5) / kPx);
         }
     }
     return out;

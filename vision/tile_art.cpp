@@ -701,6 +701,22 @@ std::vector<cv::Mat> feature_masks(const TileType& type, int rot, int size_px, c
     return masks;
 }
 
+std::vector<cv::Point> pennant_points(const cv::Mat& city, int count, double pennant_px) {
+    // Room for a pennant: distance to the wall and to the tile border alike.
+    cv::Mat padded, room;
+    cv::copyMakeBorder(city, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+    cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+    room = room(cv::Rect(1, 1, city.cols, city.rows)).clone();
+    std::vector<cv::Point> out;
+    for (int k = 0; k < count; ++k) {
+        cv::Point best;
+        cv::minMaxLoc(room, nullptr, nullptr, nullptr, &best);
+        out.push_back(best);
+        cv::circle(room, best, static_cast<int>(pennant_px * 1.2), cv::Scalar(0), cv::FILLED);
+    }
+    return out;
+}
+
 cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle& style, std::mt19937_64& rng) {
     MEEPLECAM_CHECK(size_px >= 16, "tile art needs at least 16 pixels");
     const int n = size_px;
@@ -814,19 +830,8 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
             draw_house(img, h, house_px * layout.uniform(0.8, 1.2), layout.uniform(-0.5, 0.5), style, layout.uniform(0.85, 1.1));
         }
         // Pennants where the city is widest (farthest from its wall).
-        // Room for a pennant: distance to the wall and to the tile border alike.
-        cv::Mat padded, room;
-        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
-        room = room(cv::Rect(1, 1, n, n)).clone();
-        for (int k = 0; k < type.features[f].pennants; ++k) {
-            cv::Point best;
-            double best_value = 0;
-            cv::minMaxLoc(room, nullptr, &best_value, nullptr, &best);
-            const double h = style.pennant_size * n;
-            draw_pennant(img, cv::Point2d(best), h, style);
-            cv::circle(room, best, static_cast<int>(h * 1.2), cv::Scalar(0), cv::FILLED);
-        }
+        const double h = style.pennant_size * n;
+        for (const cv::Point& at : pennant_points(own, type.features[f].pennants, h)) draw_pennant(img, cv::Point2d(at), h, style);
     }
 
     // Centre features.

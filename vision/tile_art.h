@@ -92,6 +92,11 @@ cv::Mat feature_labels(const TileType& type, int rot, int size_px, const TileSty
 std::vector<cv::Mat> feature_masks(const TileType& type, int rot, int size_px,
                                    const TileStyle& style = builtin_tile_styles().front());
 
+// Returns where the art puts a city's `count` pennants: the points of `city` (CV_8UC1, 255 in
+// the city, square) farthest from its wall and the tile border, each next one at least 1.2
+// pennant heights (`pennant_px`) from those before. The tracker looks for pennants there.
+std::vector<cv::Point> pennant_points(const cv::Mat& city, int count, double pennant_px);
+
 // Draws the tile's art (CV_8UC3, size_px square) turned clockwise by `rot` quarter turns.
 // The geometry and houses depend only on the type and style; `rng` adds per-copy texture
 // and print variation. Assumes size_px >= 16 and a style that passed check().

@@ -104,6 +104,26 @@ int count_near(const QImage& image, QColor colour, int tolerance) {
     return n;
 }
 
+// The three-event script of tests/ui/data rendered as 960x540 footage into DIR/footage, with
+// the footage's truth (its camera gives the live window the table).
+struct ThreeEventFootage {
+    Record script;
+    session::FootageTruth truth;
+};
+
+ThreeEventFootage render_three_event_footage(const QString& dir) {
+    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/ui/data/footage-3-events.json");
+    auto script = parse_record(nlohmann::json::parse(in), "footage-3-events.json");
+    REQUIRE(script);
+    session::FootageOptions fo;
+    fo.width = 960;
+    fo.height = 540;
+    REQUIRE(session::write_footage(script.value(), fo, (dir + "/footage").toStdString()));
+    auto truth = session::read_footage_truth((dir + "/footage/truth.json").toStdString());
+    REQUIRE(truth);
+    return {std::move(script.value()), std::move(truth.value())};
+}
+
 }  // namespace
 
 TEST_CASE("a whole game played in the live window reaches the hand-checked score", "[ui][live]") {
@@ -362,29 +382,22 @@ TEST_CASE("the camera disappears mid-game: the match is kept, the view says so, 
 TEST_CASE("the tracker reads the moves from the camera frames into the live window and the journal", "[ui][live][tracker]") {
     test::qt_app();
     const QString dir = test::fresh_dir("live_tracker");
-    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/ui/data/footage-3-events.json");
-    auto script = parse_record(nlohmann::json::parse(in), "footage-3-events.json");
-    REQUIRE(script);
-    session::FootageOptions fo;
-    fo.width = 960;
-    fo.height = 540;
-    auto frames = session::write_footage(script.value(), fo, (dir + "/footage").toStdString());
-    REQUIRE(frames);
-    auto truth = session::read_footage_truth((dir + "/footage/truth.json").toStdString());
-    REQUIRE(truth);
+    const ThreeEventFootage footage = render_three_event_footage(dir);
+    const Record& script = footage.script;
+    const session::FootageTruth* truth = &footage.truth;
 
     ui::LiveWindow w;
     w.resize(1400, 900);
     w.show();
     w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
-    open_match(w, prefix(script.value(), 1), dir + "/m.journal");
+    open_match(w, prefix(script, 1), dir + "/m.journal");
     ui::FrameSourceOptions source;
     source.path = (dir + "/footage").toStdString();
     source.fps = 5;  // slow enough that no still frame is skipped on a busy machine
     w.start_source(source);
     QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
-    CHECK(same_events(w.record(), script.value()));
-    CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script.value()));
+    CHECK(same_events(w.record(), script));
+    CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script));
     // The overlay is on the frame: the tile labels of the live view name the tiles seen.
     const auto& tiles = w.board_view().picture().tiles;
     REQUIRE(tiles.size() == 2);
@@ -430,20 +443,14 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
 TEST_CASE("the follower menu ranks owners and features by what the tracker saw", "[ui][live][tracker][correction]") {
     test::qt_app();
     const QString dir = test::fresh_dir("live_tracker_follower");
-    std::ifstream in(std::string(MEEPLECAM_SOURCE_DIR) + "/tests/ui/data/footage-3-events.json");
-    auto script = parse_record(nlohmann::json::parse(in), "footage-3-events.json");
-    REQUIRE(script);
-    session::FootageOptions fo;
-    fo.width = 960;
-    fo.height = 540;
-    REQUIRE(session::write_footage(script.value(), fo, (dir + "/footage").toStdString()));
-    auto truth = session::read_footage_truth((dir + "/footage/truth.json").toStdString());
-    REQUIRE(truth);
+    const ThreeEventFootage footage = render_three_event_footage(dir);
+    const Record& script = footage.script;
+    const session::FootageTruth* truth = &footage.truth;
     ui::LiveWindow w;
     w.resize(1400, 900);
     w.show();
     w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
-    open_match(w, prefix(script.value(), 1), dir + "/m.journal");
+    open_match(w, prefix(script, 1), dir + "/m.journal");
     ui::FrameSourceOptions source;
     source.path = (dir + "/footage").toStdString();
     source.fps = 5;
@@ -451,13 +458,13 @@ TEST_CASE("the follower menu ranks owners and features by what the tracker saw",
     QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
     w.stop_source();
     // The truth: red's follower on V's field at NL.
-    const Event truth_event = script->events[2];
-    REQUIRE(same_events(w.record(), script.value()));
+    const Event truth_event = script.events[2];
+    REQUIRE(same_events(w.record(), script));
     const Cell at = truth_event.at;
-    const auto catalog = catalog_for(script.value()).value();  // the window's games are replaced with each change
-    const TileType* type = catalog->find(script->events[1].tile);
+    const auto catalog = catalog_for(script).value();  // the window's games are replaced with each change
+    const TileType* type = catalog->find(script.events[1].tile);
     REQUIRE(type);
-    const int rot = script->events[1].rot;
+    const int rot = script.events[1].rot;
     const auto feature_of = [&](const std::string& loc) { return type->feature_at(*parse_port(loc), rot); };
     const int true_feature = feature_of(truth_event.loc);
 

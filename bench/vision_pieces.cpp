@@ -55,6 +55,31 @@ double median_of(std::vector<double> v) {
 
 double pct(int a, int b) { return b > 0 ? 100.0 * a / b : 0.0; }
 
+// Returns the reading's quarter turn against the board (as bench/vision's tile table): the
+// direction of the first true tile's north edge in the reader's top view.
+int quarter_turn_of(const vision::LatticeView& view, const vision::RenderTruth& truth) {
+    const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]);
+    const cv::Point2d ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
+    return ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
+}
+
+// Returns `reading` with its tiles replaced by the true ones (each on the cell its centre falls
+// in, turned by the reading's quarter turn `g`): the board a perfect tile reader would give.
+vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const vision::RenderTruth& truth, const Catalog& catalog, int g) {
+    vision::BoardReading out = reading;
+    out.tiles.clear();
+    for (const auto& t : truth.tiles) {
+        const cv::Point2d c = vision::apply_homography(reading.view.image_to_top, t.centre_px) * (1.0 / reading.view.pitch_px);
+        vision::DecodedTile d;
+        d.col = static_cast<int>(std::floor(c.x));
+        d.row = static_cast<int>(std::floor(c.y));
+        d.type = catalog.find(t.tile)->index;
+        d.rot = (t.rot_deg / 90 + g) % 4;
+        out.tiles.push_back(d);
+    }
+    return out;
+}
+
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
@@ -106,8 +131,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         const auto& found = detection->pieces;
         for (const auto& d : found) ++st.by_colour[d.colour].found, ++st.all.found;
         // The reading's quarter turn against the board (as bench/vision's tile table).
-        const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
-        const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
+        const int g = quarter_turn_of(view, truth);
         if (!dump_dir.empty()) {  // lattice phase: true tile centres should sit mid-cell
             std::vector<double> fx, fy;
             for (const auto& t : truth.tiles) {
@@ -282,17 +306,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         if (placed) {
             // The same photo with every tile as the truth has it: what the pieces alone get right.
-            vision::BoardReading true_tiles = reading.value();
-            true_tiles.tiles.clear();
-            for (const auto& t : truth.tiles) {
-                const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
-                vision::DecodedTile d;
-                d.col = static_cast<int>(std::floor(c.x));
-                d.row = static_cast<int>(std::floor(c.y));
-                d.type = catalog->find(t.tile)->index;
-                d.rot = (t.rot_deg / 90 + g) % 4;
-                true_tiles.tiles.push_back(d);
-            }
+            const vision::BoardReading true_tiles = with_true_tiles(reading.value(), truth, *catalog, g);
             auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog, vision::ColourModels::daylight(), detector);
             if (again) {
                 Record oracle_setup;
@@ -410,19 +424,8 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
             continue;
         }
         const auto& view = reading->view;
-        const cv::Point2d nw = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[0]), ne = vision::apply_homography(view.image_to_top, truth.tiles[0].corners_px[1]);
-        const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
-        vision::BoardReading true_tiles = reading.value();
-        true_tiles.tiles.clear();
-        for (const auto& t : truth.tiles) {
-            const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
-            vision::DecodedTile d;
-            d.col = static_cast<int>(std::floor(c.x));
-            d.row = static_cast<int>(std::floor(c.y));
-            d.type = catalog->find(t.tile)->index;
-            d.rot = (t.rot_deg / 90 + g) % 4;
-            true_tiles.tiles.push_back(d);
-        }
+        const int g = quarter_turn_of(view, truth);
+        const vision::BoardReading true_tiles = with_true_tiles(reading.value(), truth, *catalog, g);
         // The calibration photo under the same light, then its white balance and models.
         std::vector<std::string> colours;
         for (const auto& p : played->game.players()) colours.push_back(p.color);

@@ -312,7 +312,8 @@ std::vector<std::pair<Period, Period>> find_pitches(const std::vector<double>& p
         std::vector<std::pair<int, int>> more;
         if (ca > 0) more = {{2 * ca, cb}, {ca, 2 * cb}, {2 * ca, 2 * cb}};
         for (const auto& s : strong) more.push_back(s.second);
-        for (const auto& [a, b] : more) {
+        for (const auto& lag : more) {
+            const int a = lag.first, b = lag.second;  // plain names: clang 14 cannot capture structured bindings
             if (static_cast<int>(lags.size()) > alternatives) break;
             if (a > hi || b > hi || !fits(a, b)) continue;
             const bool seen = std::any_of(lags.begin(), lags.end(), [&](const auto& l) { return std::abs(l.first - a) <= 1 && std::abs(l.second - b) <= 1; });

@@ -124,6 +124,21 @@ ThreeEventFootage render_three_event_footage(const QString& dir) {
     return {std::move(script.value()), std::move(truth.value())};
 }
 
+// Shows `w`, gives it the footage's table, opens the match at the start tile (journaled in
+// DIR/m.journal) and starts the footage at 5 frames/s (slow enough that no still frame is
+// skipped on a busy machine).
+void play_three_event_footage(ui::LiveWindow& w, const QString& dir, const ThreeEventFootage& footage) {
+    w.resize(1400, 900);
+    w.show();
+    const auto& camera = footage.truth.camera;
+    w.set_table_calibration({camera.image_to_table_mm, camera.tile_mm, camera.gap_mm});
+    open_match(w, prefix(footage.script, 1), dir + "/m.journal");
+    ui::FrameSourceOptions source;
+    source.path = (dir + "/footage").toStdString();
+    source.fps = 5;
+    w.start_source(source);
+}
+
 }  // namespace
 
 TEST_CASE("a whole game played in the live window reaches the hand-checked score", "[ui][live]") {
@@ -384,17 +399,9 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
     const QString dir = test::fresh_dir("live_tracker");
     const ThreeEventFootage footage = render_three_event_footage(dir);
     const Record& script = footage.script;
-    const session::FootageTruth* truth = &footage.truth;
 
     ui::LiveWindow w;
-    w.resize(1400, 900);
-    w.show();
-    w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
-    open_match(w, prefix(script, 1), dir + "/m.journal");
-    ui::FrameSourceOptions source;
-    source.path = (dir + "/footage").toStdString();
-    source.fps = 5;  // slow enough that no still frame is skipped on a busy machine
-    w.start_source(source);
+    play_three_event_footage(w, dir, footage);
     QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
     CHECK(same_events(w.record(), script));
     CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script));
@@ -445,16 +452,8 @@ TEST_CASE("the follower menu ranks owners and features by what the tracker saw",
     const QString dir = test::fresh_dir("live_tracker_follower");
     const ThreeEventFootage footage = render_three_event_footage(dir);
     const Record& script = footage.script;
-    const session::FootageTruth* truth = &footage.truth;
     ui::LiveWindow w;
-    w.resize(1400, 900);
-    w.show();
-    w.set_table_calibration({truth->camera.image_to_table_mm, truth->camera.tile_mm, truth->camera.gap_mm});
-    open_match(w, prefix(script, 1), dir + "/m.journal");
-    ui::FrameSourceOptions source;
-    source.path = (dir + "/footage").toStdString();
-    source.fps = 5;
-    w.start_source(source);
+    play_three_event_footage(w, dir, footage);
     QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
     w.stop_source();
     // The truth: red's follower on V's field at NL.

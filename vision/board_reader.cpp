@@ -81,6 +81,7 @@ Status ReaderOptions::check() const {
     if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
     if (max_lattices < 1 || max_lattices > 16) return invalid("reader options", "max_lattices must be within [1, 16]");
     if (!(min_tile_contrast >= 1)) return invalid("reader options", "min_tile_contrast must be at least 1");
+    if (!(sure_tile_contrast >= min_tile_contrast)) return invalid("reader options", "sure_tile_contrast must be at least min_tile_contrast");
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     return Ok{};
 }
@@ -201,6 +202,17 @@ struct CheckedLattice {
     TileContrast contrast;
 };
 
+// How surely a checked lattice is the board: its tile contrast, weighted by the square root
+// of the cells it was measured on.
+double board_evidence(const CheckedLattice& c) { return c.contrast.ratio() * std::sqrt(static_cast<double>(c.cells.size())); }
+
+// The number of tiles in the game (copies in the edition).
+int game_copies(const Catalog& catalog, const std::string& edition) {
+    int copies = 0;
+    for (const auto& t : catalog.tiles()) copies += t.count_in(edition);
+    return copies;
+}
+
 // The tiles' width in camera px at the first cell (the pitch mapped back to the frame).
 double image_pitch_px(const LatticeView& view, const CellObservation& cell) {
     const cv::Matx33d top_to_image = view.image_to_top.inv();
@@ -218,8 +230,7 @@ std::string refusal_of(const LatticeView& view, const std::vector<CellObservatio
         return "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
     }
     // A board holds at most the game's tiles, and a tile must be big enough to read.
-    int copies = 0;
-    for (const auto& t : catalog.tiles()) copies += t.count_in(options.decoder.edition);
+    const int copies = game_copies(catalog, options.decoder.edition);
     if (static_cast<double>(cells.size()) > options.max_tiles_share * copies) {
         return "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " + std::to_string(copies) +
                " tiles; the lattice was misread";
@@ -234,7 +245,15 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     out.view = std::move(view);
     out.cells = occupied_cells(out.view, options.lattice);
     choose_phase(image, out.view, out.cells, options.lattice);
+    // Too many cells for the game (the refusal below): occupancy took table for tiles (glare
+    // on wood, a cloth in the tiles' colours); the cells whose colours are the board's stay.
+    // (Below that bound it is not tried: on blurred boards it dropped true tiles.)
+    const double most_cells = options.max_tiles_share * game_copies(catalog, options.decoder.edition);
+    auto keep_board = [&] {
+        if (static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
+    };
     if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
+    keep_board();
     out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     if (out.contrast.best_shift != cv::Point2d(0, 0) && out.cells.size() >= 4) {
         // The outlines are stronger half a pitch away: the lattice sits on the tiles' middles
@@ -242,6 +261,7 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
         shift_lattice(image, out.view, out.contrast.best_shift);
         out.cells = occupied_cells(out.view, options.lattice);
         if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
+        keep_board();
         out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     }
     out.refusal = refusal_of(out.view, out.cells, catalog, options);
@@ -257,8 +277,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     const auto start = std::chrono::steady_clock::now();
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
-    // Candidate lattices, best fold first, each refitted on the tiles: the first whose cells
-    // are framed by tile outlines (and not as much half a pitch away) is the board. Near the
+    // Candidate lattices, best fold first, each refitted on the tiles: of those whose cells are
+    // framed by tile outlines (and not as much half a pitch away) the one framing them most
+    // clearly is the board (the search stops at a sure one: sure_tile_contrast). Near the
     // board's colours first, then in the whole frame (the table's colours can hide the board).
     std::optional<CheckedLattice> chosen, fallback;
     bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
@@ -271,7 +292,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             continue;
         }
         const int tries = std::min(options.max_lattices, static_cast<int>(candidates->size()));
-        for (int k = 0; k < tries && !chosen; ++k) {
+        for (int k = 0; k < tries; ++k) {
             auto& candidate = (*candidates)[static_cast<std::size_t>(k)];
             const bool legacy = k == 0 && candidate.strong && !fold_decided;
             fold_decided = fold_decided || legacy;
@@ -281,7 +302,14 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
                 continue;
             }
-            if (checked->contrast.ratio() >= options.min_tile_contrast && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) chosen = std::move(checked.value());
+            if (checked->contrast.ratio() >= options.min_tile_contrast && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) {
+                // Every candidate is scored: on a busy cloth a wrong lattice can pass the check
+                // before the true one, whose tiles stand out more.
+                // A wrong lattice over a few cells can frame them sharply (a tile's art, the
+                // table's pattern): the contrast counts with the cells it holds for.
+                if (!chosen || board_evidence(*checked) > board_evidence(*chosen)) chosen = std::move(checked.value());
+                if (chosen->contrast.ratio() >= options.sure_tile_contrast && static_cast<int>(chosen->cells.size()) >= 2 * options.min_checked_tiles) break;
+            }
             // The lattice the fold alone chose, taken as before when no candidate shows tiles.
             else if (legacy) fallback = std::move(checked.value());
         }

@@ -44,6 +44,7 @@ struct LatticeOptions {
     int table_lightness_reach = 1;   // ...at its own lightness and this many coarse lightness bins (of 4) either side (glare, gradients)
     double min_board_share = 0.01;   // below this share of non-table pixels the whole frame is searched
     double min_segment = 1.0 / 40;   // shortest line segment, share of work_side
+    double min_board_segment = 1.0 / 80; // ...near the board, when min_segment gives no lattice there (small tiles: their sides are short)
     double family_deg = 18;          // segments within this angle of a family's dominant direction join it
     double inlier_deg = 1.0;         // a segment agrees with a vanishing point within this angle
     int ransac_iterations = 400;     // vanishing point hypotheses per family
@@ -153,6 +154,19 @@ struct TileContrast {
 };
 // Measured on view.top (shrunk to about 1 px/mm). An empty result for no cells or no top view.
 TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
+
+// Per cell, how much more its tile's square outline stands out than the squares half a
+// pitch away (tile_contrast's ratio, cell by cell; 0 without a top view). On a true lattice a
+// tile scores well above 1; a cell of table (wood grain, a cloth's stripes, glare) about 1,
+// since nothing on the table follows the lattice.
+std::vector<double> cell_alignment(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
+
+// The cells whose colours are the board's, when occupancy took table for tiles (glare on
+// wood, a cloth of the tiles' colours: more cells than the game has tiles). The board's
+// colours are learnt from the cells clearly aligned with the lattice (cell_alignment), the
+// table's from those not aligned; each cell goes to the likelier, and the largest group stays.
+// The cells unchanged when too few cells teach either.
+std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
 
 // ---- Stage 2c: light evened out ------------------------------------------------------
 
@@ -304,6 +318,8 @@ struct ReaderOptions {
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
     double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
     int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
+    double sure_tile_contrast = 2.5; // of the lattices passing, the highest contrast x sqrt(cells) wins; one reaching this contrast over
+                                     // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     Status check() const;
 };
 

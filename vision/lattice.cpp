@@ -343,6 +343,7 @@ Status LatticeOptions::check() const {
     if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
     if (!(min_segment > 0 && min_segment < 0.5)) return bad("min_segment must be within (0, 0.5)");
+    if (!(min_board_segment > 0 && min_board_segment <= min_segment)) return bad("min_board_segment must be within (0, min_segment]");
     if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
     if (!(inlier_deg > 0 && inlier_deg < 10)) return bad("inlier_deg must be within (0, 10)");
     if (ransac_iterations < 10) return bad("ransac_iterations must be at least 10");
@@ -614,8 +615,18 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         return l.score > r.score;
     });
     std::vector<LatticeView> out;
+    std::vector<const Attempt*> kept;
     for (const auto& attempt : attempts) {
         if (static_cast<int>(out.size()) >= o.max_candidates) break;
+        // Two direction pairs can split the edges into the same two families: the same lattice
+        // twice would take the place of another candidate in the reader's checks.
+        const bool repeated = std::any_of(kept.begin(), kept.end(), [&](const Attempt* k) {
+            return std::abs(k->px.pitch - attempt.px.pitch) < 1e-6 && std::abs(k->py.pitch - attempt.py.pitch) < 1e-6 &&
+                   std::abs(k->px.phase - attempt.px.phase) < 1e-6 && std::abs(k->py.phase - attempt.py.phase) < 1e-6 &&
+                   cv::norm(k->work_to_affine - attempt.work_to_affine) <= 1e-9 * cv::norm(attempt.work_to_affine);
+        });
+        if (repeated) continue;
+        kept.push_back(&attempt);
         auto built = lattice_view_of(image, o, attempt.work_to_affine, attempt.px, attempt.py, pts, frame);
         if (!built) continue;
         built->score = attempt.score;
@@ -629,7 +640,15 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
 Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& o, bool whole_frame) {
     if (auto st = o.check(); !st) return st.error();
     if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
-    return find_lattices_in(image, o, whole_frame);
+    auto found = find_lattices_in(image, o, whole_frame);
+    if (found || whole_frame || found.error().kind != ErrorKind::Invalid || o.min_board_segment >= o.min_segment) return found;
+    // Small tiles (a far or wide camera) have sides shorter than min_segment and give too few
+    // long edges near the board: look again with the tiles' own short sides. (Only then: on
+    // other boards the short edges of roads and the table add wrong direction pairs.)
+    LatticeOptions shorter = o;
+    shorter.min_segment = o.min_board_segment;
+    auto again = find_lattices_in(image, shorter, false);
+    return again ? again : found;
 }
 
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -305,6 +306,80 @@ TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObserv
     out.shifted = *strongest;
     if (*strongest > out.sides) out.best_shift = shifts[static_cast<std::size_t>(strongest - medians.begin())];
     return out;
+}
+
+std::vector<double> cell_alignment(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
+    std::vector<double> out(cells.size(), 0.0);
+    if (cells.empty() || view.top.empty()) return out;
+    // The same measure as tile_contrast, per cell: at about 1 px/mm, the cell's square
+    // against the squares half a pitch away.
+    const double k = std::min(1.0, 1.0 / view.px_per_mm);
+    cv::Mat small;
+    if (k < 1) cv::resize(view.top, small, cv::Size(), k, k, cv::INTER_AREA);
+    else small = view.top;
+    const SideResponse response(small, 0.0);
+    const double side = lo.tile_mm * view.px_per_mm * k, half = view.pitch_px / 2;
+    constexpr int kReach = 2, kBand = 3;
+    const std::array<cv::Point2d, 3> shifts{cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const cv::Point2d centre = view.cell_centre(cells[i].col, cells[i].row) + cells[i].offset_px;
+        const double own = find_outline(response, centre * k, side, kReach, kBand).weakest;
+        double moved = 0;
+        for (const auto& s : shifts) moved = std::max(moved, find_outline(response, (centre + s) * k, side, kReach, kBand).weakest);
+        out[i] = moved > 0 ? own / moved : (own > 0 ? 1e9 : 0);
+    }
+    return out;
+}
+
+std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
+    constexpr double kSureTile = 1.5;   // a cell this aligned with the lattice is a tile (cell_alignment)...
+    constexpr double kLikeTable = 1.1;  // ...below this it teaches the table's colours (a few tiles among them do not outvote it)
+    constexpr int kSamples = 12;        // samples per cell side
+    constexpr double kInset = 0.12;     // share of the pitch left out along each cell side
+    constexpr int kL = 4, kAB = 16;     // Lab bins: coarse lightness (glare, shade), finer chroma
+    constexpr std::size_t kMinSeeds = 8;
+    if (cells.empty() || view.top.empty()) return cells;
+    const auto aligned = cell_alignment(view, cells, lo);
+    // Each cell's samples as colour bins.
+    std::vector<std::vector<int>> bins(cells.size());
+    {
+        cv::Mat samples(static_cast<int>(cells.size()), kSamples * kSamples, CV_8UC3, cv::Scalar(0, 0, 0));
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const cv::Point2d origin = view.cell_centre(cells[i].col, cells[i].row) + cells[i].offset_px - cv::Point2d(view.pitch_px, view.pitch_px) * 0.5;
+            auto* row = samples.ptr<cv::Vec3b>(static_cast<int>(i));
+            for (int v = 0; v < kSamples; ++v) {
+                for (int u = 0; u < kSamples; ++u) {
+                    const double fx = kInset + (1 - 2 * kInset) * (u + 0.5) / kSamples, fy = kInset + (1 - 2 * kInset) * (v + 0.5) / kSamples;
+                    const int x = std::clamp(static_cast<int>(origin.x + fx * view.pitch_px), 0, view.top.cols - 1);
+                    const int y = std::clamp(static_cast<int>(origin.y + fy * view.pitch_px), 0, view.top.rows - 1);
+                    row[v * kSamples + u] = view.top.at<cv::Vec3b>(y, x);
+                }
+            }
+        }
+        cv::cvtColor(samples, samples, cv::COLOR_BGR2Lab);
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+            const auto* row = samples.ptr<cv::Vec3b>(static_cast<int>(i));
+            for (int k = 0; k < kSamples * kSamples; ++k) bins[i].push_back((row[k][0] >> 6) * kAB * kAB + (row[k][1] >> 4) * kAB + (row[k][2] >> 4));
+        }
+    }
+    std::vector<double> tile(kL * kAB * kAB, 0.0), table(tile.size(), 0.0);
+    std::size_t tiles_seen = 0, table_seen = 0;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const bool sure_tile = aligned[i] >= kSureTile;
+        if (!sure_tile && aligned[i] >= kLikeTable) continue;
+        auto& h = sure_tile ? tile : table;
+        (sure_tile ? tiles_seen : table_seen) += 1;
+        for (const int b : bins[i]) h[static_cast<std::size_t>(b)] += 1;
+    }
+    if (tiles_seen < kMinSeeds || table_seen < kMinSeeds) return cells;
+    const double nt = std::accumulate(tile.begin(), tile.end(), 0.0), nb = std::accumulate(table.begin(), table.end(), 0.0);
+    std::vector<CellObservation> kept;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        double llr = 0;
+        for (const int b : bins[i]) llr += std::log((tile[static_cast<std::size_t>(b)] + 0.5) / nt) - std::log((table[static_cast<std::size_t>(b)] + 0.5) / nb);
+        if (llr > 0) kept.push_back(cells[i]);
+    }
+    return largest_group(std::move(kept));
 }
 
 }  // namespace meeplecam::vision

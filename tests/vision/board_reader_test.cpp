@@ -499,3 +499,50 @@ TEST_CASE("glare and light gradients on the table are not taken for tiles", "[vi
     CHECK(invented_tolerant <= invented_strict);
     CHECK(invented_tolerant <= boards);
 }
+
+TEST_CASE("when every cell looks occupied, the cells in the board's colours are kept", "[vision][board-reader][table]") {
+    // A glared wood table or a cloth in the tiles' colours can make occupancy take the whole
+    // frame for tiles (more cells than the game has): keep_board_colours learns the board's
+    // colours from cells aligned with the lattice and the table's from the rest. Here every
+    // cell of a refitted lattice is offered; counted against the true tile centres.
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Medium);
+    options.surfaces = {vision::TableSurface::Wood, vision::TableSurface::Cloth};
+    options.tilt_deg = {10, 20};
+    options.glare_chance = 1;
+    options.glare_strength = {0.4, 0.5};
+    options.hand_chance = 0;
+    int tiles_n = 0, kept_tiles = 0, kept_table = 0, table_offered = 0, boards = 0;
+    for (int seed = 31; seed <= 34; ++seed) {
+        const auto tiles = random_board(60, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto view = vision::find_lattice(r->image);
+        if (!view) continue;
+        auto cells = vision::occupied_cells(view.value());
+        REQUIRE(vision::refine_lattice(r->image, view.value(), cells, {}));
+        if (vision::rectification_rms_mm(view.value(), r->truth) > 3.0) continue;  // this test is about occupancy, not the lattice
+        std::map<std::pair<int, int>, bool> real;
+        for (const auto& t : r->truth.tiles) {
+            const cv::Point2d c = vision::apply_homography(view->image_to_top, t.centre_px);
+            real[{static_cast<int>(std::floor(c.x / view->pitch_px)), static_cast<int>(std::floor(c.y / view->pitch_px))}] = true;
+        }
+        std::vector<vision::CellObservation> every;
+        for (int row = 0; row < view->rows; ++row) {
+            for (int col = 0; col < view->cols; ++col) every.push_back({col, row, 1.0, {0, 0}});
+        }
+        const auto kept = vision::keep_board_colours(view.value(), every, {});
+        int on_tiles = 0;
+        for (const auto& c : kept) on_tiles += real.count({c.col, c.row}) ? 1 : 0;
+        UNSCOPED_INFO("seed " << seed << ", " << r->truth.surface << ": " << every.size() << " cells offered, " << kept.size() << " kept, " << on_tiles
+                              << " of " << real.size() << " tiles");
+        ++boards;
+        tiles_n += static_cast<int>(real.size());
+        kept_tiles += on_tiles;
+        kept_table += static_cast<int>(kept.size()) - on_tiles;
+        table_offered += static_cast<int>(every.size()) - static_cast<int>(real.size());
+    }
+    REQUIRE(boards >= 3);
+    INFO(kept_tiles << " of " << tiles_n << " tiles kept, " << kept_table << " of " << table_offered << " table cells kept");
+    CHECK(kept_tiles >= 0.9 * tiles_n);
+    CHECK(kept_table <= 0.05 * table_offered);
+}

@@ -83,6 +83,8 @@ Status ReaderOptions::check() const {
     if (!(min_tile_contrast >= 1)) return invalid("reader options", "min_tile_contrast must be at least 1");
     if (!(sure_tile_contrast >= min_tile_contrast)) return invalid("reader options", "sure_tile_contrast must be at least min_tile_contrast");
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
+    if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
+    if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
     return Ok{};
 }
 
@@ -205,6 +207,26 @@ struct CheckedLattice {
 // How surely a checked lattice is the board: its tile contrast, weighted by the square root
 // of the cells it was measured on.
 double board_evidence(const CheckedLattice& c) { return c.contrast.ratio() * std::sqrt(static_cast<double>(c.cells.size())); }
+
+// Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
+std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const Catalog& catalog) {
+    std::map<std::pair<int, int>, const DecodedTile*> at;
+    for (const auto& t : tiles) {
+        if (!t.hidden) at[{t.col, t.row}] = &t;
+    }
+    int pairs = 0, agreeing = 0;
+    const auto& types = catalog.tiles();
+    for (const auto& [cell, t] : at) {
+        for (const int side : {1, 2}) {  // east and south neighbours
+            const auto it = at.find({cell.first + (side == 1 ? 1 : 0), cell.second + (side == 2 ? 1 : 0)});
+            if (it == at.end()) continue;
+            ++pairs;
+            agreeing += edge_of(types[static_cast<std::size_t>(t->type)], t->rot, side) ==
+                        edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, side + 2);
+        }
+    }
+    return {pairs, agreeing};
+}
 
 // The number of tiles in the game (copies in the edition).
 int game_copies(const Catalog& catalog, const std::string& edition) {
@@ -334,6 +356,15 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";
+    // On a board the decoder makes touching sides agree; tiles laid out apart (a printed
+    // reference sheet, tiles sorted in rows) leave many that cannot.
+    if (const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
+        reading.found && pairs >= options.min_side_pairs && agreeing < options.min_side_agreement * pairs) {
+        reading.found = false;
+        reading.message = "no board found: " + std::to_string(pairs - agreeing) + " of " + std::to_string(pairs) +
+                          " touching sides do not match (tiles laid out apart, not a board)";
+        reading.tiles.clear();
+    }
     reading.ms_total = elapsed_ms(start);
     return reading;
 }

@@ -320,6 +320,8 @@ struct ReaderOptions {
     int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
     double sure_tile_contrast = 2.5; // of the lattices passing, the highest contrast x sqrt(cells) wins; one reaching this contrast over
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
+    double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
+    int min_side_pairs = 8;          // ...when it has at least this many touching sides (tiles laid out apart: a reference sheet)
     Status check() const;
 };
 

@@ -577,3 +577,45 @@ TEST_CASE("small tiles far from the camera are found from their own short sides"
     CHECK(with_short >= 4);
     CHECK(with_short > long_only);
 }
+
+TEST_CASE("tiles laid out in rows whose sides do not match are no board", "[vision][board-reader][decoy]") {
+    // A printed reference sheet or tiles sorted on the table: a lattice and tiles, but
+    // neighbours whose sides cannot agree. The decoder cannot make them match, and the
+    // reading is refused (ReaderOptions::min_side_agreement); a legal board of as many tiles
+    // rendered the same way is read.
+    const auto& catalog = *base();
+    const auto& types = catalog.tiles();
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    options.style = "classic";
+    options.surfaces = {vision::TableSurface::Plain};
+    options.hand_chance = 0;
+    int sheets_refused = 0, boards_read = 0;
+    for (int seed = 51; seed <= 53; ++seed) {
+        // A 5 x 8 block of tiles, each turned at random: touching sides mostly differ.
+        std::mt19937 rng(static_cast<std::uint32_t>(seed));
+        std::vector<vision::SceneTile> sheet;
+        for (int row = 0; row < 5; ++row) {
+            for (int col = 0; col < 8; ++col) {
+                vision::SceneTile t;
+                t.type = &types[static_cast<std::size_t>((row * 8 + col) % static_cast<int>(types.size()))];
+                t.at = Cell{col, row};
+                t.rot = static_cast<int>(rng() % 4);
+                sheet.push_back(t);
+            }
+        }
+        auto r = vision::render_table(sheet, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto reading = vision::read_board(r->image, catalog);
+        REQUIRE(reading);
+        UNSCOPED_INFO("seed " << seed << " sheet: " << (reading->found ? "read as a board of " + std::to_string(reading->tiles.size()) + " tiles" : reading->message));
+        sheets_refused += !reading->found;
+        auto legal = vision::render_table(random_board(40, static_cast<std::uint64_t>(seed)), options, static_cast<std::uint64_t>(seed));
+        REQUIRE(legal);
+        auto board = vision::read_board(legal->image, catalog);
+        REQUIRE(board);
+        UNSCOPED_INFO("seed " << seed << " board: " << (board->found ? "read, " + std::to_string(board->tiles.size()) + " tiles" : board->message));
+        boards_read += board->found;
+    }
+    CHECK(sheets_refused == 3);
+    CHECK(boards_read == 3);
+}

@@ -222,7 +222,7 @@ std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const 
             if (it == at.end()) continue;
             ++pairs;
             agreeing += edge_of(types[static_cast<std::size_t>(t->type)], t->rot, side) ==
-                        edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, side + 2);
+                        edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, (side + 2) % 4);
         }
     }
     return {pairs, agreeing};
@@ -325,10 +325,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
                 continue;
             }
             if (checked->contrast.ratio() >= options.min_tile_contrast && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) {
-                // Every candidate is scored: on a busy cloth a wrong lattice can pass the check
-                // before the true one, whose tiles stand out more.
-                // A wrong lattice over a few cells can frame them sharply (a tile's art, the
-                // table's pattern): the contrast counts with the cells it holds for.
+                // Every candidate is scored: a wrong lattice can pass the check before the true
+                // one, and one over a few cells can frame them sharply (a tile's art, the
+                // table's pattern), so the contrast counts with the cells it holds for.
                 if (!chosen || board_evidence(*checked) > board_evidence(*chosen)) chosen = std::move(checked.value());
                 if (chosen->contrast.ratio() >= options.sure_tile_contrast && static_cast<int>(chosen->cells.size()) >= 2 * options.min_checked_tiles) break;
             }

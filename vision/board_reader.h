@@ -165,7 +165,7 @@ std::vector<double> cell_alignment(const LatticeView& view, const std::vector<Ce
 // wood, a cloth of the tiles' colours: more cells than the game has tiles). The board's
 // colours are learnt from the cells clearly aligned with the lattice (cell_alignment), the
 // table's from those not aligned; each cell goes to the likelier, and the largest group stays.
-// The cells unchanged when too few cells teach either.
+// Returns the cells unchanged when too few cells teach either.
 std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
 
 // ---- Stage 2c: light evened out ------------------------------------------------------

@@ -168,6 +168,13 @@ bool MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, F
     return true;
 }
 
+void MatchWorker::start_tracker_from(const cv::Mat& frame) {
+    // The tracker takes the table as it is at its first settled frame (stable_frames still
+    // frames in a row): the same frame that many times is that, so its confirmed look is the
+    // lone start tile of the search and a tile put down while the search ran is a move.
+    for (int i = 0; i < tracker_->options().stable_frames; ++i) tracker_->on_frame(frame);
+}
+
 void MatchWorker::start_match(Record setup, QString journal) {
     auto m = LiveMatch::create(std::move(setup), journal.toStdString());
     if (!m) {
@@ -219,10 +226,8 @@ void MatchWorker::analyse_frame(Frame frame) {
     }
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto ts = std::chrono::steady_clock::now();
-        // Frames captured meanwhile are not dropped for being stale: the tracker takes the table
-        // as it is once it has seen it still, so a tile put down during the search would be
-        // taken for part of the start (measured in docs/ui.md, "The calibration in the live app").
         if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
+        if (tracker_) start_tracker_from(image);
     }
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto tt = std::chrono::steady_clock::now();

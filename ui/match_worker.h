@@ -154,6 +154,9 @@ private:
     // With a calibration and no table yet: looks for the start tile (at most once a second);
     // whether it looked on this frame.
     bool locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // Starts the tracker just made from the frame the start tile was found on: its first
+    // confirmed look is that table (the start tile alone), whatever later frames show.
+    void start_tracker_from(const cv::Mat& frame);
     // Reads the draw zone of a still frame (at most twice a second).
     void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
     // The tracker's reading of the follower at `at` as shares of ports and colours; none when it did not read one there.

@@ -180,6 +180,18 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
     return a;
 }
 
+// At the end of the windowed app, off the event loop: waits for the capture and match threads
+// the closed window left finishing (the camera released, the journal closed) before the process ends.
+struct WorkerThreadsJoined {
+    WorkerThreadsJoined() = default;
+    WorkerThreadsJoined(const WorkerThreadsJoined&) = delete;
+    WorkerThreadsJoined& operator=(const WorkerThreadsJoined&) = delete;
+    ~WorkerThreadsJoined() {
+        wait_for_stopped_captures();
+        wait_for_stopped_matches();
+    }
+};
+
 // Runs the event loop until `done()` or `timeout_ms` passed; false on timeout.
 bool wait_until(const std::function<bool()>& done, int timeout_ms) {
     QElapsedTimer t;
@@ -457,6 +469,7 @@ int run_headless(const AppArgs& a, const std::string& program) {
     capture.stop();
     wait_for_stopped_captures();  // headless, after the event loop: the camera is released before the process ends
     match.stop();
+    wait_for_stopped_matches();   // and the journal closed
     if (!ended) std::cerr << "meeplecam: the match did not finish\n";
     std::cout << "\nrecorded match (" << recorded.events.size() << " events, journal " << journal.toStdString() << "):\n";
     for (std::size_t i = 0; i < recorded.events.size(); ++i) std::cout << "  " << i << ": " << recorded.events[i].to_json().dump() << "\n";
@@ -479,6 +492,7 @@ int run_live(const AppArgs& a, const std::string& program) {
     QApplication app(qt_argc, qt_argv);
     QApplication::setOrganizationName("meeplecam");
     QApplication::setApplicationName("meeplecam");
+    const WorkerThreadsJoined joined;  // destroyed after the window, before the application
 
     const QString journal = default_journal(a);
     auto in = live_inputs(a);
@@ -570,10 +584,7 @@ int run_live(const AppArgs& a, const std::string& program) {
             if (QMessageBox::question(&window, QObject::tr("Calibrate?"), text) == QMessageBox::Yes) window.open_calibration_wizard();
         });
     }
-    const int rc = app.exec();
-    window.stop_source();
-    wait_for_stopped_captures();  // the event loop is over: the camera is released before the process ends
-    return rc;
+    return app.exec();  // then the window closes without waiting, and `joined` waits for its threads
 }
 
 }  // namespace

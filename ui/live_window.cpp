@@ -205,7 +205,7 @@ LiveWindow::~LiveWindow() {
     QSettings settings;
     settings.setValue("window/size", size());
     stop_source();  // the capture thread first: it feeds the match thread
-    match_.stop();
+    match_.stop();  // returns at once: a frame being analysed is cancelled at its next stage, on its thread
 }
 
 void LiveWindow::build_menus() {

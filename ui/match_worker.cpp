@@ -1,8 +1,13 @@
 #include "ui/match_worker.h"
 
+#include <QDeadlineTimer>
+#include <QPointer>
 #include <QThread>
 
+#include <algorithm>
 #include <chrono>
+#include <utility>
+#include <vector>
 
 #include "session/draw_zone.h"
 #include "session/start_tile.h"
@@ -15,6 +20,12 @@ namespace {
 // tracker saw is e times less likely; so is a player colour 10 Lab units further from its colour.
 constexpr double kFeatureScaleMm = 3.0;
 constexpr double kColourScaleLab = 10.0;
+
+// Match threads asked to stop and not yet deleted (touched on the GUI thread only).
+std::vector<QPointer<QThread>>& stopping_match_threads() {
+    static std::vector<QPointer<QThread>> threads;
+    return threads;
+}
 
 double ms_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -201,6 +212,7 @@ void MatchWorker::resume_match(QString journal) {
 }
 
 void MatchWorker::analyse_frame(Frame frame) {
+    if (cancelled_.load()) return;
     if (frame.index < latest_index_.load()) {
         ++skipped_;  // a newer frame is already queued: skip this one
         return;
@@ -224,11 +236,13 @@ void MatchWorker::analyse_frame(Frame frame) {
         if (undistorter_) image = undistorter_->apply(image);
         report.undistort_ms = ms_since(t0);
     }
+    if (cancelled_.load()) return;
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto ts = std::chrono::steady_clock::now();
         if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
         if (tracker_) start_tracker_from(image);
     }
+    if (cancelled_.load()) return;
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto tt = std::chrono::steady_clock::now();
         const session::TrackerUpdate up = tracker_->on_frame(image);
@@ -354,6 +368,7 @@ std::optional<PieceOdds> MatchWorker::piece_odds(Cell at) const {
 }
 
 void MatchWorker::find_corrections(Cell at, bool follower, int request) {
+    if (cancelled_.load()) return;  // nobody is waiting for the menu any more
     CorrectionChoices out;
     out.request = request;
     out.at = at;
@@ -403,16 +418,43 @@ MatchThread::MatchThread() {
     thread_->start();
 }
 
-MatchThread::~MatchThread() {
-    stop();
-    delete worker_;
-    delete thread_;
-}
+MatchThread::~MatchThread() { stop(); }
 
 void MatchThread::stop() {
-    if (!thread_->isRunning()) return;
-    thread_->quit();
-    thread_->wait();
+    if (!thread_) return;
+    QThread* thread = std::exchange(thread_, nullptr);
+    MatchWorker* worker = std::exchange(worker_, nullptr);
+    worker->cancel_analysis();
+    if (!thread->isRunning()) {  // never started or already over: nothing runs there
+        delete worker;
+        delete thread;
+        return;
+    }
+    // finished is emitted on the match thread: the worker's deferred delete runs there as the
+    // thread finishes; the QThread itself is deleted on the GUI thread (or by wait_for_stopped_matches).
+    QObject::connect(thread, &QThread::finished, worker, &QObject::deleteLater);
+    QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    // Behind the requests already queued on the match thread: quit.
+    QMetaObject::invokeMethod(worker, [thread] { thread->quit(); }, Qt::QueuedConnection);
+    auto& stopping = stopping_match_threads();
+    stopping.erase(std::remove_if(stopping.begin(), stopping.end(), [](const QPointer<QThread>& t) { return t.isNull(); }), stopping.end());
+    stopping.emplace_back(thread);
+}
+
+bool wait_for_stopped_matches(int ms) {
+    QDeadlineTimer deadline(ms);
+    bool all = true;
+    auto& stopping = stopping_match_threads();
+    for (QPointer<QThread>& t : stopping) {
+        if (!t) continue;
+        if (t->wait(deadline)) {
+            delete t.data();  // finished: its pending deferred delete goes with it
+        } else {
+            all = false;
+        }
+    }
+    stopping.erase(std::remove_if(stopping.begin(), stopping.end(), [](const QPointer<QThread>& t) { return t.isNull(); }), stopping.end());
+    return all;
 }
 
 }  // namespace meeplecam::ui

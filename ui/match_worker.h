@@ -89,6 +89,11 @@ public:
     // Call from the capture thread (direct connection): tells the worker a newer frame exists,
     // so a backlog of queued older frames is dropped instead of analysed.
     void note_newer_frame(std::int64_t index) { latest_index_.store(index); }
+    // Call from any thread (MatchThread::stop): frames still queued are dropped unanalysed, an
+    // analysis in progress stops at its next stage (undistort, start-tile search, tracker) and
+    // correction menus are no longer looked for. Moves, undo, corrections and finish still run
+    // and are journaled. Cannot be undone.
+    void cancel_analysis() { cancelled_.store(true); }
 
 public slots:
     // Starts a new match journaled at `journal` (replaces any open match).
@@ -178,24 +183,39 @@ private:
     QString zone_tile_;                                     // the tile last seen in the draw zone
     std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
+    std::atomic<bool> cancelled_{false};                    // cancel_analysis() was called
     std::int64_t skipped_ = 0;
     bool auto_choose_ = false;
 };
 
-// Owns a MatchWorker on its own QThread; quits and joins the thread when destroyed.
+// Owns a MatchWorker on its own QThread. Stopping never waits for the match thread: the
+// worker's frame analysis is cancelled at once (MatchWorker::cancel_analysis); on its thread,
+// after the requests already queued (a move sent just before closing is still journaled), the
+// thread quits, the worker is deleted there as the thread finishes (its journal closed: every
+// event was fsynced when it was recorded) and the QThread deletes itself.
 class MatchThread {
 public:
     MatchThread();
-    ~MatchThread();
+    ~MatchThread();  // stop()
     MatchThread(const MatchThread&) = delete;
     MatchThread& operator=(const MatchThread&) = delete;
+    // The worker; null once stopped.
     MatchWorker* worker() const { return worker_; }
+    // The match thread; null once stopped (it finishes and deletes itself then).
+    QThread* thread() const { return thread_; }
+    // Cancels the analysis and asks the thread to finish its queued requests and quit; returns
+    // at once (idempotent). Signals the worker sends meanwhile still reach live receivers.
     void stop();
 
 private:
     QThread* thread_ = nullptr;
     MatchWorker* worker_ = nullptr;
 };
+
+// Waits until every match thread asked to stop has finished, and deletes those QThreads (at
+// the end of a program or a test, off the event loop, on the GUI thread). Returns false if one
+// is still running after `ms`.
+bool wait_for_stopped_matches(int ms = 5000);
 
 // Registers the value types sent through queued signals (once per process).
 void register_meta_types();

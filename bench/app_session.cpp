@@ -47,6 +47,7 @@
 #include "tests/ui/looped_session.h"
 #include "ui/frame_source.h"
 #include "ui/match_worker.h"
+#include "ui/worker_thread.h"
 
 using namespace meeplecam;
 
@@ -285,7 +286,7 @@ int main(int argc, char** argv) {
         /*keep_latencies=*/a.real_time);
     // The window is gone; its capture and match threads finish on their own: wait for them.
     ui::wait_for_stopped_captures();
-    ui::wait_for_stopped_matches();
+    ui::wait_for_stopped_workers();
     if (!r) {
         std::cerr << r.error().to_string() << "\n";
         return 1;

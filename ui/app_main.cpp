@@ -27,6 +27,7 @@
 #include "ui/photo_session.h"
 #include "ui/photo_window.h"
 #include "ui/review_window.h"
+#include "ui/worker_thread.h"
 
 namespace meeplecam::ui {
 namespace {
@@ -180,15 +181,16 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
     return a;
 }
 
-// At the end of the windowed app, off the event loop: waits for the capture and match threads
-// the closed window left finishing (the camera released, the journal closed) before the process ends.
+// At the end of the windowed app, off the event loop: waits for the capture, match and photo
+// threads the closed windows left finishing (the camera released, the journal closed) before
+// the process ends.
 struct WorkerThreadsJoined {
     WorkerThreadsJoined() = default;
     WorkerThreadsJoined(const WorkerThreadsJoined&) = delete;
     WorkerThreadsJoined& operator=(const WorkerThreadsJoined&) = delete;
     ~WorkerThreadsJoined() {
         wait_for_stopped_captures();
-        wait_for_stopped_matches();
+        wait_for_stopped_workers(30000);  // a photo being read may take seconds
     }
 };
 
@@ -304,6 +306,7 @@ int run_photo(const AppArgs& a, const std::string& program) {
         return 0;
     }
     QApplication app(qt_argc, qt_argv);
+    const WorkerThreadsJoined joined;  // destroyed after the window, before the application
     PhotoWindow window;
     bool done = false;
     QString refused;
@@ -469,7 +472,7 @@ int run_headless(const AppArgs& a, const std::string& program) {
     capture.stop();
     wait_for_stopped_captures();  // headless, after the event loop: the camera is released before the process ends
     match.stop();
-    wait_for_stopped_matches();   // and the journal closed
+    wait_for_stopped_workers();   // and the journal closed
     if (!ended) std::cerr << "meeplecam: the match did not finish\n";
     std::cout << "\nrecorded match (" << recorded.events.size() << " events, journal " << journal.toStdString() << "):\n";
     for (std::size_t i = 0; i < recorded.events.size(); ++i) std::cout << "  " << i << ": " << recorded.events[i].to_json().dump() << "\n";

@@ -1,17 +1,14 @@
 #include "ui/match_worker.h"
 
-#include <QDeadlineTimer>
-#include <QPointer>
 #include <QThread>
 
-#include <algorithm>
 #include <chrono>
 #include <utility>
-#include <vector>
 
 #include "session/draw_zone.h"
 #include "session/start_tile.h"
 #include "vision/piece_detector.h"
+#include "ui/worker_thread.h"
 
 namespace meeplecam::ui {
 namespace {
@@ -20,12 +17,6 @@ namespace {
 // tracker saw is e times less likely; so is a player colour 10 Lab units further from its colour.
 constexpr double kFeatureScaleMm = 3.0;
 constexpr double kColourScaleLab = 10.0;
-
-// Match threads asked to stop and not yet deleted (touched on the GUI thread only).
-std::vector<QPointer<QThread>>& stopping_match_threads() {
-    static std::vector<QPointer<QThread>> threads;
-    return threads;
-}
 
 double ms_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
@@ -422,39 +413,9 @@ MatchThread::~MatchThread() { stop(); }
 
 void MatchThread::stop() {
     if (!thread_) return;
-    QThread* thread = std::exchange(thread_, nullptr);
     MatchWorker* worker = std::exchange(worker_, nullptr);
-    worker->cancel_analysis();
-    if (!thread->isRunning()) {  // never started or already over: nothing runs there
-        delete worker;
-        delete thread;
-        return;
-    }
-    // finished is emitted on the match thread: the worker's deferred delete runs there as the
-    // thread finishes; the QThread itself is deleted on the GUI thread (or by wait_for_stopped_matches).
-    QObject::connect(thread, &QThread::finished, worker, &QObject::deleteLater);
-    QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    // Behind the requests already queued on the match thread: quit.
-    QMetaObject::invokeMethod(worker, [thread] { thread->quit(); }, Qt::QueuedConnection);
-    auto& stopping = stopping_match_threads();
-    stopping.erase(std::remove_if(stopping.begin(), stopping.end(), [](const QPointer<QThread>& t) { return t.isNull(); }), stopping.end());
-    stopping.emplace_back(thread);
-}
-
-bool wait_for_stopped_matches(int ms) {
-    QDeadlineTimer deadline(ms);
-    bool all = true;
-    auto& stopping = stopping_match_threads();
-    for (QPointer<QThread>& t : stopping) {
-        if (!t) continue;
-        if (t->wait(deadline)) {
-            delete t.data();  // finished: its pending deferred delete goes with it
-        } else {
-            all = false;
-        }
-    }
-    stopping.erase(std::remove_if(stopping.begin(), stopping.end(), [](const QPointer<QThread>& t) { return t.isNull(); }), stopping.end());
-    return all;
+    worker->cancel_analysis();  // an atomic flag: the worker may be mid-frame on its thread
+    stop_worker_thread(std::exchange(thread_, nullptr), worker);
 }
 
 }  // namespace meeplecam::ui

@@ -192,7 +192,7 @@ private:
 // worker's frame analysis is cancelled at once (MatchWorker::cancel_analysis); on its thread,
 // after the requests already queued (a move sent just before closing is still journaled), the
 // thread quits, the worker is deleted there as the thread finishes (its journal closed: every
-// event was fsynced when it was recorded) and the QThread deletes itself.
+// event was fsynced when it was recorded) and the QThread deletes itself (ui/worker_thread.h).
 class MatchThread {
 public:
     MatchThread();
@@ -211,11 +211,6 @@ private:
     QThread* thread_ = nullptr;
     MatchWorker* worker_ = nullptr;
 };
-
-// Waits until every match thread asked to stop has finished, and deletes those QThreads (at
-// the end of a program or a test, off the event loop, on the GUI thread). Returns false if one
-// is still running after `ms`.
-bool wait_for_stopped_matches(int ms = 5000);
 
 // Registers the value types sent through queued signals (once per process).
 void register_meta_types();

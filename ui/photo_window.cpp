@@ -23,6 +23,7 @@
 #include "ui/board_view.h"
 #include "ui/final_score.h"
 #include "ui/photo_save.h"
+#include "ui/worker_thread.h"
 #include "vision/image_io.h"
 #include "vision/tile_art.h"
 
@@ -250,10 +251,9 @@ void PhotoWindow::build_menus() {
 }
 
 PhotoWindow::~PhotoWindow() {
-    thread_->quit();
-    thread_->wait();
-    delete worker_;
-    delete thread_;
+    // Never waits for a photo being read (seconds): the thread finishes it, or the save queued
+    // before closing, and cleans up after itself.
+    stop_worker_thread(thread_, worker_);
 }
 
 void PhotoWindow::open_photo(const QString& path, const Record& setup) {

@@ -31,6 +31,7 @@
 #include "ui/live_window.h"
 #include "ui/score_chart.h"
 #include "ui/score_table_model.h"
+#include "ui/worker_thread.h"
 
 using namespace meeplecam;
 
@@ -601,7 +602,7 @@ TEST_CASE("closing the live window never waits for the match thread", "[ui][live
     QTRY_VERIFY_WITH_TIMEOUT(thread.isNull(), 5000);
     CHECK(worker.isNull());
     CHECK(clock.elapsed() >= 500);
-    CHECK(ui::wait_for_stopped_matches(1000));
+    CHECK(ui::wait_for_stopped_workers(1000));
     auto journal = recover_journal((dir + "/m.journal").toStdString());
     REQUIRE(journal);
     CHECK(same_events(journal->record, prefix(full, 2)));

@@ -11,6 +11,7 @@
 
 #include "ui/frame_source.h"
 #include "ui/match_worker.h"
+#include "ui/worker_thread.h"
 
 namespace meeplecam::test {
 
@@ -46,7 +47,7 @@ struct WorkerThreadsJoined : Catch::TestEventListenerBase {
     void testCaseEnded(const Catch::TestCaseStats&) override {
         if (!QCoreApplication::instance()) return;
         ui::wait_for_stopped_captures();
-        ui::wait_for_stopped_matches();
+        ui::wait_for_stopped_workers();
     }
 };
 CATCH_REGISTER_LISTENER(WorkerThreadsJoined)

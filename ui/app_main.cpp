@@ -449,6 +449,9 @@ int run_headless(const AppArgs& a, const std::string& program) {
         }
     });
     QObject::connect(w, &MatchWorker::refused, &app, [&](const QString& why) { std::cerr << "meeplecam: " << why.toStdString() << "\n"; });
+    QObject::connect(w, &MatchWorker::previous_match_kept, &app, [&](const QString& path, int events) {
+        std::cout << "the unfinished match of " << events << " events journaled there before is kept in " << path.toStdString() << "\n";
+    });
     QObject::connect(w, &MatchWorker::match_opened, &app, [&](const Record& r, const QString&, const QStringList&) {
         recorded = r;
         capture.start();

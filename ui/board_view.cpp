@@ -21,9 +21,12 @@ void BoardView::set_picture(BoardPicture picture) {
 }
 
 void BoardView::lay_out() {
+    // A cell is never drawn larger than this: the start tile alone fit to the whole view was a
+    // 370 px tile at 1400x900 (the catalog art is 96 px), which read as a zoomed-in photo.
+    constexpr double kMaxCellPx = 160;
     const int cols = picture_.max_x - picture_.min_x + 1;
     const int rows = picture_.max_y - picture_.min_y + 1;
-    cell_ = std::max(4.0, std::min((width() - 20.0) / cols, (height() - 20.0) / rows));
+    cell_ = std::max(4.0, std::min({kMaxCellPx, (width() - 20.0) / cols, (height() - 20.0) / rows}));
     ox_ = (width() - cell_ * cols) / 2.0;
     oy_ = (height() - cell_ * rows) / 2.0;
 }

@@ -1,5 +1,6 @@
 // BoardView: paints a BoardPicture (tiles with their art, followers, coordinates, legal
-// placements, completed features), fit to the widget; reports clicks as board cells.
+// placements, completed features), fit to the widget (cells at most 160 px); reports clicks
+// as board cells.
 #pragma once
 
 #include <QWidget>

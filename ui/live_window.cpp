@@ -171,6 +171,9 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         statusBar()->showMessage(what, 5000);
         emit record_shown();
     });
+    connect(w, &MatchWorker::previous_match_kept, this, [this](QString path, int events) {
+        statusBar()->showMessage(tr("the unfinished match before it (%1 events) is kept in %2").arg(events).arg(path), 10000);
+    });
     connect(w, &MatchWorker::refused, this, [this](QString why) {
         show_panel(tr("Not recorded"), why, true);
         emit refused_shown(why);
@@ -375,7 +378,11 @@ void LiveWindow::on_frame_analysed(const FrameReport& report) {
 }
 
 void LiveWindow::update_status() {
-    source_label_->setText(source_status_.isEmpty() ? tr("no camera") : source_status_);
+    // The source's state names its path, and a lost camera the reason: at most 420 px of it
+    // (elided in the middle, the whole in the tooltip), so fps and latency stay in view.
+    const QString source = source_status_.isEmpty() ? tr("no camera") : source_status_;
+    source_label_->setText(source_label_->fontMetrics().elidedText(source, Qt::ElideMiddle, 420));
+    source_label_->setToolTip(source);
     fps_label_->setText(tr("%1 fps").arg(fps_, 0, 'f', 0));
     latency_label_->setText(tr("frame→screen %1 ms · recognition %2 ms")
                                 .arg(median_frame_latency_ms(), 0, 'f', 0)

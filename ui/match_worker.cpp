@@ -3,8 +3,11 @@
 #include <QThread>
 
 #include <chrono>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
+#include "engine/journal.h"
 #include "session/draw_zone.h"
 #include "session/start_tile.h"
 #include "vision/piece_detector.h"
@@ -178,7 +181,19 @@ void MatchWorker::start_tracker_from(const cv::Mat& frame) {
 }
 
 void MatchWorker::start_match(Record setup, QString journal) {
-    auto m = LiveMatch::create(std::move(setup), journal.toStdString());
+    const std::string path = journal.toStdString();
+    std::error_code exists_error;
+    if (std::filesystem::exists(path, exists_error)) {
+        auto previous = recover_journal(path);
+        if (previous && !previous->record.finished && previous->record.events.size() > 1) {
+            std::error_code ec;
+            std::filesystem::rename(path, path + ".previous", ec);  // atomic; the open match's writer follows the file
+            if (ec) return emit refused(tr("%1: the unfinished match there cannot be kept aside (%2); no new match started")
+                                            .arg(journal, QString::fromStdString(ec.message())));
+            emit previous_match_kept(journal + ".previous", static_cast<int>(previous->record.events.size()));
+        }
+    }
+    auto m = LiveMatch::create(std::move(setup), path);
     if (!m) {
         emit refused(QString::fromStdString(m.error().to_string()));
         return;

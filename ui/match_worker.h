@@ -96,7 +96,10 @@ public:
     void cancel_analysis() { cancelled_.store(true); }
 
 public slots:
-    // Starts a new match journaled at `journal` (replaces any open match).
+    // Starts a new match journaled at `journal` (replaces any open match). An unfinished match
+    // with moves already journaled there (a new game started mid-game, or a journal the players
+    // chose not to resume) is not overwritten: it is kept as `journal`.previous (replacing an
+    // older one there), and previous_match_kept() says so.
     void start_match(meeplecam::Record setup, QString journal);
     // Resumes the match of an existing journal; problems (what was lost) are reported.
     void resume_match(QString journal);
@@ -133,6 +136,8 @@ signals:
     void match_changed(meeplecam::Record record, QString what);
     // The match was (re)opened; `lost` lists what a damaged journal lost (empty when intact).
     void match_opened(meeplecam::Record record, QString journal, QStringList lost);
+    // start_match() kept the unfinished match of `events` events that was journaled there at `path`.
+    void previous_match_kept(QString path, int events);
     // A move or correction was refused: where and the rule it breaks; nothing changed.
     void refused(QString why);
     void frame_analysed(meeplecam::ui::FrameReport report);

@@ -607,3 +607,31 @@ TEST_CASE("closing the live window never waits for the match thread", "[ui][live
     REQUIRE(journal);
     CHECK(same_events(journal->record, prefix(full, 2)));
 }
+
+TEST_CASE("a new game started mid-game keeps the unfinished match's journal aside", "[ui][live][journal]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_new_game_mid_game");
+    const QString journal = dir + "/m.journal";
+    ui::LiveWindow w;
+    w.show();
+    open_match(w, prefix(full, 1), journal);
+    play_through_window(w, full, 1, 4);
+    // Ctrl+N, confirmed: a new match on the same journal.
+    QSignalSpy kept(w.worker(), &ui::MatchWorker::previous_match_kept);
+    open_match(w, prefix(full, 1), journal);
+    REQUIRE(kept.size() == 1);
+    CHECK(kept.first().at(0).toString() == journal + ".previous");
+    CHECK(kept.first().at(1).toInt() == 4);
+    CHECK(w.record().events.size() == 1);
+    auto now = recover_journal(journal.toStdString());
+    REQUIRE(now);
+    CHECK(same_events(now->record, prefix(full, 1)));
+    auto previous = recover_journal((journal + ".previous").toStdString());
+    REQUIRE(previous);
+    CHECK(same_events(previous->record, prefix(full, 4)));
+    // A match with nothing played yet is simply replaced: the kept one stays as it was.
+    open_match(w, prefix(full, 1), journal);
+    CHECK(kept.size() == 1);
+    CHECK(same_events(recover_journal((journal + ".previous").toStdString())->record, prefix(full, 4)));
+}

@@ -556,6 +556,9 @@ int run_live(const AppArgs& a, const std::string& program) {
         window.resize(1400, 900);
         window.show();
         if (a.source) wait_until([&] { return window.live_view().shown_index() + 1 >= a.frames; }, 20000);
+        // With a calibration the start tile is looked for on the worker (2 s for the first search
+        // at load ~12): the picture shows the board drawn over the frame once it is found.
+        if (a.source && in->calibration && !in->table) wait_until([&] { return window.table_known(); }, 30000);
         QApplication::processEvents();
         if (a.screen == "final") {
             window.show_final_score();

@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSplitter>
 
 #include <algorithm>
 #include <cmath>
@@ -97,6 +98,20 @@ void BoardView::paintEvent(QPaintEvent* /*event*/) {
             p.drawText(r, Qt::AlignCenter | Qt::TextWordWrap, m.label);
         }
     }
+}
+
+QWidget* picture_board_and_side(QWidget* picture, BoardView* board, QWidget* side) {
+    auto* views = new QSplitter(Qt::Vertical);
+    views->addWidget(picture);
+    views->addWidget(board);
+    views->setStretchFactor(0, 3);
+    views->setStretchFactor(1, 2);
+    auto* split = new QSplitter;
+    split->addWidget(views);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    return split;
 }
 
 }  // namespace meeplecam::ui

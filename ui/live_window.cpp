@@ -15,7 +15,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -100,12 +99,6 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     panel_layout->addLayout(panel_buttons_);
     panel_->hide();
 
-    auto* views = new QSplitter(Qt::Vertical);
-    views->addWidget(live_);
-    views->addWidget(board_);
-    views->setStretchFactor(0, 3);
-    views->setStretchFactor(1, 2);
-
     auto* side = new QWidget;
     auto* side_layout = new QVBoxLayout(side);
     side_layout->addWidget(panel_);
@@ -124,12 +117,7 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     side_layout->addWidget(new QLabel(tr("Scoring")));
     side_layout->addWidget(score_events_, 2);
 
-    auto* split = new QSplitter;
-    split->addWidget(views);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    setCentralWidget(split);
+    setCentralWidget(picture_board_and_side(live_, board_, side));
 
     source_label_ = new QLabel(tr("no camera"));
     fps_label_ = new QLabel;

@@ -10,7 +10,6 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QPainter>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QThread>
 #include <QVBoxLayout>
@@ -164,11 +163,6 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     status_ = new QLabel(tr("no photo"));
     status_->setWordWrap(true);
 
-    auto* views = new QSplitter(Qt::Vertical);
-    views->addWidget(photo_);
-    views->addWidget(board_);
-    views->setStretchFactor(0, 3);
-    views->setStretchFactor(1, 2);
     auto* side = new QWidget;
     auto* side_layout = new QVBoxLayout(side);
     side_layout->addWidget(status_);
@@ -178,12 +172,7 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     side_layout->addWidget(final_, 3);
     side_layout->addWidget(new QLabel(tr("Corrections (click a tile, a follower or a \"+\" cell on the board)")));
     side_layout->addWidget(corrections_, 1);
-    auto* split = new QSplitter;
-    split->addWidget(views);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    setCentralWidget(split);
+    setCentralWidget(picture_board_and_side(photo_, board_, side));
     resize(1400, 900);
 
     thread_ = new QThread;

@@ -206,6 +206,8 @@ bool wait_until(const std::function<bool()>& done, int timeout_ms) {
 }
 
 int save_shot(QWidget& w, const std::string& path) {
+    // Let the layouts catch up with the texts set last (the status bar's labels grow with them).
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
     if (!w.grab().save(QString::fromStdString(path))) {
         std::cerr << "meeplecam: cannot write " << path << "\n";
         return 2;

@@ -372,9 +372,12 @@ void LiveWindow::update_status() {
     source_label_->setText(source_label_->fontMetrics().elidedText(source, Qt::ElideMiddle, 420));
     source_label_->setToolTip(source);
     fps_label_->setText(tr("%1 fps").arg(fps_, 0, 'f', 0));
+    // "–" until a frame was shown (analysed): no median yet, not a 0 ms one.
+    const auto ms = [](const std::deque<double>& values, double median_ms) {
+        return values.empty() ? QStringLiteral("–") : QString::number(median_ms, 'f', 0);
+    };
     latency_label_->setText(tr("frame→screen %1 ms · recognition %2 ms")
-                                .arg(median_frame_latency_ms(), 0, 'f', 0)
-                                .arg(median_analysis_latency_ms(), 0, 'f', 0));
+                                .arg(ms(frame_latency_ms_, median_frame_latency_ms()), ms(analysis_latency_ms_, median_analysis_latency_ms())));
 }
 
 double LiveWindow::median_frame_latency_ms() const { return median(frame_latency_ms_); }

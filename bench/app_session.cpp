@@ -45,7 +45,9 @@
 #include "engine/record.h"
 #include "session/footage.h"
 #include "tests/ui/looped_session.h"
+#include "ui/frame_source.h"
 #include "ui/match_worker.h"
+#include "ui/worker_thread.h"
 
 using namespace meeplecam;
 
@@ -282,6 +284,9 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
         },
         /*keep_latencies=*/a.real_time);
+    // The window is gone; its capture and match threads finish on their own: wait for them.
+    ui::wait_for_stopped_captures();
+    ui::wait_for_stopped_workers();
     if (!r) {
         std::cerr << r.error().to_string() << "\n";
         return 1;

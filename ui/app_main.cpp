@@ -27,6 +27,7 @@
 #include "ui/photo_session.h"
 #include "ui/photo_window.h"
 #include "ui/review_window.h"
+#include "ui/worker_thread.h"
 
 namespace meeplecam::ui {
 namespace {
@@ -180,6 +181,19 @@ Result<AppArgs> parse_args(const std::vector<std::string>& argv) {
     return a;
 }
 
+// At the end of the windowed app, off the event loop: waits for the capture, match and photo
+// threads the closed windows left finishing (the camera released, the journal closed) before
+// the process ends.
+struct WorkerThreadsJoined {
+    WorkerThreadsJoined() = default;
+    WorkerThreadsJoined(const WorkerThreadsJoined&) = delete;
+    WorkerThreadsJoined& operator=(const WorkerThreadsJoined&) = delete;
+    ~WorkerThreadsJoined() {
+        wait_for_stopped_captures();
+        wait_for_stopped_workers(30000);  // a photo being read may take seconds
+    }
+};
+
 // Runs the event loop until `done()` or `timeout_ms` passed; false on timeout.
 bool wait_until(const std::function<bool()>& done, int timeout_ms) {
     QElapsedTimer t;
@@ -192,6 +206,8 @@ bool wait_until(const std::function<bool()>& done, int timeout_ms) {
 }
 
 int save_shot(QWidget& w, const std::string& path) {
+    // Let the layouts catch up with the texts set last (the status bar's labels grow with them).
+    for (int i = 0; i < 3; ++i) QApplication::processEvents();
     if (!w.grab().save(QString::fromStdString(path))) {
         std::cerr << "meeplecam: cannot write " << path << "\n";
         return 2;
@@ -292,6 +308,7 @@ int run_photo(const AppArgs& a, const std::string& program) {
         return 0;
     }
     QApplication app(qt_argc, qt_argv);
+    const WorkerThreadsJoined joined;  // destroyed after the window, before the application
     PhotoWindow window;
     bool done = false;
     QString refused;
@@ -434,6 +451,9 @@ int run_headless(const AppArgs& a, const std::string& program) {
         }
     });
     QObject::connect(w, &MatchWorker::refused, &app, [&](const QString& why) { std::cerr << "meeplecam: " << why.toStdString() << "\n"; });
+    QObject::connect(w, &MatchWorker::previous_match_kept, &app, [&](const QString& path, int events) {
+        std::cout << "the unfinished match of " << events << " events journaled there before is kept in " << path.toStdString() << "\n";
+    });
     QObject::connect(w, &MatchWorker::match_opened, &app, [&](const Record& r, const QString&, const QStringList&) {
         recorded = r;
         capture.start();
@@ -457,6 +477,7 @@ int run_headless(const AppArgs& a, const std::string& program) {
     capture.stop();
     wait_for_stopped_captures();  // headless, after the event loop: the camera is released before the process ends
     match.stop();
+    wait_for_stopped_workers();   // and the journal closed
     if (!ended) std::cerr << "meeplecam: the match did not finish\n";
     std::cout << "\nrecorded match (" << recorded.events.size() << " events, journal " << journal.toStdString() << "):\n";
     for (std::size_t i = 0; i < recorded.events.size(); ++i) std::cout << "  " << i << ": " << recorded.events[i].to_json().dump() << "\n";
@@ -479,6 +500,7 @@ int run_live(const AppArgs& a, const std::string& program) {
     QApplication app(qt_argc, qt_argv);
     QApplication::setOrganizationName("meeplecam");
     QApplication::setApplicationName("meeplecam");
+    const WorkerThreadsJoined joined;  // destroyed after the window, before the application
 
     const QString journal = default_journal(a);
     auto in = live_inputs(a);
@@ -536,6 +558,9 @@ int run_live(const AppArgs& a, const std::string& program) {
         window.resize(1400, 900);
         window.show();
         if (a.source) wait_until([&] { return window.live_view().shown_index() + 1 >= a.frames; }, 20000);
+        // With a calibration the start tile is looked for on the worker (2 s for the first search
+        // at load ~12): the picture shows the board drawn over the frame once it is found.
+        if (a.source && in->calibration && !in->table) wait_until([&] { return window.table_known(); }, 30000);
         QApplication::processEvents();
         if (a.screen == "final") {
             window.show_final_score();
@@ -570,10 +595,7 @@ int run_live(const AppArgs& a, const std::string& program) {
             if (QMessageBox::question(&window, QObject::tr("Calibrate?"), text) == QMessageBox::Yes) window.open_calibration_wizard();
         });
     }
-    const int rc = app.exec();
-    window.stop_source();
-    wait_for_stopped_captures();  // the event loop is over: the camera is released before the process ends
-    return rc;
+    return app.exec();  // then the window closes without waiting, and `joined` waits for its threads
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QSplitter>
 
 #include <algorithm>
 #include <cmath>
@@ -21,9 +22,12 @@ void BoardView::set_picture(BoardPicture picture) {
 }
 
 void BoardView::lay_out() {
+    // A cell is never drawn larger than this: the start tile alone fit to the whole view was a
+    // 370 px tile at 1400x900 (the catalog art is 96 px), which read as a zoomed-in photo.
+    constexpr double kMaxCellPx = 160;
     const int cols = picture_.max_x - picture_.min_x + 1;
     const int rows = picture_.max_y - picture_.min_y + 1;
-    cell_ = std::max(4.0, std::min((width() - 20.0) / cols, (height() - 20.0) / rows));
+    cell_ = std::max(4.0, std::min({kMaxCellPx, (width() - 20.0) / cols, (height() - 20.0) / rows}));
     ox_ = (width() - cell_ * cols) / 2.0;
     oy_ = (height() - cell_ * rows) / 2.0;
 }
@@ -94,6 +98,20 @@ void BoardView::paintEvent(QPaintEvent* /*event*/) {
             p.drawText(r, Qt::AlignCenter | Qt::TextWordWrap, m.label);
         }
     }
+}
+
+QWidget* picture_board_and_side(QWidget* picture, BoardView* board, QWidget* side) {
+    auto* views = new QSplitter(Qt::Vertical);
+    views->addWidget(picture);
+    views->addWidget(board);
+    views->setStretchFactor(0, 3);
+    views->setStretchFactor(1, 2);
+    auto* split = new QSplitter;
+    split->addWidget(views);
+    split->addWidget(side);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    return split;
 }
 
 }  // namespace meeplecam::ui

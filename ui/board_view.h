@@ -1,5 +1,6 @@
 // BoardView: paints a BoardPicture (tiles with their art, followers, coordinates, legal
-// placements, completed features), fit to the widget; reports clicks as board cells.
+// placements, completed features), fit to the widget (cells at most 160 px); reports clicks
+// as board cells.
 #pragma once
 
 #include <QWidget>
@@ -33,5 +34,10 @@ private:
     BoardPicture picture_;
     double cell_ = 0, ox_ = 0, oy_ = 0;
 };
+
+// The layout the live and the photo window share: `picture` (the camera frame, the photo)
+// above `board` (3:2), `side` (scores, lists) beside them (3:2). Returns the splitter that
+// holds them (the caller's central widget); it owns the three.
+QWidget* picture_board_and_side(QWidget* picture, BoardView* board, QWidget* side);
 
 }  // namespace meeplecam::ui

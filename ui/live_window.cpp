@@ -15,7 +15,6 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -100,12 +99,6 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     panel_layout->addLayout(panel_buttons_);
     panel_->hide();
 
-    auto* views = new QSplitter(Qt::Vertical);
-    views->addWidget(live_);
-    views->addWidget(board_);
-    views->setStretchFactor(0, 3);
-    views->setStretchFactor(1, 2);
-
     auto* side = new QWidget;
     auto* side_layout = new QVBoxLayout(side);
     side_layout->addWidget(panel_);
@@ -124,12 +117,7 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     side_layout->addWidget(new QLabel(tr("Scoring")));
     side_layout->addWidget(score_events_, 2);
 
-    auto* split = new QSplitter;
-    split->addWidget(views);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    setCentralWidget(split);
+    setCentralWidget(picture_board_and_side(live_, board_, side));
 
     source_label_ = new QLabel(tr("no camera"));
     fps_label_ = new QLabel;
@@ -171,6 +159,9 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
         statusBar()->showMessage(what, 5000);
         emit record_shown();
     });
+    connect(w, &MatchWorker::previous_match_kept, this, [this](QString path, int events) {
+        statusBar()->showMessage(tr("the unfinished match before it (%1 events) is kept in %2").arg(events).arg(path), 10000);
+    });
     connect(w, &MatchWorker::refused, this, [this](QString why) {
         show_panel(tr("Not recorded"), why, true);
         emit refused_shown(why);
@@ -205,7 +196,7 @@ LiveWindow::~LiveWindow() {
     QSettings settings;
     settings.setValue("window/size", size());
     stop_source();  // the capture thread first: it feeds the match thread
-    match_.stop();
+    match_.stop();  // returns at once: a frame being analysed is cancelled at its next stage, on its thread
 }
 
 void LiveWindow::build_menus() {
@@ -375,11 +366,18 @@ void LiveWindow::on_frame_analysed(const FrameReport& report) {
 }
 
 void LiveWindow::update_status() {
-    source_label_->setText(source_status_.isEmpty() ? tr("no camera") : source_status_);
+    // The source's state names its path, and a lost camera the reason: at most 420 px of it
+    // (elided in the middle, the whole in the tooltip), so fps and latency stay in view.
+    const QString source = source_status_.isEmpty() ? tr("no camera") : source_status_;
+    source_label_->setText(source_label_->fontMetrics().elidedText(source, Qt::ElideMiddle, 420));
+    source_label_->setToolTip(source);
     fps_label_->setText(tr("%1 fps").arg(fps_, 0, 'f', 0));
+    // "–" until a frame was shown (analysed): no median yet, not a 0 ms one.
+    const auto ms = [](const std::deque<double>& values, double median_ms) {
+        return values.empty() ? QStringLiteral("–") : QString::number(median_ms, 'f', 0);
+    };
     latency_label_->setText(tr("frame→screen %1 ms · recognition %2 ms")
-                                .arg(median_frame_latency_ms(), 0, 'f', 0)
-                                .arg(median_analysis_latency_ms(), 0, 'f', 0));
+                                .arg(ms(frame_latency_ms_, median_frame_latency_ms()), ms(analysis_latency_ms_, median_analysis_latency_ms())));
 }
 
 double LiveWindow::median_frame_latency_ms() const { return median(frame_latency_ms_); }

@@ -105,6 +105,8 @@ public:
     // The running frame source (lives on the capture thread); null when none.
     FrameSource* frame_source() const { return capture_ ? capture_->source() : nullptr; }
     double fps() const { return fps_; }
+    // Whether the table's place in the image is known (given, or found from the calibration).
+    bool table_known() const { return geometry_.has_value(); }
     double median_frame_latency_ms() const;
     double median_analysis_latency_ms() const;
 

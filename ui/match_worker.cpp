@@ -3,10 +3,15 @@
 #include <QThread>
 
 #include <chrono>
+#include <filesystem>
+#include <system_error>
+#include <utility>
 
+#include "engine/journal.h"
 #include "session/draw_zone.h"
 #include "session/start_tile.h"
 #include "vision/piece_detector.h"
+#include "ui/worker_thread.h"
 
 namespace meeplecam::ui {
 namespace {
@@ -168,8 +173,27 @@ bool MatchWorker::locate_table(const cv::Mat& frame, std::int64_t captured_ns, F
     return true;
 }
 
+void MatchWorker::start_tracker_from(const cv::Mat& frame) {
+    // The tracker takes the table as it is at its first settled frame (stable_frames still
+    // frames in a row): the same frame that many times is that, so its confirmed look is the
+    // lone start tile of the search and a tile put down while the search ran is a move.
+    for (int i = 0; i < tracker_->options().stable_frames; ++i) tracker_->on_frame(frame);
+}
+
 void MatchWorker::start_match(Record setup, QString journal) {
-    auto m = LiveMatch::create(std::move(setup), journal.toStdString());
+    const std::string path = journal.toStdString();
+    std::error_code exists_error;
+    if (std::filesystem::exists(path, exists_error)) {
+        auto previous = recover_journal(path);
+        if (previous && !previous->record.finished && previous->record.events.size() > 1) {
+            std::error_code ec;
+            std::filesystem::rename(path, path + ".previous", ec);  // atomic; the open match's writer follows the file
+            if (ec) return emit refused(tr("%1: the unfinished match there cannot be kept aside (%2); no new match started")
+                                            .arg(journal, QString::fromStdString(ec.message())));
+            emit previous_match_kept(journal + ".previous", static_cast<int>(previous->record.events.size()));
+        }
+    }
+    auto m = LiveMatch::create(std::move(setup), path);
     if (!m) {
         emit refused(QString::fromStdString(m.error().to_string()));
         return;
@@ -194,6 +218,7 @@ void MatchWorker::resume_match(QString journal) {
 }
 
 void MatchWorker::analyse_frame(Frame frame) {
+    if (cancelled_.load()) return;
     if (frame.index < latest_index_.load()) {
         ++skipped_;  // a newer frame is already queued: skip this one
         return;
@@ -217,13 +242,13 @@ void MatchWorker::analyse_frame(Frame frame) {
         if (undistorter_) image = undistorter_->apply(image);
         report.undistort_ms = ms_since(t0);
     }
+    if (cancelled_.load()) return;
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto ts = std::chrono::steady_clock::now();
-        // Frames captured meanwhile are not dropped for being stale: the tracker takes the table
-        // as it is once it has seen it still, so a tile put down during the search would be
-        // taken for part of the start (measured in docs/ui.md, "The calibration in the live app").
         if (locate_table(image, frame.captured_ns, report)) report.search_ms = ms_since(ts);
+        if (tracker_) start_tracker_from(image);
     }
+    if (cancelled_.load()) return;
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto tt = std::chrono::steady_clock::now();
         const session::TrackerUpdate up = tracker_->on_frame(image);
@@ -349,6 +374,7 @@ std::optional<PieceOdds> MatchWorker::piece_odds(Cell at) const {
 }
 
 void MatchWorker::find_corrections(Cell at, bool follower, int request) {
+    if (cancelled_.load()) return;  // nobody is waiting for the menu any more
     CorrectionChoices out;
     out.request = request;
     out.at = at;
@@ -398,16 +424,13 @@ MatchThread::MatchThread() {
     thread_->start();
 }
 
-MatchThread::~MatchThread() {
-    stop();
-    delete worker_;
-    delete thread_;
-}
+MatchThread::~MatchThread() { stop(); }
 
 void MatchThread::stop() {
-    if (!thread_->isRunning()) return;
-    thread_->quit();
-    thread_->wait();
+    if (!thread_) return;
+    MatchWorker* worker = std::exchange(worker_, nullptr);
+    worker->cancel_analysis();  // an atomic flag: the worker may be mid-frame on its thread
+    stop_worker_thread(std::exchange(thread_, nullptr), worker);
 }
 
 }  // namespace meeplecam::ui

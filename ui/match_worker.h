@@ -89,9 +89,17 @@ public:
     // Call from the capture thread (direct connection): tells the worker a newer frame exists,
     // so a backlog of queued older frames is dropped instead of analysed.
     void note_newer_frame(std::int64_t index) { latest_index_.store(index); }
+    // Call from any thread (MatchThread::stop): frames still queued are dropped unanalysed, an
+    // analysis in progress stops at its next stage (undistort, start-tile search, tracker) and
+    // correction menus are no longer looked for. Moves, undo, corrections and finish still run
+    // and are journaled. Cannot be undone.
+    void cancel_analysis() { cancelled_.store(true); }
 
 public slots:
-    // Starts a new match journaled at `journal` (replaces any open match).
+    // Starts a new match journaled at `journal` (replaces any open match). An unfinished match
+    // with moves already journaled there (a new game started mid-game, or a journal the players
+    // chose not to resume) is not overwritten: it is kept as `journal`.previous (replacing an
+    // older one there), and previous_match_kept() says so.
     void start_match(meeplecam::Record setup, QString journal);
     // Resumes the match of an existing journal; problems (what was lost) are reported.
     void resume_match(QString journal);
@@ -128,6 +136,8 @@ signals:
     void match_changed(meeplecam::Record record, QString what);
     // The match was (re)opened; `lost` lists what a damaged journal lost (empty when intact).
     void match_opened(meeplecam::Record record, QString journal, QStringList lost);
+    // start_match() kept the unfinished match of `events` events that was journaled there at `path`.
+    void previous_match_kept(QString path, int events);
     // A move or correction was refused: where and the rule it breaks; nothing changed.
     void refused(QString why);
     void frame_analysed(meeplecam::ui::FrameReport report);
@@ -154,6 +164,9 @@ private:
     // With a calibration and no table yet: looks for the start tile (at most once a second);
     // whether it looked on this frame.
     bool locate_table(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
+    // Starts the tracker just made from the frame the start tile was found on: its first
+    // confirmed look is that table (the start tile alone), whatever later frames show.
+    void start_tracker_from(const cv::Mat& frame);
     // Reads the draw zone of a still frame (at most twice a second).
     void read_draw_zone(const cv::Mat& frame, std::int64_t captured_ns, FrameReport& report);
     // The tracker's reading of the follower at `at` as shares of ports and colours; none when it did not read one there.
@@ -175,18 +188,28 @@ private:
     QString zone_tile_;                                     // the tile last seen in the draw zone
     std::optional<session::Tracker> tracker_;
     std::atomic<std::int64_t> latest_index_{-1};
+    std::atomic<bool> cancelled_{false};                    // cancel_analysis() was called
     std::int64_t skipped_ = 0;
     bool auto_choose_ = false;
 };
 
-// Owns a MatchWorker on its own QThread; quits and joins the thread when destroyed.
+// Owns a MatchWorker on its own QThread. Stopping never waits for the match thread: the
+// worker's frame analysis is cancelled at once (MatchWorker::cancel_analysis); on its thread,
+// after the requests already queued (a move sent just before closing is still journaled), the
+// thread quits, the worker is deleted there as the thread finishes (its journal closed: every
+// event was fsynced when it was recorded) and the QThread deletes itself (ui/worker_thread.h).
 class MatchThread {
 public:
     MatchThread();
-    ~MatchThread();
+    ~MatchThread();  // stop()
     MatchThread(const MatchThread&) = delete;
     MatchThread& operator=(const MatchThread&) = delete;
+    // The worker; null once stopped.
     MatchWorker* worker() const { return worker_; }
+    // The match thread; null once stopped (it finishes and deletes itself then).
+    QThread* thread() const { return thread_; }
+    // Cancels the analysis and asks the thread to finish its queued requests and quit; returns
+    // at once (idempotent). Signals the worker sends meanwhile still reach live receivers.
     void stop();
 
 private:

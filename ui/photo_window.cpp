@@ -10,7 +10,6 @@
 #include <QListWidget>
 #include <QMenu>
 #include <QPainter>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QThread>
 #include <QVBoxLayout>
@@ -23,6 +22,7 @@
 #include "ui/board_view.h"
 #include "ui/final_score.h"
 #include "ui/photo_save.h"
+#include "ui/worker_thread.h"
 #include "vision/image_io.h"
 #include "vision/tile_art.h"
 
@@ -163,11 +163,6 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     status_ = new QLabel(tr("no photo"));
     status_->setWordWrap(true);
 
-    auto* views = new QSplitter(Qt::Vertical);
-    views->addWidget(photo_);
-    views->addWidget(board_);
-    views->setStretchFactor(0, 3);
-    views->setStretchFactor(1, 2);
     auto* side = new QWidget;
     auto* side_layout = new QVBoxLayout(side);
     side_layout->addWidget(status_);
@@ -177,12 +172,7 @@ PhotoWindow::PhotoWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     side_layout->addWidget(final_, 3);
     side_layout->addWidget(new QLabel(tr("Corrections (click a tile, a follower or a \"+\" cell on the board)")));
     side_layout->addWidget(corrections_, 1);
-    auto* split = new QSplitter;
-    split->addWidget(views);
-    split->addWidget(side);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    setCentralWidget(split);
+    setCentralWidget(picture_board_and_side(photo_, board_, side));
     resize(1400, 900);
 
     thread_ = new QThread;
@@ -250,10 +240,9 @@ void PhotoWindow::build_menus() {
 }
 
 PhotoWindow::~PhotoWindow() {
-    thread_->quit();
-    thread_->wait();
-    delete worker_;
-    delete thread_;
+    // Never waits for a photo being read (seconds): the thread finishes it, or the save queued
+    // before closing, and cleans up after itself.
+    stop_worker_thread(thread_, worker_);
 }
 
 void PhotoWindow::open_photo(const QString& path, const Record& setup) {

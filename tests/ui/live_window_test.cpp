@@ -8,11 +8,15 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QMenu>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
+#include <QThread>
 
+#include <atomic>
 #include <fstream>
+#include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -27,6 +31,7 @@
 #include "ui/live_window.h"
 #include "ui/score_chart.h"
 #include "ui/score_table_model.h"
+#include "ui/worker_thread.h"
 
 using namespace meeplecam;
 
@@ -559,4 +564,74 @@ TEST_CASE("opening the correction menu costs the GUI thread no replay: the choic
     WARN("GUI thread per menu opening: " << click_ms << " ms (click to open menu), vs " << replay_ms << " ms for the "
                                          << direct.size() << " choices' replays the click used to run (60 events)");
     CHECK(click_ms < replay_ms);
+}
+
+TEST_CASE("closing the live window never waits for the match thread", "[ui][live][threads]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_close");
+    auto w = std::make_unique<ui::LiveWindow>();
+    w->show();
+    open_match(*w, prefix(full, 1), dir + "/m.journal");
+    const QPointer<ui::MatchWorker> worker = w->worker();
+    const QPointer<QThread> thread = worker->thread();
+    REQUIRE(thread);
+    // The match thread is busy for a second (a slow frame analysis: a start-tile search on a
+    // big frame takes up to 1 s on this machine): closing must not wait for it.
+    std::atomic<bool> busy{false};
+    QMetaObject::invokeMethod(
+        worker.data(),
+        [&busy] {
+            busy = true;
+            QThread::msleep(1000);
+        },
+        Qt::QueuedConnection);
+    QTRY_VERIFY_WITH_TIMEOUT(busy.load(), 5000);
+    // A move sent just before closing, queued behind the busy analysis.
+    const Event& move = full.events[1];
+    REQUIRE(move.type == "tile");
+    w->set_drawn_tile(QString::fromStdString(move.tile));
+    w->place_tile(move.at.x, move.at.y, move.rot);
+    QElapsedTimer clock;
+    clock.start();
+    w.reset();
+    const qint64 close_ms = clock.elapsed();
+    WARN("closing the live window took " << close_ms << " ms with the match thread busy for 1 s");
+    CHECK(close_ms < 200);  // the joining destructor waited out the rest of the second
+    // The thread finishes on its own: the move is journaled, the worker and the thread deleted.
+    QTRY_VERIFY_WITH_TIMEOUT(thread.isNull(), 5000);
+    CHECK(worker.isNull());
+    CHECK(clock.elapsed() >= 500);
+    CHECK(ui::wait_for_stopped_workers(1000));
+    auto journal = recover_journal((dir + "/m.journal").toStdString());
+    REQUIRE(journal);
+    CHECK(same_events(journal->record, prefix(full, 2)));
+}
+
+TEST_CASE("a new game started mid-game keeps the unfinished match's journal aside", "[ui][live][journal]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_new_game_mid_game");
+    const QString journal = dir + "/m.journal";
+    ui::LiveWindow w;
+    w.show();
+    open_match(w, prefix(full, 1), journal);
+    play_through_window(w, full, 1, 4);
+    // Ctrl+N, confirmed: a new match on the same journal.
+    QSignalSpy kept(w.worker(), &ui::MatchWorker::previous_match_kept);
+    open_match(w, prefix(full, 1), journal);
+    REQUIRE(kept.size() == 1);
+    CHECK(kept.first().at(0).toString() == journal + ".previous");
+    CHECK(kept.first().at(1).toInt() == 4);
+    CHECK(w.record().events.size() == 1);
+    auto now = recover_journal(journal.toStdString());
+    REQUIRE(now);
+    CHECK(same_events(now->record, prefix(full, 1)));
+    auto previous = recover_journal((journal + ".previous").toStdString());
+    REQUIRE(previous);
+    CHECK(same_events(previous->record, prefix(full, 4)));
+    // A match with nothing played yet is simply replaced: the kept one stays as it was.
+    open_match(w, prefix(full, 1), journal);
+    CHECK(kept.size() == 1);
+    CHECK(same_events(recover_journal((journal + ".previous").toStdString())->record, prefix(full, 4)));
 }

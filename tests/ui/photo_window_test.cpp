@@ -16,6 +16,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <set>
 
@@ -28,6 +29,7 @@
 #include "ui/final_score.h"
 #include "ui/photo_save.h"
 #include "ui/photo_window.h"
+#include "ui/worker_thread.h"
 #include "vision/tile_art.h"
 #include "engine/ports.h"
 #include "vision/photo_score.h"
@@ -236,6 +238,26 @@ TEST_CASE("photo mode refuses a photo without a board and says why", "[ui][photo
     CHECK(refused.first().at(0).toString().startsWith(QString::fromStdString(path) + ": "));
     CHECK(w.session() == nullptr);
     CHECK(w.status_text().contains("Not changed"));
+}
+
+TEST_CASE("closing the photo window while a photo is read never waits for the read", "[ui][photo][threads]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("photo_close");
+    const std::string path = (dir + "/table.png").toStdString();
+    const RandomGame truth = render_finished_table(path);
+    auto w = std::make_unique<ui::PhotoWindow>();
+    w->show();
+    w->open_photo(QString::fromStdString(path), truth.record);
+    QTest::qWait(100);  // the worker has begun reading (seconds: the board reader and the piece detector)
+    QElapsedTimer clock;
+    clock.start();
+    w.reset();
+    const qint64 close_ms = clock.elapsed();
+    WARN("closing the photo window took " << close_ms << " ms while the photo was being read");
+    CHECK(close_ms < 200);  // the joining destructor waited for the whole read
+    // The thread finishes the read on its own, then the worker and the thread are deleted.
+    CHECK(ui::wait_for_stopped_workers(120000));
+    WARN("the photo thread finished " << clock.elapsed() << " ms after the window closed");
 }
 
 namespace {

@@ -1,12 +1,17 @@
 #include "tests/ui/qt_app.h"
 
+#define CATCH_CONFIG_EXTERNAL_INTERFACES  // the listener below
+#include <catch2/catch.hpp>
+
 #include <QDir>
 #include <QHash>
 #include <QStandardPaths>
 
 #include <cstdlib>
 
+#include "ui/frame_source.h"
 #include "ui/match_worker.h"
+#include "ui/worker_thread.h"
 
 namespace meeplecam::test {
 
@@ -32,5 +37,21 @@ QString fresh_dir(const QString& name) {
     dir.mkpath(".");
     return dir.absolutePath();
 }
+
+namespace {
+
+// After every test case: the capture and match threads its windows left finishing are waited
+// for (off the event loop), so none still runs into the next test case or the process's end.
+struct WorkerThreadsJoined : Catch::TestEventListenerBase {
+    using TestEventListenerBase::TestEventListenerBase;
+    void testCaseEnded(const Catch::TestCaseStats&) override {
+        if (!QCoreApplication::instance()) return;
+        ui::wait_for_stopped_captures();
+        ui::wait_for_stopped_workers();
+    }
+};
+CATCH_REGISTER_LISTENER(WorkerThreadsJoined)
+
+}  // namespace
 
 }  // namespace meeplecam::test

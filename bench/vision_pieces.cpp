@@ -139,10 +139,22 @@ Matching match_followers(const std::vector<vision::PieceTruth>& truth, const std
 // Prints why the score with the true tiles differs from the record's: every follower missed,
 // invented, put on the wrong feature or seen in the wrong colour, every bridge, ferry or castle
 // missed or invented, the build error, and the points per colour.
+// With `crops_to` set, writes a crop of the photo around each follower missed or misplaced.
 void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::RenderTruth& truth, const vision::BoardReading& true_tiles,
-                    const vision::PieceDetection& found, const Result<vision::PhotoGame>& oracle, int g) {
+                    const vision::PieceDetection& found, const Result<vision::PhotoGame>& oracle, int g, const cv::Mat& image = {},
+                    const std::string& crops_to = {}) {
     const auto& view = true_tiles.view;
     const auto s = static_cast<unsigned long long>(seed);
+    auto crop = [&](const vision::PieceTruth& tp, const std::string& why) {
+        if (crops_to.empty() || image.empty()) return;
+        const cv::Rect box = cv::Rect(cv::Point(static_cast<int>(tp.base_px.x) - 45, static_cast<int>(tp.base_px.y) - 55), cv::Size(90, 90)) &
+                             cv::Rect(0, 0, image.cols, image.rows);
+        cv::Mat c;
+        cv::resize(image(box), c, cv::Size(), 4, 4, cv::INTER_NEAREST);
+        cv::imwrite(crops_to + "/miss_" + std::to_string(seed) + "_" + tp.colour + "_" + std::to_string(tp.at.x) + "_" + std::to_string(tp.at.y) + "_" + why +
+                        ".png",
+                    c);
+    };
     auto cell_of = [&](Cell at) {
         const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
         const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
@@ -154,11 +166,16 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
         const std::string what = tp.colour + (tp.lying ? " lying" : " standing") + " on " + tp.feature + " " + std::string(port_name(tp.loc)) + " at " +
                                  to_string(tp.at);
         if (m.truth_match[i] < 0) {
-            std::printf("  seed %llu oracle: missed %s (visible %.2f)\n", s, what.c_str(), tp.visible);
+            const auto cell = cell_of(tp.at);
+            std::printf("  seed %llu oracle: missed %s (visible %.2f), reading cell [%d, %d]\n", s, what.c_str(), tp.visible, cell.first, cell.second);
+            crop(tp, "missed");
             continue;
         }
         const auto& d = found.pieces[static_cast<std::size_t>(m.truth_match[i])];
-        if (d.colour != tp.colour) std::printf("  seed %llu oracle: %s seen as %s\n", s, what.c_str(), d.colour.c_str());
+        if (d.colour != tp.colour) {
+            std::printf("  seed %llu oracle: %s seen as %s\n", s, what.c_str(), d.colour.c_str());
+            crop(tp, "colour");
+        }
         const auto cell = cell_of(tp.at);
         const auto tile = std::find_if(true_tiles.tiles.begin(), true_tiles.tiles.end(), [&](const auto& t) { return t.col == cell.first && t.row == cell.second; });
         const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
@@ -167,6 +184,7 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
             std::printf("  seed %llu oracle: %s put on feature %d (%s%s, want %d), base %.1f mm off\n", s, what.c_str(), d.feature,
                         d.lying ? "lying, " : "standing, ", std::string(feature_kind_name(d.feature_kind)).c_str(), f,
                         cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm);
+            crop(tp, "feature");
         }
     }
     for (std::size_t j = 0; j < found.pieces.size(); ++j) {
@@ -241,6 +259,38 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++st.all.truth;
             ++(p.lying ? st.lying : st.standing).truth;
             if (p.visible < 0.8) ++st.occluded.truth;
+        }
+        {
+            // Every game on the true board (true lattice and tiles): what the pieces alone get right.
+            const vision::BoardReading board = true_board(truth, *catalog, rendering->image.size());
+            auto on_true = vision::detect_pieces(rendering->image, board, *catalog, vision::ColourModels::daylight(), detector);
+            if (on_true) {
+                Record oracle_setup;
+                oracle_setup.players = truth_game.players();
+                oracle_setup.expansions = expansions;
+                auto oracle = vision::build_photo_game(oracle_setup, catalog, board, on_true->pieces, on_true->tokens);
+                ++st.true_board_games;
+                const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
+                st.true_board_exact += exact;
+                const Matching m = match_followers(truth.pieces, on_true->pieces, board.view);
+                st.true_board_truth += static_cast<int>(truth.pieces.size());
+                st.true_board_found += static_cast<int>(on_true->pieces.size());
+                for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+                    if (m.truth_match[i] < 0) continue;
+                    ++st.true_board_matched;
+                    const auto& d = on_true->pieces[static_cast<std::size_t>(m.truth_match[i])];
+                    const auto& tp = truth.pieces[i];
+                    const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
+                    // true_board() keeps the truth's tile order: the piece's tile is the same index.
+                    const auto want = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
+                    const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
+                    st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;
+                }
+                if (!exact && !dump_dir.empty()) {
+                    std::printf("  seed %llu TRUE BOARD:\n", static_cast<unsigned long long>(seed));
+                    explain_oracle(seed, truth_game, truth, board, on_true.value(), oracle, quarter_turn_of(board.view, truth), rendering->image, dump_dir);
+                }
+            }
         }
         auto reading = vision::read_board(rendering->image, *catalog);
         if (!reading || !reading->found) {
@@ -430,38 +480,6 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
                 st.oracle_exact += exact;
                 if (!exact && !dump_dir.empty()) explain_oracle(seed, truth_game, truth, true_tiles, again.value(), oracle, g);
-            }
-        }
-        {
-            // Every game on the true board (true lattice and tiles): what the pieces alone get right.
-            const vision::BoardReading board = true_board(truth, *catalog, rendering->image.size());
-            auto on_true = vision::detect_pieces(rendering->image, board, *catalog, vision::ColourModels::daylight(), detector);
-            if (on_true) {
-                Record oracle_setup;
-                oracle_setup.players = truth_game.players();
-                oracle_setup.expansions = expansions;
-                auto oracle = vision::build_photo_game(oracle_setup, catalog, board, on_true->pieces, on_true->tokens);
-                ++st.true_board_games;
-                const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
-                st.true_board_exact += exact;
-                const Matching m = match_followers(truth.pieces, on_true->pieces, board.view);
-                st.true_board_truth += static_cast<int>(truth.pieces.size());
-                st.true_board_found += static_cast<int>(on_true->pieces.size());
-                for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
-                    if (m.truth_match[i] < 0) continue;
-                    ++st.true_board_matched;
-                    const auto& d = on_true->pieces[static_cast<std::size_t>(m.truth_match[i])];
-                    const auto& tp = truth.pieces[i];
-                    const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
-                    // true_board() keeps the truth's tile order: the piece's tile is the same index.
-                    const auto want = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
-                    const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
-                    st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;
-                }
-                if (!exact && !dump_dir.empty()) {
-                    std::printf("  seed %llu TRUE BOARD:\n", static_cast<unsigned long long>(seed));
-                    explain_oracle(seed, truth_game, truth, board, on_true.value(), oracle, quarter_turn_of(board.view, truth));
-                }
             }
         }
         if (placed) {

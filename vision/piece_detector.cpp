@@ -515,6 +515,7 @@ Status PieceDetectorOptions::check() const {
     if (!(min_solidity >= 0 && min_solidity <= 1)) return bad("min_solidity must be within [0, 1]");
     if (!(min_width_mm >= 0 && min_width_mm <= meeple_mm)) return bad("min_width_mm must be within [0, meeple_mm]");
     if (!(min_interior_share >= 0 && min_interior_share <= 1)) return bad("min_interior_share must be within [0, 1]");
+    if (!(min_on_board_share >= 0 && min_on_board_share <= 1)) return bad("min_on_board_share must be within [0, 1]");
     if (!(open_mm >= 0 && open_mm <= 10)) return bad("open_mm must be within [0, 10]");
     if (!(piece_bias > 0)) return bad("piece_bias must be positive");
     if (!(terrain_margin >= 0)) return bad("terrain_margin must be >= 0");
@@ -566,28 +567,36 @@ int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double searc
     constexpr int kSide = 96;
     const cv::Mat labels = feature_labels(type, rot, kSide);
     const int x = std::clamp(static_cast<int>(uv.x * kSide), 0, kSide - 1), y = std::clamp(static_cast<int>(uv.y * kSide), 0, kSide - 1);
-    auto allowed = [&](int f) {
-        if (f < 0) return false;
+    // No follower stands on a lake (the rules: lakes take none).
+    auto takes_follower = [&](int f) { return f >= 0 && type.features[static_cast<std::size_t>(f)].kind != FeatureKind::Lake; };
+    auto allowed = [&](int f, FeaturePreference p) {
+        if (!takes_follower(f)) return false;
         const bool field = type.features[static_cast<std::size_t>(f)].kind == FeatureKind::Field;
-        return prefer == FeaturePreference::Any || (prefer == FeaturePreference::Field) == field;
+        return p == FeaturePreference::Any || (p == FeaturePreference::Field) == field;
+    };
+    // The nearest feature `p` allows within `reach_frac` of the tile; -1 when none.
+    auto nearest = [&](double reach_frac, FeaturePreference p) {
+        const int reach = static_cast<int>(std::ceil(reach_frac * kSide));
+        int best = -1;
+        double best_d = 1e18;
+        for (int dy = -reach; dy <= reach; ++dy) {
+            for (int dx = -reach; dx <= reach; ++dx) {
+                const int xx = x + dx, yy = y + dy;
+                if (xx < 0 || yy < 0 || xx >= kSide || yy >= kSide) continue;
+                const double d = dx * dx + dy * dy;
+                if (d > reach * reach || d >= best_d) continue;
+                const int l = labels.at<int>(yy, xx);
+                if (allowed(l, p)) best = l, best_d = d;
+            }
+        }
+        return best;
     };
     const int here = labels.at<int>(y, x);
-    if (allowed(here)) return here;
-    const int reach = static_cast<int>(std::ceil(search * kSide));
-    int best = -1;
-    double best_d = 1e18;
-    for (int dy = -reach; dy <= reach; ++dy) {
-        for (int dx = -reach; dx <= reach; ++dx) {
-            const int xx = x + dx, yy = y + dy;
-            if (xx < 0 || yy < 0 || xx >= kSide || yy >= kSide) continue;
-            const double d = dx * dx + dy * dy;
-            if (d > reach * reach || d >= best_d) continue;
-            const int l = labels.at<int>(yy, xx);
-            if (allowed(l)) best = l, best_d = d;
-        }
-    }
-    if (best >= 0 || here >= 0) return best >= 0 ? best : here;
-    return prefer == FeaturePreference::Any ? -1 : feature_at_point(type, rot, uv, search, FeaturePreference::Any);
+    if (allowed(here, prefer)) return here;
+    if (const int f = nearest(search, prefer); f >= 0) return f;
+    if (takes_follower(here)) return here;                                 // the point's own feature when no preferred one is near
+    if (here >= 0) return nearest(2.0, FeaturePreference::Any);           // on a lake: the nearest feature that takes a follower
+    return prefer == FeaturePreference::Any ? -1 : nearest(search, FeaturePreference::Any);  // on decoration: any feature near
 }
 
 Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& reading, const Catalog& catalog,
@@ -793,6 +802,13 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, opener);
         cv::Mat comp, stats, centroids;
         const int n = cv::connectedComponentsWithStats(mask, comp, stats, centroids, 8, CV_32S);
+        // A follower lies mostly on the tiles' interiors, not along the gaps between them; at the
+        // board's rim it may lean over the table, which then counts for neither.
+        auto on_interiors = [&](const cv::Mat& blob, const cv::Rect& box, int area) {
+            const int interior = cv::countNonZero(blob & ~table_near(box));
+            const int in_cells = cv::countNonZero(blob & (terrain(box) != kNoTile));
+            return interior >= o.min_interior_share * in_cells && interior >= o.min_on_board_share * area;
+        };
         for (int i = 1; i < n; ++i) {
             const double area_mm2 = stats.at<int>(i, cv::CC_STAT_AREA) / px2_per_mm2;
             if (area_mm2 < o.min_area_mm2 || area_mm2 > o.max_area_mm2) continue;
@@ -810,7 +826,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             cv::convexHull(contours[biggest], hull);
             const double solidity = stats.at<int>(i, cv::CC_STAT_AREA) / std::max(1.0, cv::contourArea(hull));
             if (solidity < o.min_solidity) continue;
-            if (cv::countNonZero(blob & ~table_near(box)) < o.min_interior_share * stats.at<int>(i, cv::CC_STAT_AREA)) continue;
+            if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) continue;
             if (std::min(cv::minAreaRect(contours[biggest]).size.width, cv::minAreaRect(contours[biggest]).size.height) * mm_per_px <
                 o.min_width_mm) {
                 continue;

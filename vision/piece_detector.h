@@ -82,7 +82,8 @@ struct PieceDetectorOptions {
     double max_area_mm2 = 900;       // larger blobs are not followers (nor any group of them)
     double min_solidity = 0.55;      // blob area over its convex hull's area
     double min_width_mm = 4.5;       // narrowest a blob may be (its smallest enclosing rectangle's short side): no strips
-    double min_interior_share = 0.5; // share of a blob inside the cells' interiors (not on the gaps between tiles)
+    double min_interior_share = 0.5; // share of a blob's pixels on the cells inside their interiors (not on the gaps between tiles)
+    double min_on_board_share = 0.25;  // share of a whole blob on the cells' interiors (a follower at the board's rim leans over the table)
     double open_mm = 1.2;            // radius of the opening that removes thin lines (outlines, road borders)
     double piece_bias = 1.5;         // a pixel is background when a common colour of a terrain nearby is closer than
     double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
@@ -165,7 +166,8 @@ enum class FeaturePreference : std::uint8_t { Any, Field, NotField };
 // x east, y south, reading frame); the nearest within `search` (tile fraction) when the point
 // is on no feature; -1 when none is that near. With a preference, the nearest preferred
 // feature within `search` wins over what lies under the point (a road is narrower than the
-// base's uncertainty); the point's own feature when no preferred one is that near.
+// base's uncertainty); the point's own feature when no preferred one is that near. A lake
+// takes no follower: a point on one gives the nearest feature that does (anywhere on the tile).
 int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search,
                      FeaturePreference prefer = FeaturePreference::Any);
 

@@ -513,6 +513,7 @@ Status PieceDetectorOptions::check() const {
     if (!(margin_tiles >= 0 && margin_tiles <= 2)) return bad("margin_tiles must be within [0, 2]");
     if (!(min_area_mm2 > 0 && min_area_mm2 < max_area_mm2)) return bad("need 0 < min_area_mm2 < max_area_mm2");
     if (!(min_solidity >= 0 && min_solidity <= 1)) return bad("min_solidity must be within [0, 1]");
+    if (!(min_solidity_rim >= 0 && min_solidity_rim <= min_solidity)) return bad("min_solidity_rim must be within [0, min_solidity]");
     if (!(min_width_mm >= 0 && min_width_mm <= meeple_mm)) return bad("min_width_mm must be within [0, meeple_mm]");
     if (!(min_interior_share >= 0 && min_interior_share <= 1)) return bad("min_interior_share must be within [0, 1]");
     if (!(min_on_board_share >= 0 && min_on_board_share <= 1)) return bad("min_on_board_share must be within [0, 1]");
@@ -526,6 +527,7 @@ Status PieceDetectorOptions::check() const {
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
+    if (!(pose_doubt >= 0 && pose_doubt < 1)) return bad("pose_doubt must be within [0, 1)");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
@@ -825,7 +827,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             std::vector<cv::Point> hull;
             cv::convexHull(contours[biggest], hull);
             const double solidity = stats.at<int>(i, cv::CC_STAT_AREA) / std::max(1.0, cv::contourArea(hull));
-            if (solidity < o.min_solidity) continue;
+            // Off the cells (at the board's rim) the table cuts or joins a follower's outline: a looser test there.
+            const bool at_rim = cv::countNonZero(blob & (terrain(box) == kNoTile)) > 0.1 * stats.at<int>(i, cv::CC_STAT_AREA);
+            if (solidity < (at_rim ? o.min_solidity_rim : o.min_solidity)) continue;
             if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) continue;
             if (std::min(cv::minAreaRect(contours[biggest]).size.width, cv::minAreaRect(contours[biggest]).size.height) * mm_per_px <
                 o.min_width_mm) {
@@ -863,7 +867,12 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             // make it less solid than a standing one's shoulders and smeared front face.
             const cv::RotatedRect rect = cv::minAreaRect(contours[biggest]);
             const double rect_short = std::min(rect.size.width, rect.size.height) * mm_per_px;
-            piece.lying = rect_short - 0.94 * h * (solidity - 0.9) > o.lying_width * h;
+            const double pose_margin = (rect_short - 0.94 * h * (solidity - 0.9)) / h - o.lying_width;  // > 0: lying
+            piece.lying = pose_margin > 0;
+            // Just over the threshold "lying" is a guess: the feature under the base (the blob's middle, which
+            // lies on the follower's body either way) decides, not the pose's preference. A standing guess keeps
+            // its preference: its base (feet) is uncertain along the ray by more than a road is wide.
+            const bool pose_sure = !piece.lying || pose_margin >= o.pose_doubt;
             // Base: a standing piece's feet are at the blob's end nearest the foot point (plus
             // half its thickness); a lying piece's middle is the middle of its footprint.
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
@@ -895,7 +904,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const TileType& type = types[static_cast<std::size_t>(t.type)];
                 const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
                 piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm,
-                                                 piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
+                                                 !pose_sure ? FeaturePreference::Any
+                                                 : piece.lying ? FeaturePreference::Field
+                                                               : FeaturePreference::NotField);
                 if (piece.feature >= 0) {
                     const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
                     piece.feature_kind = def.kind;

@@ -303,6 +303,12 @@ TEST_CASE("photo score refuses a missing board and sides that do not match, and 
     const std::string text = vision::photo_score_text("t", stranger.value(), two.tiles.size(), vision::PieceDetection{{green}, {}, {}, 0, 0});
     CHECK_THAT(text, Catch::Contains(" followers (1 left out)"));
     CHECK_THAT(text, Catch::Contains("warning: a green follower"));
+    // The overlay crosses it out in red (below and left of its base: clear of the labels).
+    green.image_px = {250, 340};
+    const cv::Mat blank(400, 400, CV_8UC3, cv::Scalar(0, 0, 0));
+    const cv::Mat crossed = vision::draw_photo_score(blank, two, vision::PieceDetection{{green}, {}, {}, 0, 0}, stranger.value());
+    const cv::Vec3b mark = crossed.at<cv::Vec3b>(347, 243);
+    CHECK((mark[2] > 200 && mark[1] < 80 && mark[0] < 80));
 
     // The same follower in red plays: it stands on the road through both tiles.
     green.colour = "red";
@@ -310,6 +316,8 @@ TEST_CASE("photo score refuses a missing board and sides that do not match, and 
     REQUIRE(ok);
     CHECK(ok->left_out == std::vector<std::string>{""});
     CHECK(vision::final_points(ok->game).at("red") == 2);
+    const cv::Mat counted = vision::draw_photo_score(blank, two, vision::PieceDetection{{green}, {}, {}, 0, 0}, ok.value());
+    CHECK(counted.at<cv::Vec3b>(347, 243)[2] < 200);  // a counted follower is not crossed out
 }
 
 TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][pieces][bad-input]") {

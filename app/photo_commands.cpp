@@ -36,13 +36,17 @@ Cells are the reader's: the board's top-left occupied cell is [0, 0], in the pho
   --game G            carcassonne (default)
   --expansions A,B    expansions whose tiles may be on the table
   --edition E         tile counts (default C3)
-  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [...], "tokens": [...], "warnings": [...]}
+  --json              print {"scores": {"red": 31, ...}, "events": [...], "tiles": n, "followers": [{"colour": "red", "counted": true, "left_out": "", ...}], "tokens": [...], "warnings": [...]}
   --overlay OUT.png   write the photo with the tiles read, the followers found and what scored
   --calibration C     a calibration file (meeplecam-calibration): its white balance and
                       per-player colour models replace the daylight defaults
 
-exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells named), a
-follower of a colour not among --players, a bad calibration file
+A follower of a colour not among --players is a false one (art or a table of that colour): it
+is left out of the score with a warning (in the text, in the JSON: "counted": false and
+"left_out" with the reason; crossed out on the overlay).
+
+exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells named), bad
+--players, a bad calibration file
 )";
 
 }  // namespace
@@ -130,8 +134,12 @@ int run_score_photo(const std::vector<std::string>& argv) {
         }
         j["tiles"] = reading->tiles.size();
         j["followers"] = nlohmann::json::array();
-        for (const auto& d : detection->pieces) {
+        for (std::size_t i = 0; i < detection->pieces.size(); ++i) {
+            const auto& d = detection->pieces[i];
+            const std::string left_out = i < photo->left_out.size() ? photo->left_out[i] : std::string();
             j["followers"].push_back({{"colour", d.colour},
+                                      {"counted", left_out.empty()},
+                                      {"left_out", left_out},
                                       {"at", {d.col - photo->origin.x, d.row - photo->origin.y}},
                                       {"loc", d.feature >= 0 ? std::string(port_name(d.port)) : std::string()},
                                       {"feature", d.feature >= 0 ? std::string(feature_kind_name(d.feature_kind)) : std::string()},

@@ -35,6 +35,8 @@ struct PieceStats {
     std::map<std::string, Count> by_colour;
     Count all, standing, lying, occluded, on_read;  // right = matched (any colour); on_read: on a cell the reader decoded
     int oracle_games = 0, oracle_exact = 0;  // boards placed right, scored with the true tiles (a perfect tile reader)
+    int true_board_games = 0, true_board_exact = 0;  // every game, scored on the true board (true lattice and tiles: the pieces alone)
+    int true_board_truth = 0, true_board_found = 0, true_board_matched = 0, true_board_feature_ok = 0;
     int placed_boards = 0, placed_truth = 0, placed_found = 0, placed_matched = 0, placed_exact = 0;  // boards the reader placed right
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
     std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
@@ -80,6 +82,148 @@ vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const 
     return out;
 }
 
+// Returns the board exactly as the render laid it: a top view of the tile plane at 1 px/mm
+// from the true homography, every tile on its own cell with its true type, rotation and
+// offset off the cell (jitter): a perfect lattice and tile reader, so the pieces are judged alone.
+vision::BoardReading true_board(const vision::RenderTruth& truth, const Catalog& catalog, cv::Size frame) {
+    vision::BoardReading out;
+    out.found = true;
+    const double pitch = truth.tile_mm + truth.gap_mm;
+    int min_x = truth.tiles.front().at.x, min_y = truth.tiles.front().at.y, max_x = min_x, max_y = min_y;
+    for (const auto& t : truth.tiles) {
+        min_x = std::min(min_x, t.at.x), min_y = std::min(min_y, t.at.y), max_x = std::max(max_x, t.at.x), max_y = std::max(max_y, t.at.y);
+    }
+    // Cell (x, y)'s centre lies at board_origin_mm + (x, y) * pitch on the table; cell (min_x, min_y) is the top view's [0, 0].
+    const cv::Point2d shift = cv::Point2d((0.5 - min_x) * pitch, (0.5 - min_y) * pitch) - truth.board_origin_mm;
+    out.view.px_per_mm = 1.0;
+    out.view.pitch_px = pitch;
+    out.view.image_to_top = cv::Matx33d(1, 0, shift.x, 0, 1, shift.y, 0, 0, 1) * truth.tiles_to_image.inv();
+    out.view.cols = max_x - min_x + 1, out.view.rows = max_y - min_y + 1;
+    out.view.frame = frame;
+    for (const auto& t : truth.tiles) {
+        vision::DecodedTile d;
+        d.col = t.at.x - min_x, d.row = t.at.y - min_y;
+        d.type = catalog.find(t.tile)->index;
+        d.rot = t.rot_deg / 90;
+        d.offset_px = t.centre_mm - (truth.board_origin_mm + cv::Point2d(t.at.x * pitch, t.at.y * pitch));
+        d.confidence = 1;
+        out.tiles.push_back(d);
+    }
+    return out;
+}
+
+// Greedy matching of true followers to found ones by distance in the top view, within 40 % of a tile.
+struct Matching {
+    std::vector<int> truth_match, found_match;  // index of the partner, -1 when none
+};
+
+Matching match_followers(const std::vector<vision::PieceTruth>& truth, const std::vector<vision::DetectedPiece>& found, const vision::LatticeView& view) {
+    std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        const cv::Point2d t = vision::apply_homography(view.image_to_top, truth[i].base_px);
+        for (std::size_t j = 0; j < found.size(); ++j) {
+            const double d = cv::norm(t - found[j].top_px);
+            if (d < 0.4 * view.pitch_px) pairs.emplace_back(d, i, j);
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    Matching m{std::vector<int>(truth.size(), -1), std::vector<int>(found.size(), -1)};
+    for (const auto& [d, i, j] : pairs) {
+        if (m.truth_match[i] >= 0 || m.found_match[j] >= 0) continue;
+        m.truth_match[i] = static_cast<int>(j);
+        m.found_match[j] = static_cast<int>(i);
+    }
+    return m;
+}
+
+// Prints why the score with the true tiles differs from the record's: every follower missed,
+// invented, put on the wrong feature or seen in the wrong colour, every bridge, ferry or castle
+// missed or invented, the build error, and the points per colour.
+// With `crops_to` set, writes a crop of the photo around each follower missed or misplaced.
+void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::RenderTruth& truth, const vision::BoardReading& true_tiles,
+                    const vision::PieceDetection& found, const Result<vision::PhotoGame>& oracle, int g, const cv::Mat& image = {},
+                    const std::string& crops_to = {}) {
+    const auto& view = true_tiles.view;
+    const auto s = static_cast<unsigned long long>(seed);
+    auto crop = [&](const vision::PieceTruth& tp, const std::string& why) {
+        if (crops_to.empty() || image.empty()) return;
+        const cv::Rect box = cv::Rect(cv::Point(static_cast<int>(tp.base_px.x) - 45, static_cast<int>(tp.base_px.y) - 55), cv::Size(90, 90)) &
+                             cv::Rect(0, 0, image.cols, image.rows);
+        cv::Mat c;
+        cv::resize(image(box), c, cv::Size(), 4, 4, cv::INTER_NEAREST);
+        cv::imwrite(crops_to + "/miss_" + std::to_string(seed) + "_" + tp.colour + "_" + std::to_string(tp.at.x) + "_" + std::to_string(tp.at.y) + "_" + why +
+                        ".png",
+                    c);
+    };
+    auto cell_of = [&](Cell at) {
+        const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
+        const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+        return std::pair<int, int>{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
+    };
+    const Matching m = match_followers(truth.pieces, found.pieces, view);
+    for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+        const auto& tp = truth.pieces[i];
+        const std::string what = tp.colour + (tp.lying ? " lying" : " standing") + " on " + tp.feature + " " + std::string(port_name(tp.loc)) + " at " +
+                                 to_string(tp.at);
+        if (m.truth_match[i] < 0) {
+            const auto cell = cell_of(tp.at);
+            std::printf("  seed %llu oracle: missed %s (visible %.2f), reading cell [%d, %d]\n", s, what.c_str(), tp.visible, cell.first, cell.second);
+            crop(tp, "missed");
+            continue;
+        }
+        const auto& d = found.pieces[static_cast<std::size_t>(m.truth_match[i])];
+        if (d.colour != tp.colour) {
+            std::printf("  seed %llu oracle: %s seen as %s\n", s, what.c_str(), d.colour.c_str());
+            crop(tp, "colour");
+        }
+        const auto cell = cell_of(tp.at);
+        const auto tile = std::find_if(true_tiles.tiles.begin(), true_tiles.tiles.end(), [&](const auto& t) { return t.col == cell.first && t.row == cell.second; });
+        const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
+        const int f = tile == true_tiles.tiles.end() ? -1 : vtype->feature_at(rotate_port(tp.loc, g), tile->rot);
+        if (d.col != cell.first || d.row != cell.second || f != d.feature) {
+            std::printf("  seed %llu oracle: %s put on feature %d (%s%s, want %d), base %.1f mm off\n", s, what.c_str(), d.feature,
+                        d.lying ? "lying, " : "standing, ", std::string(feature_kind_name(d.feature_kind)).c_str(), f,
+                        cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm);
+            crop(tp, "feature");
+        }
+    }
+    for (std::size_t j = 0; j < found.pieces.size(); ++j) {
+        if (m.found_match[j] >= 0) continue;
+        const auto& d = found.pieces[j];
+        std::printf("  seed %llu oracle: invented %s %s on %s at reading cell [%d, %d], %.0f mm2, confidence %.2f, solidity %.2f\n", s, d.colour.c_str(),
+                    d.lying ? "lying" : "standing", std::string(feature_kind_name(d.feature_kind)).c_str(), d.col, d.row, d.area_mm2, d.confidence,
+                    d.solidity);
+    }
+    std::vector<bool> used(found.tokens.size(), false);
+    for (const auto& tt : truth.tokens) {
+        const auto a = cell_of(tt.at), b = cell_of(tt.other);
+        bool hit = false;
+        for (std::size_t j = 0; j < found.tokens.size() && !hit; ++j) {
+            const auto& d = found.tokens[j];
+            if (used[j] || d.kind != tt.kind) continue;
+            const std::pair<int, int> da{d.col, d.row}, db{d.col2, d.row2};
+            hit = (da == a && db == b) || (da == b && db == a);
+            if (hit) used[j] = true;
+        }
+        if (!hit) std::printf("  seed %llu oracle: missed %s at %s\n", s, tt.kind.c_str(), to_string(tt.at).c_str());
+    }
+    for (std::size_t j = 0; j < found.tokens.size(); ++j) {
+        if (!used[j]) std::printf("  seed %llu oracle: invented %s at reading cell [%d, %d]\n", s, found.tokens[j].kind.c_str(), found.tokens[j].col, found.tokens[j].row);
+    }
+    if (!oracle) {
+        std::printf("  seed %llu oracle: no score: %s\n", s, oracle.error().to_string().c_str());
+        return;
+    }
+    for (const auto& w : oracle->warnings) std::printf("  seed %llu oracle: warning: %s\n", s, w.c_str());
+    const auto want = vision::final_points(truth_game), got = vision::final_points(oracle->game);
+    std::string diff;
+    for (const auto& [colour, points] : want) {
+        const int other = got.count(colour) ? got.at(colour) : 0;
+        if (other != points) diff += " " + colour + " " + std::to_string(other) + " (want " + std::to_string(points) + ")";
+    }
+    std::printf("  seed %llu oracle: score%s\n", s, diff.empty() ? " right" : diff.c_str());
+}
+
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
@@ -115,6 +259,38 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++st.all.truth;
             ++(p.lying ? st.lying : st.standing).truth;
             if (p.visible < 0.8) ++st.occluded.truth;
+        }
+        {
+            // Every game on the true board (true lattice and tiles): what the pieces alone get right.
+            const vision::BoardReading board = true_board(truth, *catalog, rendering->image.size());
+            auto on_true = vision::detect_pieces(rendering->image, board, *catalog, vision::ColourModels::daylight(), detector);
+            if (on_true) {
+                Record oracle_setup;
+                oracle_setup.players = truth_game.players();
+                oracle_setup.expansions = expansions;
+                auto oracle = vision::build_photo_game(oracle_setup, catalog, board, on_true->pieces, on_true->tokens);
+                ++st.true_board_games;
+                const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
+                st.true_board_exact += exact;
+                const Matching m = match_followers(truth.pieces, on_true->pieces, board.view);
+                st.true_board_truth += static_cast<int>(truth.pieces.size());
+                st.true_board_found += static_cast<int>(on_true->pieces.size());
+                for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
+                    if (m.truth_match[i] < 0) continue;
+                    ++st.true_board_matched;
+                    const auto& d = on_true->pieces[static_cast<std::size_t>(m.truth_match[i])];
+                    const auto& tp = truth.pieces[i];
+                    const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
+                    // true_board() keeps the truth's tile order: the piece's tile is the same index.
+                    const auto want = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
+                    const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
+                    st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;
+                }
+                if (!exact && !dump_dir.empty()) {
+                    std::printf("  seed %llu TRUE BOARD:\n", static_cast<unsigned long long>(seed));
+                    explain_oracle(seed, truth_game, truth, board, on_true.value(), oracle, quarter_turn_of(board.view, truth), rendering->image, dump_dir);
+                }
+            }
         }
         auto reading = vision::read_board(rendering->image, *catalog);
         if (!reading || !reading->found) {
@@ -156,22 +332,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 placed = placed && decoded.count(cell) && cells.insert(cell).second;
             }
         }
-        // Greedy matching by distance in the top view, within 40 % of a tile.
-        std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
-        for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
-            const cv::Point2d t = vision::apply_homography(view.image_to_top, truth.pieces[i].base_px);
-            for (std::size_t j = 0; j < found.size(); ++j) {
-                const double d = cv::norm(t - found[j].top_px);
-                if (d < 0.4 * view.pitch_px) pairs.emplace_back(d, i, j);
-            }
-        }
-        std::sort(pairs.begin(), pairs.end());
-        std::vector<int> truth_match(truth.pieces.size(), -1), found_match(found.size(), -1);
-        for (const auto& [d, i, j] : pairs) {
-            if (truth_match[i] >= 0 || found_match[j] >= 0) continue;
-            truth_match[i] = static_cast<int>(j);
-            found_match[j] = static_cast<int>(i);
-        }
+        const Matching matching = match_followers(truth.pieces, found, view);
+        const std::vector<int>& truth_match = matching.truth_match;
+        const std::vector<int>& found_match = matching.found_match;
         bool mistake = false;
         for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
             const auto& tp = truth.pieces[i];
@@ -314,7 +477,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 oracle_setup.expansions = expansions;
                 auto oracle = vision::build_photo_game(oracle_setup, catalog, true_tiles, again->pieces, again->tokens);
                 ++st.oracle_games;
-                st.oracle_exact += oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
+                const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
+                st.oracle_exact += exact;
+                if (!exact && !dump_dir.empty()) explain_oracle(seed, truth_game, truth, true_tiles, again.value(), oracle, g);
             }
         }
         if (placed) {
@@ -385,6 +550,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 pct(st.colour_ok, st.matched), pct(st.feature_ok, st.matched), pct(st.feature_ok_tile_right, st.tile_right), st.tile_right, st.matched);
     std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
+    std::printf("  on the true board (true lattice and tiles: the pieces alone): followers precision %.1f%%, recall %.1f%% (%d true, %d found),"
+                " feature right %.1f%% of matched; exact final score %d of %d\n",
+                pct(st.true_board_matched, st.true_board_found), pct(st.true_board_matched, st.true_board_truth), st.true_board_truth, st.true_board_found,
+                pct(st.true_board_feature_ok, st.true_board_matched), st.true_board_exact, st.true_board_games);
     if (!st.tokens.empty()) {
         std::printf("  %-10s %6s %6s %10s %8s %9s %9s   %s\n", "kind", "true", "found", "precision", "recall", "ports_ok", "colour_ok",
                     "on boards placed right: precision, recall (true)");

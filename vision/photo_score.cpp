@@ -75,6 +75,17 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
         if (!ev.tiles.empty()) mid *= 1.0 / static_cast<double>(ev.tiles.size());
         outlined_text(out, ev.feature + " +" + std::to_string(ev.points), mid, 0.6 * scale, colour, thick + 1);
     }
+    // Followers left out of the score: crossed out in red, with the reason.
+    for (std::size_t i = 0; i < detection.pieces.size() && i < photo.left_out.size(); ++i) {
+        if (photo.left_out[i].empty()) continue;
+        const auto& d = detection.pieces[i];
+        const double r = 10 * scale;
+        const cv::Scalar red(0, 0, 255);
+        cv::line(out, d.image_px + cv::Point2d(-r, -r), d.image_px + cv::Point2d(r, r), red, 2 * thick, cv::LINE_AA);
+        cv::line(out, d.image_px + cv::Point2d(-r, r), d.image_px + cv::Point2d(r, -r), red, 2 * thick, cv::LINE_AA);
+        const cv::Point at(static_cast<int>(d.image_px.x + 8 * scale), static_cast<int>(d.image_px.y + 16 * scale));
+        outlined_text(out, "left out: " + photo.left_out[i], at, 0.45 * scale, red, thick);
+    }
     int y = static_cast<int>(30 * scale);
     for (const auto& [colour, points] : final_points(photo.game)) {
         outlined_text(out, colour + ": " + std::to_string(points), cv::Point(static_cast<int>(15 * scale), y), 0.9 * scale, player_bgr(colour), 2 * thick);
@@ -101,18 +112,13 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         at[board_cell(t.col, t.row)] = &t;
     }
 
-    // Every piece's colour must be a player's.
+    // A piece of a colour no player has is no follower in play (a false one: art or a table of
+    // that colour): it is left out with a warning, not counted.
     std::set<std::string> colours;
     std::string players_text;
     for (const auto& p : setup.players) {
         colours.insert(p.color);
         players_text += (players_text.empty() ? "" : ", ") + p.color;
-    }
-    for (const auto& piece : pieces) {
-        if (!colours.count(piece.colour)) {
-            return invalid("--players", "a " + piece.colour + " follower stands at " + cell_text(board_cell(piece.col, piece.row)) +
-                                            ", but " + piece.colour + " is not among the players (" + players_text + ")");
-        }
     }
 
     // A bridge makes its tile the engine's bridge variant (its bridged sides show road), before
@@ -197,7 +203,7 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     options.catalog = catalog;
     auto created = new_game_for(setup, options);
     if (!created) return created.error();
-    PhotoGame out{variants, std::move(created.value()), origin, std::move(warnings), {}};
+    PhotoGame out{variants, std::move(created.value()), origin, std::move(warnings), {}, {}};
     Game& game = out.game;
     Board& board = game.mutable_board();
 
@@ -287,30 +293,39 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     }
 
     // The followers, on the features under them.
+    auto leave_out = [&](const std::string& warning, const std::string& reason) {
+        out.warnings.push_back(warning);
+        out.follower_of_piece.push_back(-1);
+        out.left_out.push_back(reason);
+    };
     for (const auto& piece : pieces) {
         const Cell c = board_cell(piece.col, piece.row);
+        if (!colours.count(piece.colour)) {
+            leave_out("a " + piece.colour + " follower at " + cell_text(c) + ", but " + piece.colour + " is not among the players (" + players_text +
+                          "): left out, not counted (a false follower, or a player missing from the players)",
+                      "not a player's colour");
+            continue;
+        }
         if (!piece.on_tile || piece.feature < 0 || board.tile_at(c) < 0) {
-            out.warnings.push_back("a " + piece.colour + " follower near " + cell_text(c) + " stands on no feature of a tile read; left out");
-            out.follower_of_piece.push_back(-1);
+            leave_out("a " + piece.colour + " follower near " + cell_text(c) + " stands on no feature of a tile read; left out", "on no feature");
             continue;
         }
         // By feature index where the tile has it (a bridge's deck; a field that lost a port to a bridge), else by port.
         const PlacedTile& on = board.tiles()[static_cast<std::size_t>(board.tile_at(c))];
         const int node = piece.feature < static_cast<int>(on.type->features.size()) ? on.node(piece.feature) : board.node_at(c, piece.port);
         if (node < 0) {
-            out.warnings.push_back("a " + piece.colour + " follower at " + cell_text(c) + " stands on no feature; left out");
-            out.follower_of_piece.push_back(-1);
+            leave_out("a " + piece.colour + " follower at " + cell_text(c) + " stands on no feature; left out", "on no feature");
             continue;
         }
         const int root = board.find(node);
         if (board.structure(root).kind != FeatureKind::Field && board.is_complete(root)) {
-            out.warnings.push_back("a " + piece.colour + " follower at " + cell_text(c) + " " + std::string(port_name(piece.port)) + " stands on a completed " +
-                                   std::string(feature_kind_name(board.structure(root).kind)) +
-                                   " (scored during the game, its followers went home): left out");
-            out.follower_of_piece.push_back(-1);
+            leave_out("a " + piece.colour + " follower at " + cell_text(c) + " " + std::string(port_name(piece.port)) + " stands on a completed " +
+                          std::string(feature_kind_name(board.structure(root).kind)) + " (scored during the game, its followers went home): left out",
+                      "on a completed " + std::string(feature_kind_name(board.structure(root).kind)));
             continue;
         }
         out.follower_of_piece.push_back(board.add_follower(game.player_index(piece.colour), node, c, piece.port));
+        out.left_out.emplace_back();
     }
     if (auto st = game.finish(); !st) return st.error();
     return out;
@@ -374,6 +389,8 @@ std::string photo_score_text(const std::string& title, const PhotoGame& photo, s
     const auto points = final_points(game);
     std::ostringstream out;
     out << title << ": " << tiles << " tiles, " << detection.pieces.size() << " followers";
+    const auto left_out = std::count_if(photo.left_out.begin(), photo.left_out.end(), [](const std::string& why) { return !why.empty(); });
+    if (left_out > 0) out << " (" << left_out << " left out)";
     for (const std::string kind : {"bridge", "ferry", "castle"}) {
         const auto k = std::count_if(detection.tokens.begin(), detection.tokens.end(), [&](const DetectedPiece& t) { return t.kind == kind; });
         if (k > 0) out << ", " << k << " " << (k == 1 || kind == "ferry" ? kind : kind + "s");

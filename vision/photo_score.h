@@ -31,14 +31,16 @@ struct PhotoGame {
     Cell origin;                        // reading cell (col, row) of board cell [0, 0]
     std::vector<std::string> warnings;  // e.g. a follower on a completed feature (left out)
     std::vector<int> follower_of_piece;  // per detected piece: its follower index on the board, -1 when not placed
+    std::vector<std::string> left_out;   // per detected piece: why it was not placed (e.g. "not a player's colour"); empty when placed
 };
 
 // Builds and finishes the game. `setup` gives the game, expansions, edition and players (its
 // events are ignored); `catalog` must be the one the board was read with. Errors (Invalid):
-// no board, a piece of a colour no player has (names it and its cell), touching sides that
-// do not match (names every such pair of cells), tiles not joined to the rest. Warnings: a
-// follower on no feature or on a completed road, city or monastery (left out: on a real
-// table its owner took it back), more copies of a tile than the edition has.
+// no board, touching sides that do not match (names every such pair of cells), tiles not
+// joined to the rest. Warnings (the piece left out, `left_out` says why): a follower of a
+// colour no player has (a false follower: art or a table of that colour; names it, its cell
+// and the players), a follower on no feature or on a completed road, city or monastery (on a
+// real table its owner took it back); more copies of a tile than the edition has.
 // `tokens` (bridges, ferries, castle tokens) go on the board before the followers: a bridge turns
 // its tile into the engine's bridge variant, a ferry links its two jetties, a castle marks its
 // small city (with the Castles rules among `setup`'s expansions; else a warning). A token the

@@ -513,8 +513,10 @@ Status PieceDetectorOptions::check() const {
     if (!(margin_tiles >= 0 && margin_tiles <= 2)) return bad("margin_tiles must be within [0, 2]");
     if (!(min_area_mm2 > 0 && min_area_mm2 < max_area_mm2)) return bad("need 0 < min_area_mm2 < max_area_mm2");
     if (!(min_solidity >= 0 && min_solidity <= 1)) return bad("min_solidity must be within [0, 1]");
+    if (!(min_solidity_rim >= 0 && min_solidity_rim <= min_solidity)) return bad("min_solidity_rim must be within [0, min_solidity]");
     if (!(min_width_mm >= 0 && min_width_mm <= meeple_mm)) return bad("min_width_mm must be within [0, meeple_mm]");
     if (!(min_interior_share >= 0 && min_interior_share <= 1)) return bad("min_interior_share must be within [0, 1]");
+    if (!(min_on_board_share >= 0 && min_on_board_share <= 1)) return bad("min_on_board_share must be within [0, 1]");
     if (!(open_mm >= 0 && open_mm <= 10)) return bad("open_mm must be within [0, 10]");
     if (!(piece_bias > 0)) return bad("piece_bias must be positive");
     if (!(terrain_margin >= 0)) return bad("terrain_margin must be >= 0");
@@ -525,6 +527,7 @@ Status PieceDetectorOptions::check() const {
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
+    if (!(pose_doubt >= 0 && pose_doubt < 1)) return bad("pose_doubt must be within [0, 1)");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
@@ -566,28 +569,36 @@ int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double searc
     constexpr int kSide = 96;
     const cv::Mat labels = feature_labels(type, rot, kSide);
     const int x = std::clamp(static_cast<int>(uv.x * kSide), 0, kSide - 1), y = std::clamp(static_cast<int>(uv.y * kSide), 0, kSide - 1);
-    auto allowed = [&](int f) {
-        if (f < 0) return false;
+    // No follower stands on a lake (the rules: lakes take none).
+    auto takes_follower = [&](int f) { return f >= 0 && type.features[static_cast<std::size_t>(f)].kind != FeatureKind::Lake; };
+    auto allowed = [&](int f, FeaturePreference p) {
+        if (!takes_follower(f)) return false;
         const bool field = type.features[static_cast<std::size_t>(f)].kind == FeatureKind::Field;
-        return prefer == FeaturePreference::Any || (prefer == FeaturePreference::Field) == field;
+        return p == FeaturePreference::Any || (p == FeaturePreference::Field) == field;
+    };
+    // The nearest feature `p` allows within `reach_frac` of the tile; -1 when none.
+    auto nearest = [&](double reach_frac, FeaturePreference p) {
+        const int reach = static_cast<int>(std::ceil(reach_frac * kSide));
+        int best = -1;
+        double best_d = 1e18;
+        for (int dy = -reach; dy <= reach; ++dy) {
+            for (int dx = -reach; dx <= reach; ++dx) {
+                const int xx = x + dx, yy = y + dy;
+                if (xx < 0 || yy < 0 || xx >= kSide || yy >= kSide) continue;
+                const double d = dx * dx + dy * dy;
+                if (d > reach * reach || d >= best_d) continue;
+                const int l = labels.at<int>(yy, xx);
+                if (allowed(l, p)) best = l, best_d = d;
+            }
+        }
+        return best;
     };
     const int here = labels.at<int>(y, x);
-    if (allowed(here)) return here;
-    const int reach = static_cast<int>(std::ceil(search * kSide));
-    int best = -1;
-    double best_d = 1e18;
-    for (int dy = -reach; dy <= reach; ++dy) {
-        for (int dx = -reach; dx <= reach; ++dx) {
-            const int xx = x + dx, yy = y + dy;
-            if (xx < 0 || yy < 0 || xx >= kSide || yy >= kSide) continue;
-            const double d = dx * dx + dy * dy;
-            if (d > reach * reach || d >= best_d) continue;
-            const int l = labels.at<int>(yy, xx);
-            if (allowed(l)) best = l, best_d = d;
-        }
-    }
-    if (best >= 0 || here >= 0) return best >= 0 ? best : here;
-    return prefer == FeaturePreference::Any ? -1 : feature_at_point(type, rot, uv, search, FeaturePreference::Any);
+    if (allowed(here, prefer)) return here;
+    if (const int f = nearest(search, prefer); f >= 0) return f;
+    if (takes_follower(here)) return here;                                 // the point's own feature when no preferred one is near
+    if (here >= 0) return nearest(2.0, FeaturePreference::Any);           // on a lake: the nearest feature that takes a follower
+    return prefer == FeaturePreference::Any ? -1 : nearest(search, FeaturePreference::Any);  // on decoration: any feature near
 }
 
 Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& reading, const Catalog& catalog,
@@ -793,6 +804,13 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, opener);
         cv::Mat comp, stats, centroids;
         const int n = cv::connectedComponentsWithStats(mask, comp, stats, centroids, 8, CV_32S);
+        // A follower lies mostly on the tiles' interiors, not along the gaps between them; at the
+        // board's rim it may lean over the table, which then counts for neither.
+        auto on_interiors = [&](const cv::Mat& blob, const cv::Rect& box, int area) {
+            const int interior = cv::countNonZero(blob & ~table_near(box));
+            const int in_cells = cv::countNonZero(blob & (terrain(box) != kNoTile));
+            return interior >= o.min_interior_share * in_cells && interior >= o.min_on_board_share * area;
+        };
         for (int i = 1; i < n; ++i) {
             const double area_mm2 = stats.at<int>(i, cv::CC_STAT_AREA) / px2_per_mm2;
             if (area_mm2 < o.min_area_mm2 || area_mm2 > o.max_area_mm2) continue;
@@ -809,8 +827,10 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             std::vector<cv::Point> hull;
             cv::convexHull(contours[biggest], hull);
             const double solidity = stats.at<int>(i, cv::CC_STAT_AREA) / std::max(1.0, cv::contourArea(hull));
-            if (solidity < o.min_solidity) continue;
-            if (cv::countNonZero(blob & ~table_near(box)) < o.min_interior_share * stats.at<int>(i, cv::CC_STAT_AREA)) continue;
+            // Off the cells (at the board's rim) the table cuts or joins a follower's outline: a looser test there.
+            const bool at_rim = cv::countNonZero(blob & (terrain(box) == kNoTile)) > 0.1 * stats.at<int>(i, cv::CC_STAT_AREA);
+            if (solidity < (at_rim ? o.min_solidity_rim : o.min_solidity)) continue;
+            if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) continue;
             if (std::min(cv::minAreaRect(contours[biggest]).size.width, cv::minAreaRect(contours[biggest]).size.height) * mm_per_px <
                 o.min_width_mm) {
                 continue;
@@ -847,7 +867,12 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             // make it less solid than a standing one's shoulders and smeared front face.
             const cv::RotatedRect rect = cv::minAreaRect(contours[biggest]);
             const double rect_short = std::min(rect.size.width, rect.size.height) * mm_per_px;
-            piece.lying = rect_short - 0.94 * h * (solidity - 0.9) > o.lying_width * h;
+            const double pose_margin = (rect_short - 0.94 * h * (solidity - 0.9)) / h - o.lying_width;  // > 0: lying
+            piece.lying = pose_margin > 0;
+            // Just over the threshold "lying" is a guess: the feature under the base (the blob's middle, which
+            // lies on the follower's body either way) decides, not the pose's preference. A standing guess keeps
+            // its preference: its base (feet) is uncertain along the ray by more than a road is wide.
+            const bool pose_sure = !piece.lying || pose_margin >= o.pose_doubt;
             // Base: a standing piece's feet are at the blob's end nearest the foot point (plus
             // half its thickness); a lying piece's middle is the middle of its footprint.
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
@@ -879,7 +904,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const TileType& type = types[static_cast<std::size_t>(t.type)];
                 const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
                 piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm,
-                                                 piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
+                                                 !pose_sure ? FeaturePreference::Any
+                                                 : piece.lying ? FeaturePreference::Field
+                                                               : FeaturePreference::NotField);
                 if (piece.feature >= 0) {
                     const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
                     piece.feature_kind = def.kind;

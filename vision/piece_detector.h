@@ -80,9 +80,11 @@ struct PieceDetectorOptions {
     double margin_tiles = 0.35;      // the top view reaches this far (in tiles) beyond the decoded cells
     double min_area_mm2 = 75;        // smallest blob that may be a follower (about half its outline seen from above: roofs are smaller)
     double max_area_mm2 = 900;       // larger blobs are not followers (nor any group of them)
-    double min_solidity = 0.55;      // blob area over its convex hull's area
+    double min_solidity = 0.72;      // blob area over its convex hull's area (rendered meeples: 0.8 and more in 99 %; ragged art is less)
+    double min_solidity_rim = 0.55;  // the same for a blob a tenth of which lies off the cells (the table cuts or joins its outline)
     double min_width_mm = 4.5;       // narrowest a blob may be (its smallest enclosing rectangle's short side): no strips
-    double min_interior_share = 0.5; // share of a blob inside the cells' interiors (not on the gaps between tiles)
+    double min_interior_share = 0.5; // share of a blob's pixels on the cells inside their interiors (not on the gaps between tiles)
+    double min_on_board_share = 0.25;  // share of a whole blob on the cells' interiors (a follower at the board's rim leans over the table)
     double open_mm = 1.2;            // radius of the opening that removes thin lines (outlines, road borders)
     double piece_bias = 1.5;         // a pixel is background when a common colour of a terrain nearby is closer than
     double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
@@ -92,6 +94,7 @@ struct PieceDetectorOptions {
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
     double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
+    double pose_doubt = 0.1;         // less than this (x height) over that threshold "lying" is a guess: the base takes the feature under it
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them (confidence) go; 0: no limit
@@ -165,7 +168,8 @@ enum class FeaturePreference : std::uint8_t { Any, Field, NotField };
 // x east, y south, reading frame); the nearest within `search` (tile fraction) when the point
 // is on no feature; -1 when none is that near. With a preference, the nearest preferred
 // feature within `search` wins over what lies under the point (a road is narrower than the
-// base's uncertainty); the point's own feature when no preferred one is that near.
+// base's uncertainty); the point's own feature when no preferred one is that near. A lake
+// takes no follower: a point on one gives the nearest feature that does (anywhere on the tile).
 int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search,
                      FeaturePreference prefer = FeaturePreference::Any);
 

@@ -151,7 +151,7 @@ expect_run(2 "cannot open" calibrate show ${WORK_DIR}/missing.json)
 expect_run(2 "no sheet of white paper found" calibrate colours ${WORK_DIR}/board70.png --players red,blue -o ${WORK_DIR}/cal.json)
 
 # score-photo: the final score of a finished table from one photo; clear errors for a photo
-# without a board, a follower of a colour nobody plays, bad --players and a bad calibration.
+# without a board, bad --players and a bad calibration.
 expect_run(0 "usage: meeplecam score-photo" score-photo --help)
 expect_run(0 "score-photo IMAGE" --help)
 expect_run(0 "Final scoring (as if the game ended now)" score-photo ${WORK_DIR}/board70.png --players red,blue --overlay ${WORK_DIR}/score70.png)
@@ -159,7 +159,11 @@ if(NOT EXISTS ${WORK_DIR}/score70.png)
   message(SEND_ERROR "score-photo --overlay wrote no ${WORK_DIR}/score70.png")
 endif()
 expect_run(0 "\"events\"" score-photo ${WORK_DIR}/board70.png --players red,blue --json)
-expect_run(2 "is not among the players (red)" score-photo ${WORK_DIR}/board70.png --players red)
+# A follower of a colour nobody plays is left out with a warning (not a refusal), and says so.
+expect_run(0 "is not among the players (red): left out, not counted" score-photo ${WORK_DIR}/board70.png --players red)
+expect_run(0 " left out)" score-photo ${WORK_DIR}/board70.png --players red)
+expect_run(0 "\"counted\": false" score-photo ${WORK_DIR}/board70.png --players red --json)
+expect_run(0 "\"left_out\": \"not a player's colour\"" score-photo ${WORK_DIR}/board70.png --players red --json)
 expect_run(2 "no board found" score-photo ${WORK_DIR}/start.png --players red,blue)
 expect_run(2 "--players red,blue,... is required" score-photo ${WORK_DIR}/board70.png)
 expect_run(2 "unknown colour 'purple'" score-photo ${WORK_DIR}/board70.png --players red,purple)

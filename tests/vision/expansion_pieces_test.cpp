@@ -17,6 +17,7 @@
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
 #include "vision/table_renderer.h"
+#include "vision/tile_art.h"
 #include "vision/tile_classifier.h"
 #include "vision/homography.h"
 
@@ -398,4 +399,33 @@ TEST_CASE("reread_under_bridges refuses bridges off the board or with a bad axis
     CHECK(reading.tiles.size() == read->tiles.size());
     vision::BoardReading none;
     CHECK_FALSE(vision::reread_under_bridges(none, {}, *expansion_catalog()));
+}
+
+TEST_CASE("a follower's base on a lake goes on the nearest feature that takes a follower", "[vision][pieces][expansions]") {
+    // The rules: a lake takes no follower (the engine offers none there), whatever the pose says.
+    int lake_tiles = 0, points = 0;
+    for (const TileType& type : expansion_catalog()->tiles()) {
+        std::set<int> lakes;
+        for (std::size_t f = 0; f < type.features.size(); ++f) {
+            if (type.features[f].kind == FeatureKind::Lake) lakes.insert(static_cast<int>(f));
+        }
+        if (lakes.empty()) continue;
+        ++lake_tiles;
+        const int side = 96;
+        const cv::Mat labels = vision::feature_labels(type, 1, side);
+        for (int y = 2; y < side; y += 8) {
+            for (int x = 2; x < side; x += 8) {
+                if (!lakes.count(labels.at<int>(y, x))) continue;
+                ++points;
+                const cv::Point2d uv((x + 0.5) / side, (y + 0.5) / side);
+                for (const auto prefer : {vision::FeaturePreference::Any, vision::FeaturePreference::Field, vision::FeaturePreference::NotField}) {
+                    const int f = vision::feature_at_point(type, 1, uv, 5.0 / 45, prefer);
+                    REQUIRE(f >= 0);
+                    CHECK(type.features[static_cast<std::size_t>(f)].kind != FeatureKind::Lake);
+                }
+            }
+        }
+    }
+    CHECK(lake_tiles > 0);
+    CHECK(points > 0);
 }

@@ -257,7 +257,7 @@ TEST_CASE("the score from a photo equals the record's final scoring when the boa
     CHECK(cv::norm(overlay, d.rendering.image, cv::NORM_L1) > 0);
 }
 
-TEST_CASE("photo score refuses a missing board, a colour no player has and sides that do not match", "[vision][pieces][bad-input]") {
+TEST_CASE("photo score refuses a missing board and sides that do not match, and leaves out a colour no player has", "[vision][pieces][bad-input]") {
     const auto catalog = test::base_catalog_for_render();
     Record setup;
     setup.players = {{"red", "red"}, {"blue", "blue"}};
@@ -282,23 +282,42 @@ TEST_CASE("photo score refuses a missing board, a colour no player has and sides
     CHECK_THAT(clash.error().message, Catch::Contains("impossible board"));
     CHECK_THAT(clash.error().message, Catch::Contains("[0, 0] D shows road east but [1, 0] C shows city"));
 
-    // A fitting pair, and a green follower while only red and blue play.
+    // A fitting pair, and a green follower on the road while only red and blue play: a false
+    // follower, left out with a warning (the road scores for nobody).
     two.tiles[1] = decoded(5, 7, catalog->find("U")->index, 1);  // straight road east-west
     vision::DetectedPiece green;
     green.colour = "green";
     green.col = 5, green.row = 7, green.on_tile = true, green.feature = 0;
+    green.port = 4;  // E
     auto stranger = vision::build_photo_game(setup, catalog, two, {green});
-    REQUIRE_FALSE(stranger);
-    CHECK(stranger.error().where == "--players");
-    CHECK_THAT(stranger.error().message, Catch::Contains("green"));
-    CHECK_THAT(stranger.error().message, Catch::Contains("not among the players (red, blue)"));
+    REQUIRE(stranger);
+    REQUIRE(stranger->warnings.size() == 1);
+    CHECK_THAT(stranger->warnings[0], Catch::Contains("a green follower at [1, 0]"));
+    CHECK_THAT(stranger->warnings[0], Catch::Contains("not among the players (red, blue): left out"));
+    REQUIRE(stranger->follower_of_piece.size() == 1);
+    CHECK(stranger->follower_of_piece[0] == -1);
+    REQUIRE(stranger->left_out.size() == 1);
+    CHECK(stranger->left_out[0] == "not a player's colour");
+    CHECK(stranger->game.board().followers().empty());
+    CHECK(vision::final_points(stranger->game) == std::map<std::string, int>{{"red", 0}, {"blue", 0}});
+    const std::string text = vision::photo_score_text("t", stranger.value(), two.tiles.size(), vision::PieceDetection{{green}, {}, {}, 0, 0});
+    CHECK_THAT(text, Catch::Contains(" followers (1 left out)"));
+    CHECK_THAT(text, Catch::Contains("warning: a green follower"));
+    // The overlay crosses it out in red (below and left of its base: clear of the labels).
+    green.image_px = {250, 340};
+    const cv::Mat blank(400, 400, CV_8UC3, cv::Scalar(0, 0, 0));
+    const cv::Mat crossed = vision::draw_photo_score(blank, two, vision::PieceDetection{{green}, {}, {}, 0, 0}, stranger.value());
+    const cv::Vec3b mark = crossed.at<cv::Vec3b>(347, 243);
+    CHECK((mark[2] > 200 && mark[1] < 80 && mark[0] < 80));
 
     // The same follower in red plays: it stands on the road through both tiles.
     green.colour = "red";
-    green.port = 4;  // E
     auto ok = vision::build_photo_game(setup, catalog, two, {green});
     REQUIRE(ok);
+    CHECK(ok->left_out == std::vector<std::string>{""});
     CHECK(vision::final_points(ok->game).at("red") == 2);
+    const cv::Mat counted = vision::draw_photo_score(blank, two, vision::PieceDetection{{green}, {}, {}, 0, 0}, ok.value());
+    CHECK(counted.at<cv::Vec3b>(347, 243)[2] < 200);  // a counted follower is not crossed out
 }
 
 TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][pieces][bad-input]") {

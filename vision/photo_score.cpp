@@ -388,12 +388,15 @@ std::string photo_score_text(const std::string& title, const PhotoGame& photo, s
     const Game& game = photo.game;
     const auto points = final_points(game);
     std::ostringstream out;
-    out << title << ": " << tiles << " tiles, " << detection.pieces.size() << " followers";
+    const auto count_of = [](std::size_t n, const std::string& one, const std::string& many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    out << title << ": " << count_of(tiles, "tile", "tiles") << ", " << count_of(detection.pieces.size(), "follower", "followers");
     const auto left_out = std::count_if(photo.left_out.begin(), photo.left_out.end(), [](const std::string& why) { return !why.empty(); });
     if (left_out > 0) out << " (" << left_out << " left out)";
     for (const std::string kind : {"bridge", "ferry", "castle"}) {
         const auto k = std::count_if(detection.tokens.begin(), detection.tokens.end(), [&](const DetectedPiece& t) { return t.kind == kind; });
-        if (k > 0) out << ", " << k << " " << (k == 1 || kind == "ferry" ? kind : kind + "s");
+        if (k > 0) out << ", " << count_of(static_cast<std::size_t>(k), kind, kind == "ferry" ? std::string("ferries") : kind + "s");
     }
     out << "\n\nFinal scoring (as if the game ended now)\n";
     for (const auto& p : game.players()) out << "  " << p.color << "  " << points.at(p.color) << "\n";

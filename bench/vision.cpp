@@ -52,6 +52,7 @@ struct PresetStats {
     int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
     std::vector<double> ms, rect_mm;
     std::vector<double> ms_lattice, ms_classify, ms_decode, cpu_ms;  // stage split; CPU time of all threads (robust on a shared machine)
+    std::vector<vision::ReaderStages> stages;  // the reader's finer split, per board read
     int covered = 0, covered_hidden = 0, visible_hidden = 0;  // tiles under a hand (visible < 50 %), those reported hidden; visible tiles reported hidden
 };
 
@@ -79,6 +80,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         auto reading = vision::read_board(rendering->image, *catalog);
         st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
+        if (reading) st.stages.push_back(reading->stages);
         ++st.boards;
         st.tiles += static_cast<int>(truth.tiles.size());
         if (!reading || !reading->found) {
@@ -188,6 +190,26 @@ void print_synthetic(const char* name, const PresetStats& s) {
 void print_split(const char* name, const PresetStats& s) {
     std::printf("%-7s median ms: lattice+refit %.1f, light+classify %.1f, decode+pennants %.1f, total %.1f; CPU (all threads) %.1f\n", name,
                 median(s.ms_lattice), median(s.ms_classify), median(s.ms_decode), median(s.ms), median(s.cpu_ms));
+    // The finer split: median per stage over the boards (the medians need not add up to the total's).
+    auto stage_medians = [&](double vision::StageTime::*field) {
+        std::string line;
+        const std::pair<const char*, vision::StageTime vision::ReaderStages::*> parts[] = {
+            {"lines", &vision::ReaderStages::lines},       {"refit", &vision::ReaderStages::refit},   {"light", &vision::ReaderStages::light},
+            {"classify", &vision::ReaderStages::classify}, {"decode", &vision::ReaderStages::decode}, {"pennants", &vision::ReaderStages::pennants},
+            {"total", &vision::ReaderStages::total}};
+        for (const auto& [label, part] : parts) {
+            std::vector<double> v;
+            for (const auto& r : s.stages) v.push_back(r.*part.*field);
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%s%s %.1f", line.empty() ? "" : ", ", label, median(v));
+            line += buf;
+        }
+        return line;
+    };
+    std::vector<double> candidates;
+    for (const auto& r : s.stages) candidates.push_back(r.candidates);
+    std::printf("%-7s stages, median CPU ms: %s; candidates refitted: median %.0f\n", name, stage_medians(&vision::StageTime::cpu_ms).c_str(), median(candidates));
+    std::printf("%-7s stages, median wall ms: %s\n", name, stage_medians(&vision::StageTime::wall_ms).c_str());
     std::printf("%-7s hands: %d tiles under a hand (visible < 50 %%, on boards found), %d of them reported hidden; %d visible tiles reported hidden (counted missed)\n",
                 name, s.covered, s.covered_hidden, s.visible_hidden);
 }

@@ -5,6 +5,7 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <set>
@@ -18,6 +19,22 @@ constexpr double kPhaseRatio = 1.5;          // the board's outline must fold th
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
+
+// Adds the wall and process CPU time since it was made (or last added) to a stage.
+class StageClock {
+public:
+    void add_to(StageTime& stage) {
+        const auto now = std::chrono::steady_clock::now();
+        const std::clock_t cpu = std::clock();
+        stage.wall_ms += std::chrono::duration<double, std::milli>(now - wall_).count();
+        stage.cpu_ms += 1000.0 * static_cast<double>(cpu - cpu_) / CLOCKS_PER_SEC;
+        wall_ = now, cpu_ = cpu;
+    }
+
+private:
+    std::chrono::steady_clock::time_point wall_ = std::chrono::steady_clock::now();
+    std::clock_t cpu_ = std::clock();
+};
 
 EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
 
@@ -255,8 +272,16 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
     BoardReading reading;
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpu_start = std::clock();
+    StageClock clock;
+    auto& stages = reading.stages;
+    auto finish = [&] {
+        stages.total.wall_ms = elapsed_ms(start);
+        stages.total.cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    };
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
+    lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried (each costs a table-mask warp)
     // Candidate lattices, best fold first, each refitted on the tiles: the first whose cells
     // are framed by tile outlines (and not as much half a pitch away) is the board. Near the
     // board's colours first, then in the whole frame (the table's colours can hide the board).
@@ -265,6 +290,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     std::string first_failure;
     for (const bool whole : {false, true}) {
         auto candidates = find_lattices(image, lattice, whole);
+        clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
             if (first_failure.empty()) first_failure = candidates.error().message;
@@ -276,6 +302,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             const bool legacy = k == 0 && candidate.strong && !fold_decided;
             fold_decided = fold_decided || legacy;
             auto checked = check_lattice(image, std::move(candidate), catalog, options);
+            clock.add_to(stages.refit);
+            ++stages.candidates;
             if (!checked) return checked.error();
             if (!checked->refusal.empty()) {
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
@@ -292,21 +320,28 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (!chosen) {
         reading.message = first_failure.empty() ? "no board found" : first_failure;
         reading.ms_total = reading.ms_lattice;
+        finish();
         return reading;
     }
     reading.view = std::move(chosen->view);
     auto cells = std::move(chosen->cells);
     const auto classified_at = std::chrono::steady_clock::now();
+    clock.add_to(stages.refit);  // the moves above
     even_out_light(reading.view, cells, options.light);
+    clock.add_to(stages.light);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
+    clock.add_to(stages.classify);
     reading.ms_classify = elapsed_ms(classified_at);
     const auto decoded_at = std::chrono::steady_clock::now();
     reading.tiles = decode_board(hyps, catalog, options.decoder);
+    clock.add_to(stages.decode);
     decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
+    clock.add_to(stages.pennants);
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";
     reading.ms_total = elapsed_ms(start);
+    finish();
     return reading;
 }
 

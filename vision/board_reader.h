@@ -307,12 +307,29 @@ struct ReaderOptions {
     Status check() const;
 };
 
+// Time spent per stage of one reading: wall ms and process CPU ms (all threads, std::clock;
+// on a shared machine the CPU time stays honest when the wall time does not).
+struct StageTime {
+    double wall_ms = 0, cpu_ms = 0;
+};
+struct ReaderStages {
+    StageTime lines;     // find_lattices: table mask, line segments, vanishing points, pitch and phase (both searches)
+    StageTime refit;     // every candidate checked: occupancy, phase check, refine_lattice, tile_contrast
+    StageTime light;     // even_out_light
+    StageTime classify;  // classify_cells
+    StageTime decode;    // decode_board
+    StageTime pennants;  // decide_pennants
+    StageTime total;
+    int candidates = 0;  // candidate lattices refitted and checked
+};
+
 struct BoardReading {
     bool found = false;
     std::string message;                  // why no board was found
     LatticeView view;
     std::vector<DecodedTile> tiles;
     double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
+    ReaderStages stages;                  // the finer split (bench/vision prints it)
 };
 
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a

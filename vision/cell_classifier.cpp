@@ -2,12 +2,14 @@
 // appearance model adapted to each frame (k-means colour clusters + EM over tile layouts).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
 #include <tuple>
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
@@ -264,19 +266,27 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
     auto cl_at = [&](std::size_t c, int q) { return cluster_of.at<int>(static_cast<int>(c) * per_cell + q); };
     // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
+    // Each sample's log-probability under every terrain is looked up once per cell (sample-major,
+    // kTerrains per sample); a layout's score is then a sum of one entry per sample, in sample
+    // order as before. Cells are independent: callers score them on all cores.
     auto score_cell = [&](std::size_t c, const std::vector<std::size_t>& which, const std::vector<std::vector<double>>& logp) {
         const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        std::vector<double> by_terrain(static_cast<std::size_t>(per_cell) * kTerrains);
+        for (int q = 0; q < per_cell; ++q) {
+            for (int t = 0; t < kTerrains; ++t) by_terrain[static_cast<std::size_t>(q * kTerrains + t)] = logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(cl[q])];
+        }
+        const double* lq = by_terrain.data();
         std::size_t best = which.empty() ? 0 : which.front();
         auto score = [&](std::size_t h) {
             double s = 0;
-            const auto& terrain = layouts[h].terrain;
+            const std::uint8_t* terrain = layouts[h].terrain.data();
             if (!layout_allowed(c, h)) {
                 s = kRefused;
             } else if (kept[c].empty()) {
-                for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+                for (int q = 0; q < per_cell; ++q) s += lq[q * kTerrains + terrain[q]];
             } else {
                 for (int q = 0; q < per_cell; ++q) {
-                    if (kept[c][static_cast<std::size_t>(q)]) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+                    if (kept[c][static_cast<std::size_t>(q)]) s += lq[q * kTerrains + terrain[q]];
                 }
             }
             ll[c][h] = s;
@@ -288,6 +298,12 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (const auto h : which) score(h);
         }
         return best;
+    };
+    // Runs f(c) for every cell on all cores (each call touches only its own cell's entries).
+    auto for_each_cell = [&](const std::function<void(std::size_t)>& f) {
+        cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
+            for (int c = range.start; c < range.end; ++c) f(static_cast<std::size_t>(c));
+        });
     };
     // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
     // model moves little by then), and a last full pass scores everything again.
@@ -312,6 +328,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
         }
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
+        std::vector<std::size_t> bests(cells.size(), 0);
         previous.assign(cells.size(), layouts.size());
         std::fill(ll_empty.begin(), ll_empty.end(), -1e300);
         bool last_pass_full = true;
@@ -321,8 +338,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
             }
             std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
-            for (std::size_t c = 0; c < cells.size(); ++c) {
-                const std::size_t best = score_cell(c, shortlist[c], logp);
+            // Score every cell (in parallel), then count its best layout's samples (in cell order).
+            for_each_cell([&](std::size_t c) {
+                bests[c] = score_cell(c, shortlist[c], logp);
                 if (round == kFullRounds - 1) {
                     std::vector<std::size_t> order(layouts.size());
                     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -331,8 +349,6 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                                       [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
                     shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
                 }
-                changed = changed || best != previous[c];
-                previous[c] = best;
                 if (table_known) {
                     const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
                     double e = 0;
@@ -340,8 +356,13 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                         if (sample_counts(c, q)) e += logp[kTable][static_cast<std::size_t>(cl[q])];
                     }
                     ll_empty[c] = e;
-                    if (looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
                 }
+            });
+            for (std::size_t c = 0; c < cells.size(); ++c) {
+                const std::size_t best = bests[c];
+                changed = changed || best != previous[c];
+                previous[c] = best;
+                if (table_known && looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
                 const auto& terrain = layouts[best].terrain;
                 for (int q = 0; q < per_cell; ++q) {
                     if (sample_counts(c, q)) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
@@ -358,9 +379,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             }
             prob[kTable] = table_prob;
         }
-        if (!last_pass_full) {
-            for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
-        }
+        if (!last_pass_full) for_each_cell([&](std::size_t c) { score_cell(c, {}, logp); });
         double total = 0;
         for (std::size_t c = 0; c < cells.size(); ++c) total += *std::max_element(ll[c].begin(), ll[c].end());
         return total;

@@ -32,18 +32,21 @@ struct SideResponse {
         if (blur > 0) cv::GaussianBlur(grey, grey, cv::Size(), blur);
         cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
         cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
-        gx = cv::abs(gx), gy = cv::abs(gy);
-        down = cv::Mat(grey.rows + 1, grey.cols, CV_64F, cv::Scalar(0));
-        across = cv::Mat(grey.rows, grey.cols + 1, CV_64F, cv::Scalar(0));
+        // Only the integrals' first row / column need zeros; |gradient| is taken on the fly
+        // (no temporaries: these images are a few MB each and the reader makes several per frame).
+        down.create(grey.rows + 1, grey.cols, CV_64F);
+        across.create(grey.rows, grey.cols + 1, CV_64F);
+        down.row(0).setTo(0);
         for (int y = 0; y < grey.rows; ++y) {
             const auto* px = gx.ptr<float>(y);
             const auto* py = gy.ptr<float>(y);
             const auto* up = down.ptr<double>(y);
             auto* d = down.ptr<double>(y + 1);
             auto* a = across.ptr<double>(y);
+            a[0] = 0;
             for (int x = 0; x < grey.cols; ++x) {
-                d[x] = up[x] + px[x];
-                a[x + 1] = a[x] + py[x];
+                d[x] = up[x] + std::abs(px[x]);
+                a[x + 1] = a[x] + std::abs(py[x]);
             }
         }
     }

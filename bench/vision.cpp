@@ -2,7 +2,7 @@
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
-//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR]
+//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--no-keep-buffers]
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +20,7 @@
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "vision/board_reader.h"
+#include "vision/frame_memory.h"
 #include "vision/image_io.h"
 #include "vision/table_renderer.h"
 #include "vision/truth_metrics.h"
@@ -246,11 +247,11 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         return;
     }
     std::printf("\nREAL PHOTOS (%s; no ground-truth layouts: only self-consistency)\n", boards.c_str());
-    std::printf("%-16s %-9s %5s %6s %9s %8s  %s\n", "file", "category", "found", "tiles", "sides_ok", "ms", "message");
+    std::printf("%-16s %-9s %5s %6s %9s %8s %8s  %s\n", "file", "category", "found", "tiles", "sides_ok", "ms", "cpu_ms", "message");
     std::string line;
     std::getline(tags, line);
     int boards_n = 0, boards_found = 0, decoys = 0, decoys_refused = 0, pairs = 0, pairs_ok = 0;
-    std::vector<double> ms;
+    std::vector<double> ms, cpu_ms;
     const auto& types = catalog->tiles();
     while (std::getline(tags, line)) {
         if (line.empty()) continue;
@@ -262,7 +263,9 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
             std::printf("%-16s %-9s  load error: %s\n", f[0].c_str(), f[3].c_str(), image.error().to_string().c_str());
             continue;
         }
+        const std::clock_t cpu_start = std::clock();
         auto reading = vision::read_board(image.value(), *catalog);
+        cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         const bool found = reading && reading->found;
         int p = 0, ok = 0;
         if (found) {
@@ -283,16 +286,17 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         ms.push_back(t_ms);
         if (is_board) ++boards_n, boards_found += found, pairs += p, pairs_ok += ok;
         else ++decoys, decoys_refused += !found;
-        std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
-                    p ? 100.0 * ok / p : 0.0, t_ms, reading ? reading->message.c_str() : reading.error().to_string().c_str());
+        std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
+                    p ? 100.0 * ok / p : 0.0, t_ms, cpu_ms.back(), reading ? reading->message.c_str() : reading.error().to_string().c_str());
     }
-    std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image\n",
-                boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms));
+    std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image (wall), %.1f ms CPU\n",
+                boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms), median(cpu_ms));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool keep_buffers = true;  // --no-keep-buffers: glibc's default (large buffers mapped afresh every frame)
     int n = 10;
     std::uint64_t seed = 1000;
     std::string presets = "easy,medium,hard", real = "../shared/realdata/dev";
@@ -318,13 +322,15 @@ int main(int argc, char** argv) {
         else if (a == "--overlays") overlays = next();
         else if (a == "--expansions") expansions = split_names(next());
         else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
+        else if (a == "--no-keep-buffers") keep_buffers = false;
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]...\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers]\n");
             return 2;
         }
     }
+    if (keep_buffers) vision::keep_frame_buffers();  // as the meeplecam program does
     if (g_game != "carcassonne" && g_game != "city" && g_game != "amazonas") {
         std::fprintf(stderr, "vision: --game must be carcassonne, city or amazonas\n");
         return 2;

@@ -10,6 +10,8 @@
 #include <optional>
 #include <set>
 
+#include <opencv2/imgproc.hpp>
+
 namespace meeplecam::vision {
 namespace {
 
@@ -99,6 +101,7 @@ Status ReaderOptions::check() const {
     if (max_lattices < 1 || max_lattices > 16) return invalid("reader options", "max_lattices must be within [1, 16]");
     if (!(min_tile_contrast >= 1)) return invalid("reader options", "min_tile_contrast must be at least 1");
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
+    if (max_frame_side < 640 || max_frame_side > 100000) return invalid("reader options", "max_frame_side must be within [640, 100000]");
     return Ok{};
 }
 
@@ -229,8 +232,10 @@ double image_pitch_px(const LatticeView& view, const CellObservation& cell) {
     return cv::norm(at(cx + view.pitch_px / 2, cy) - at(cx - view.pitch_px / 2, cy));
 }
 
-// The refused reason of a refitted lattice for this game, or empty.
-std::string refusal_of(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog, const ReaderOptions& options) {
+// The refused reason of a refitted lattice for this game, or empty. `frame_scale`: the
+// frame read over the camera image (a large photo is shrunk first).
+std::string refusal_of(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog, const ReaderOptions& options,
+                       double frame_scale) {
     if (static_cast<int>(cells.size()) < options.min_tiles) {
         return "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
     }
@@ -241,12 +246,12 @@ std::string refusal_of(const LatticeView& view, const std::vector<CellObservatio
         return "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " + std::to_string(copies) +
                " tiles; the lattice was misread";
     }
-    const double pitch = image_pitch_px(view, cells.front());
+    const double pitch = image_pitch_px(view, cells.front()) / frame_scale;  // in camera px
     if (pitch < options.min_tile_px) return "no board found: tiles would be " + std::to_string(static_cast<int>(pitch)) + " px wide, too small to read";
     return {};
 }
 
-Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options) {
+Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options, double frame_scale) {
     CheckedLattice out;
     out.view = std::move(view);
     out.cells = occupied_cells(out.view, options.lattice);
@@ -261,7 +266,7 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
         if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
         out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     }
-    out.refusal = refusal_of(out.view, out.cells, catalog, options);
+    out.refusal = refusal_of(out.view, out.cells, catalog, options, frame_scale);
     return out;
 }
 
@@ -279,6 +284,17 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         stages.total.wall_ms = elapsed_ms(start);
         stages.total.cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
     };
+    // A photo larger than the reader needs is shrunk first (pixel area averaged); the view
+    // found in it is mapped back to the camera image at the end.
+    cv::Mat shrunk;
+    double frame_scale = 1;
+    if (std::max(image.cols, image.rows) > options.max_frame_side) {
+        const double k = static_cast<double>(options.max_frame_side) / std::max(image.cols, image.rows);
+        cv::resize(image, shrunk, cv::Size(std::max(1, static_cast<int>(std::lround(image.cols * k))), std::max(1, static_cast<int>(std::lround(image.rows * k)))), 0,
+                   0, cv::INTER_AREA);
+        frame_scale = static_cast<double>(shrunk.cols) / image.cols;
+    }
+    const cv::Mat& frame = shrunk.empty() ? image : shrunk;
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
     lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried (each costs a table-mask warp)
@@ -289,7 +305,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
     std::string first_failure;
     for (const bool whole : {false, true}) {
-        auto candidates = find_lattices(image, lattice, whole);
+        auto candidates = find_lattices(frame, lattice, whole);
         clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
@@ -301,7 +317,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             auto& candidate = (*candidates)[static_cast<std::size_t>(k)];
             const bool legacy = k == 0 && candidate.strong && !fold_decided;
             fold_decided = fold_decided || legacy;
-            auto checked = check_lattice(image, std::move(candidate), catalog, options);
+            auto checked = check_lattice(frame, std::move(candidate), catalog, options, frame_scale);
             clock.add_to(stages.refit);
             ++stages.candidates;
             if (!checked) return checked.error();
@@ -324,6 +340,13 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     reading.view = std::move(chosen->view);
+    if (!shrunk.empty()) {
+        // Camera px -> shrunk px (pixel centres kept), then the view's own homography.
+        const double sx = static_cast<double>(shrunk.cols) / image.cols, sy = static_cast<double>(shrunk.rows) / image.rows;
+        const cv::Matx33d image_to_frame(sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1);
+        reading.view.image_to_top = reading.view.image_to_top * image_to_frame;
+        reading.view.frame = image.size();
+    }
     auto cells = std::move(chosen->cells);
     const auto classified_at = std::chrono::steady_clock::now();
     clock.add_to(stages.refit);  // the moves above

@@ -304,6 +304,8 @@ struct ReaderOptions {
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
     double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
     int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
+    int max_frame_side = 2560;      // a larger image is shrunk to this longer side first (px): every stage costs per pixel, and a
+                                    // tile 90 px wide (45 mm at the top view's 2 px/mm) still fills a board 28 tiles across
     Status check() const;
 };
 
@@ -313,7 +315,7 @@ struct StageTime {
     double wall_ms = 0, cpu_ms = 0;
 };
 struct ReaderStages {
-    StageTime lines;     // find_lattices: table mask, line segments, vanishing points, pitch and phase (both searches)
+    StageTime lines;     // find_lattices: table mask, line segments, vanishing points, pitch and phase (both searches); a large image's shrinking
     StageTime refit;     // every candidate checked: occupancy, phase check, refine_lattice, tile_contrast
     StageTime light;     // even_out_light
     StageTime classify;  // classify_cells

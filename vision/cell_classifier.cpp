@@ -265,28 +265,43 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     auto looks_empty = [&](std::size_t c, std::size_t best) { return table_known && ll_empty[c] > ll[c][best] + o.empty_margin * per_cell; };
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
     auto cl_at = [&](std::size_t c, int q) { return cluster_of.at<int>(static_cast<int>(c) * per_cell + q); };
-    // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
-    // Each sample's log-probability under every terrain is looked up once per cell (sample-major,
-    // kTerrains per sample); a layout's score is then a sum of one entry per sample, in sample
-    // order as before. Cells are independent: callers score them on all cores.
-    auto score_cell = [&](std::size_t c, const std::vector<std::size_t>& which, const std::vector<std::vector<double>>& logp) {
+    // Runs f(c) for every cell on all cores (each call touches only its own cell's entries).
+    auto for_each_cell = [&](const std::function<void(std::size_t)>& f) {
+        cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
+            for (int c = range.start; c < range.end; ++c) f(static_cast<std::size_t>(c));
+        });
+    };
+    // A layout's log-likelihood in a cell is a sum over (terrain, cluster) pairs, and which
+    // pairs a cell's samples make under a layout never changes while the model is learnt: count
+    // them once (samples under a bridge left out), then every EM round scores a layout with
+    // kTerrains x k products instead of a pass over the samples.
+    const std::size_t pairs = static_cast<std::size_t>(kTerrains * k);
+    std::vector<std::uint16_t> pair_counts(cells.size() * layouts.size() * pairs, 0);
+    for_each_cell([&](std::size_t c) {
         const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
-        std::vector<double> by_terrain(static_cast<std::size_t>(per_cell) * kTerrains);
-        for (int q = 0; q < per_cell; ++q) {
-            for (int t = 0; t < kTerrains; ++t) by_terrain[static_cast<std::size_t>(q * kTerrains + t)] = logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(cl[q])];
+        for (std::size_t h = 0; h < layouts.size(); ++h) {
+            std::uint16_t* count = &pair_counts[(c * layouts.size() + h) * pairs];
+            const std::uint8_t* terrain = layouts[h].terrain.data();
+            for (int q = 0; q < per_cell; ++q) {
+                if (sample_counts(c, q)) ++count[terrain[q] * k + cl[q]];
+            }
         }
-        const double* lq = by_terrain.data();
+    });
+    // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
+    auto score_cell = [&](std::size_t c, const std::vector<std::size_t>& which, const std::vector<std::vector<double>>& logp) {
+        std::vector<double> flat(pairs);
+        for (int t = 0; t < kTerrains; ++t) {
+            for (int j = 0; j < k; ++j) flat[static_cast<std::size_t>(t * k + j)] = logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)];
+        }
         std::size_t best = which.empty() ? 0 : which.front();
         auto score = [&](std::size_t h) {
             double s = 0;
-            const std::uint8_t* terrain = layouts[h].terrain.data();
             if (!layout_allowed(c, h)) {
                 s = kRefused;
-            } else if (kept[c].empty()) {
-                for (int q = 0; q < per_cell; ++q) s += lq[q * kTerrains + terrain[q]];
             } else {
-                for (int q = 0; q < per_cell; ++q) {
-                    if (kept[c][static_cast<std::size_t>(q)]) s += lq[q * kTerrains + terrain[q]];
+                const std::uint16_t* count = &pair_counts[(c * layouts.size() + h) * pairs];
+                for (std::size_t i = 0; i < pairs; ++i) {
+                    if (count[i]) s += count[i] * flat[i];  // skipped when absent: a cluster the tiles never show has log 0 = -inf for kOther
                 }
             }
             ll[c][h] = s;
@@ -298,12 +313,6 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             for (const auto h : which) score(h);
         }
         return best;
-    };
-    // Runs f(c) for every cell on all cores (each call touches only its own cell's entries).
-    auto for_each_cell = [&](const std::function<void(std::size_t)>& f) {
-        cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
-            for (int c = range.start; c < range.end; ++c) f(static_cast<std::size_t>(c));
-        });
     };
     // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
     // model moves little by then), and a last full pass scores everything again.

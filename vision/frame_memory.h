@@ -6,7 +6,7 @@
 // 2-core development machine, about 15 % of a 1920x1080 reading's CPU time (bench/vision,
 // medium: 296 -> 250 ms CPU per frame). keep_frame_buffers() keeps such blocks in the heap
 // once freed, so the next frame reuses them: the process keeps its peak working set
-// (a few hundred MB at most for a large photo) instead of giving it back between frames.
+// instead of giving it back between frames.
 #pragma once
 
 namespace meeplecam::vision {

@@ -2,7 +2,7 @@
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
-//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--no-keep-buffers]
+//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
@@ -34,6 +34,7 @@ namespace {
 
 std::string g_dump;  // --dump DIR: top views with mistakes marked
 std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
+int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
 
@@ -264,7 +265,9 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
             continue;
         }
         const std::clock_t cpu_start = std::clock();
-        auto reading = vision::read_board(image.value(), *catalog);
+        vision::ReaderOptions options;
+        options.max_frame_side = g_max_frame_side;
+        auto reading = vision::read_board(image.value(), *catalog, options);
         cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         const bool found = reading && reading->found;
         int p = 0, ok = 0;
@@ -323,10 +326,11 @@ int main(int argc, char** argv) {
         else if (a == "--expansions") expansions = split_names(next());
         else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
         else if (a == "--no-keep-buffers") keep_buffers = false;
+        else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX]\n");
             return 2;
         }
     }

@@ -304,8 +304,9 @@ struct ReaderOptions {
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
     double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
     int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
-    int max_frame_side = 2560;      // a larger image is shrunk to this longer side first (px): every stage costs per pixel, and a
-                                    // tile 90 px wide (45 mm at the top view's 2 px/mm) still fills a board 28 tiles across
+    int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
+                                    // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
+                                    // and changed which boards were read (docs/vision.md, Speed)
     Status check() const;
 };
 

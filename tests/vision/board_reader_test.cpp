@@ -509,7 +509,9 @@ TEST_CASE("a photo larger than max_frame_side is read shrunk, its view mapping t
     // The same frame at twice the size (3840x2160): pixel (x, y) becomes (2x + 0.5, 2y + 0.5).
     cv::Mat big;
     cv::resize(r->image, big, cv::Size(), 2, 2, cv::INTER_LINEAR);
-    auto reading = vision::read_board(big, catalog);
+    vision::ReaderOptions shrink;
+    shrink.max_frame_side = 2560;
+    auto reading = vision::read_board(big, catalog, shrink);
     REQUIRE(reading);
     REQUIRE(reading->found);
     const auto& view = reading->view;

@@ -14,6 +14,7 @@
 #include "app/photo_commands.h"
 #include "app/tile_commands.h"
 #include "app/vision_commands.h"
+#include "vision/frame_memory.h"
 
 namespace {
 
@@ -48,6 +49,7 @@ exit codes: 0 ok; 1 internal error; 2 unreadable or invalid input; 3 illegal mov
 }  // namespace
 
 int main(int argc, char** argv) {
+    meeplecam::vision::keep_frame_buffers();  // frame after frame (track, app): reuse the large image buffers
     try {
         std::vector<std::string> args(argv + 1, argv + argc);
         if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {

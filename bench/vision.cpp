@@ -2,7 +2,7 @@
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
-//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR]
+//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
@@ -20,6 +20,7 @@
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "vision/board_reader.h"
+#include "vision/frame_memory.h"
 #include "vision/image_io.h"
 #include "vision/table_renderer.h"
 #include "vision/truth_metrics.h"
@@ -33,6 +34,7 @@ namespace {
 
 std::string g_dump;  // --dump DIR: top views with mistakes marked
 std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
+int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
 
@@ -52,6 +54,7 @@ struct PresetStats {
     int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
     std::vector<double> ms, rect_mm;
     std::vector<double> ms_lattice, ms_classify, ms_decode, cpu_ms;  // stage split; CPU time of all threads (robust on a shared machine)
+    std::vector<vision::ReaderStages> stages;  // the reader's finer split, per board read
     int covered = 0, covered_hidden = 0, visible_hidden = 0;  // tiles under a hand (visible < 50 %), those reported hidden; visible tiles reported hidden
 };
 
@@ -79,6 +82,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         auto reading = vision::read_board(rendering->image, *catalog);
         st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
+        if (reading) st.stages.push_back(reading->stages);
         ++st.boards;
         st.tiles += static_cast<int>(truth.tiles.size());
         if (!reading || !reading->found) {
@@ -188,6 +192,26 @@ void print_synthetic(const char* name, const PresetStats& s) {
 void print_split(const char* name, const PresetStats& s) {
     std::printf("%-7s median ms: lattice+refit %.1f, light+classify %.1f, decode+pennants %.1f, total %.1f; CPU (all threads) %.1f\n", name,
                 median(s.ms_lattice), median(s.ms_classify), median(s.ms_decode), median(s.ms), median(s.cpu_ms));
+    // The finer split: median per stage over the boards (the medians need not add up to the total's).
+    auto stage_medians = [&](double vision::StageTime::*field) {
+        std::string line;
+        const std::pair<const char*, vision::StageTime vision::ReaderStages::*> parts[] = {
+            {"lines", &vision::ReaderStages::lines},       {"refit", &vision::ReaderStages::refit},   {"light", &vision::ReaderStages::light},
+            {"classify", &vision::ReaderStages::classify}, {"decode", &vision::ReaderStages::decode}, {"pennants", &vision::ReaderStages::pennants},
+            {"total", &vision::ReaderStages::total}};
+        for (const auto& [label, part] : parts) {
+            std::vector<double> v;
+            for (const auto& r : s.stages) v.push_back(r.*part.*field);
+            char buf[48];
+            std::snprintf(buf, sizeof buf, "%s%s %.1f", line.empty() ? "" : ", ", label, median(v));
+            line += buf;
+        }
+        return line;
+    };
+    std::vector<double> candidates;
+    for (const auto& r : s.stages) candidates.push_back(r.candidates);
+    std::printf("%-7s stages, median CPU ms: %s; candidates refitted: median %.0f\n", name, stage_medians(&vision::StageTime::cpu_ms).c_str(), median(candidates));
+    std::printf("%-7s stages, median wall ms: %s\n", name, stage_medians(&vision::StageTime::wall_ms).c_str());
     std::printf("%-7s hands: %d tiles under a hand (visible < 50 %%, on boards found), %d of them reported hidden; %d visible tiles reported hidden (counted missed)\n",
                 name, s.covered, s.covered_hidden, s.visible_hidden);
 }
@@ -224,11 +248,11 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         return;
     }
     std::printf("\nREAL PHOTOS (%s; no ground-truth layouts: only self-consistency)\n", boards.c_str());
-    std::printf("%-16s %-9s %5s %6s %9s %8s  %s\n", "file", "category", "found", "tiles", "sides_ok", "ms", "message");
+    std::printf("%-16s %-9s %5s %6s %9s %8s %8s  %s\n", "file", "category", "found", "tiles", "sides_ok", "ms", "cpu_ms", "message");
     std::string line;
     std::getline(tags, line);
     int boards_n = 0, boards_found = 0, decoys = 0, decoys_refused = 0, pairs = 0, pairs_ok = 0;
-    std::vector<double> ms;
+    std::vector<double> ms, cpu_ms;
     const auto& types = catalog->tiles();
     while (std::getline(tags, line)) {
         if (line.empty()) continue;
@@ -240,7 +264,11 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
             std::printf("%-16s %-9s  load error: %s\n", f[0].c_str(), f[3].c_str(), image.error().to_string().c_str());
             continue;
         }
-        auto reading = vision::read_board(image.value(), *catalog);
+        const std::clock_t cpu_start = std::clock();
+        vision::ReaderOptions options;
+        options.max_frame_side = g_max_frame_side;
+        auto reading = vision::read_board(image.value(), *catalog, options);
+        cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         const bool found = reading && reading->found;
         int p = 0, ok = 0;
         if (found) {
@@ -261,16 +289,17 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         ms.push_back(t_ms);
         if (is_board) ++boards_n, boards_found += found, pairs += p, pairs_ok += ok;
         else ++decoys, decoys_refused += !found;
-        std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
-                    p ? 100.0 * ok / p : 0.0, t_ms, reading ? reading->message.c_str() : reading.error().to_string().c_str());
+        std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
+                    p ? 100.0 * ok / p : 0.0, t_ms, cpu_ms.back(), reading ? reading->message.c_str() : reading.error().to_string().c_str());
     }
-    std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image\n",
-                boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms));
+    std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image (wall), %.1f ms CPU\n",
+                boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms), median(cpu_ms));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+    bool keep_buffers = true;  // --no-keep-buffers: glibc's default (large buffers mapped afresh every frame)
     int n = 10;
     std::uint64_t seed = 1000;
     std::string presets = "easy,medium,hard", real = "../shared/realdata/dev";
@@ -296,13 +325,16 @@ int main(int argc, char** argv) {
         else if (a == "--overlays") overlays = next();
         else if (a == "--expansions") expansions = split_names(next());
         else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
+        else if (a == "--no-keep-buffers") keep_buffers = false;
+        else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]...\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX]\n");
             return 2;
         }
     }
+    if (keep_buffers) vision::keep_frame_buffers();  // as the meeplecam program does
     if (g_game != "carcassonne" && g_game != "city" && g_game != "amazonas") {
         std::fprintf(stderr, "vision: --game must be carcassonne, city or amazonas\n");
         return 2;

@@ -5,9 +5,12 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <set>
+
+#include <opencv2/imgproc.hpp>
 
 namespace meeplecam::vision {
 namespace {
@@ -18,6 +21,22 @@ constexpr double kPhaseRatio = 1.5;          // the board's outline must fold th
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
 }
+
+// Adds the wall and process CPU time since it was made (or last added) to a stage.
+class StageClock {
+public:
+    void add_to(StageTime& stage) {
+        const auto now = std::chrono::steady_clock::now();
+        const std::clock_t cpu = std::clock();
+        stage.wall_ms += std::chrono::duration<double, std::milli>(now - wall_).count();
+        stage.cpu_ms += 1000.0 * static_cast<double>(cpu - cpu_) / CLOCKS_PER_SEC;
+        wall_ = now, cpu_ = cpu;
+    }
+
+private:
+    std::chrono::steady_clock::time_point wall_ = std::chrono::steady_clock::now();
+    std::clock_t cpu_ = std::clock();
+};
 
 EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
 
@@ -85,6 +104,7 @@ Status ReaderOptions::check() const {
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
+    if (max_frame_side < 640 || max_frame_side > 100000) return invalid("reader options", "max_frame_side must be within [640, 100000]");
     return Ok{};
 }
 
@@ -246,8 +266,10 @@ double image_pitch_px(const LatticeView& view, const CellObservation& cell) {
     return cv::norm(at(cx + view.pitch_px / 2, cy) - at(cx - view.pitch_px / 2, cy));
 }
 
-// The refused reason of a refitted lattice for this game, or empty.
-std::string refusal_of(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog, const ReaderOptions& options) {
+// The refused reason of a refitted lattice for this game, or empty. `frame_scale`: the
+// frame read over the camera image (a large photo is shrunk first).
+std::string refusal_of(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog, const ReaderOptions& options,
+                       double frame_scale) {
     if (static_cast<int>(cells.size()) < options.min_tiles) {
         return "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
     }
@@ -257,12 +279,12 @@ std::string refusal_of(const LatticeView& view, const std::vector<CellObservatio
         return "no board found: " + std::to_string(cells.size()) + " cells look like tiles, too many for the game's " + std::to_string(copies) +
                " tiles; the lattice was misread";
     }
-    const double pitch = image_pitch_px(view, cells.front());
+    const double pitch = image_pitch_px(view, cells.front()) / frame_scale;  // in camera px
     if (pitch < options.min_tile_px) return "no board found: tiles would be " + std::to_string(static_cast<int>(pitch)) + " px wide, too small to read";
     return {};
 }
 
-Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options) {
+Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options, double frame_scale) {
     CheckedLattice out;
     out.view = std::move(view);
     out.cells = occupied_cells(out.view, options.lattice);
@@ -286,7 +308,7 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
         keep_board();
         out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     }
-    out.refusal = refusal_of(out.view, out.cells, catalog, options);
+    out.refusal = refusal_of(out.view, out.cells, catalog, options, frame_scale);
     return out;
 }
 
@@ -297,8 +319,27 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
     BoardReading reading;
     const auto start = std::chrono::steady_clock::now();
+    const std::clock_t cpu_start = std::clock();
+    StageClock clock;
+    auto& stages = reading.stages;
+    auto finish = [&] {
+        stages.total.wall_ms = elapsed_ms(start);
+        stages.total.cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    };
+    // A photo larger than the reader needs is shrunk first (pixel area averaged); the view
+    // found in it is mapped back to the camera image at the end.
+    cv::Mat shrunk;
+    double frame_scale = 1;
+    if (std::max(image.cols, image.rows) > options.max_frame_side) {
+        const double k = static_cast<double>(options.max_frame_side) / std::max(image.cols, image.rows);
+        cv::resize(image, shrunk, cv::Size(std::max(1, static_cast<int>(std::lround(image.cols * k))), std::max(1, static_cast<int>(std::lround(image.rows * k)))), 0,
+                   0, cv::INTER_AREA);
+        frame_scale = static_cast<double>(shrunk.cols) / image.cols;
+    }
+    const cv::Mat& frame = shrunk.empty() ? image : shrunk;
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
+    lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried (each costs a table-mask warp)
     // Candidate lattices, best fold first, each refitted on the tiles: of those whose cells are
     // framed by tile outlines (and not as much half a pitch away) the one framing them most
     // clearly is the board (the search stops at a sure one: sure_tile_contrast). Near the
@@ -307,7 +348,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
     std::string first_failure;
     for (const bool whole : {false, true}) {
-        auto candidates = find_lattices(image, lattice, whole);
+        auto candidates = find_lattices(frame, lattice, whole);
+        clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
             if (first_failure.empty()) first_failure = candidates.error().message;
@@ -318,7 +360,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             auto& candidate = (*candidates)[static_cast<std::size_t>(k)];
             const bool legacy = k == 0 && candidate.strong && !fold_decided;
             fold_decided = fold_decided || legacy;
-            auto checked = check_lattice(image, std::move(candidate), catalog, options);
+            auto checked = check_lattice(frame, std::move(candidate), catalog, options, frame_scale);
+            clock.add_to(stages.refit);
+            ++stages.candidates;
             if (!checked) return checked.error();
             if (!checked->refusal.empty()) {
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
@@ -341,17 +385,30 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (!chosen) {
         reading.message = first_failure.empty() ? "no board found" : first_failure;
         reading.ms_total = reading.ms_lattice;
+        finish();
         return reading;
     }
     reading.view = std::move(chosen->view);
+    if (!shrunk.empty()) {
+        // Camera px -> shrunk px (pixel centres kept), then the view's own homography.
+        const double sx = static_cast<double>(shrunk.cols) / image.cols, sy = static_cast<double>(shrunk.rows) / image.rows;
+        const cv::Matx33d image_to_frame(sx, 0, 0.5 * sx - 0.5, 0, sy, 0.5 * sy - 0.5, 0, 0, 1);
+        reading.view.image_to_top = reading.view.image_to_top * image_to_frame;
+        reading.view.frame = image.size();
+    }
     auto cells = std::move(chosen->cells);
     const auto classified_at = std::chrono::steady_clock::now();
+    clock.add_to(stages.refit);  // the moves above
     even_out_light(reading.view, cells, options.light);
+    clock.add_to(stages.light);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
+    clock.add_to(stages.classify);
     reading.ms_classify = elapsed_ms(classified_at);
     const auto decoded_at = std::chrono::steady_clock::now();
     reading.tiles = decode_board(hyps, catalog, options.decoder);
+    clock.add_to(stages.decode);
     decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
+    clock.add_to(stages.pennants);
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";
@@ -365,6 +422,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         reading.tiles.clear();
     }
     reading.ms_total = elapsed_ms(start);
+    finish();
     return reading;
 }
 

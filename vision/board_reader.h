@@ -322,7 +322,26 @@ struct ReaderOptions {
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
     int min_side_pairs = 8;          // ...when it has at least this many touching sides (tiles laid out apart: a reference sheet)
+    int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
+                                    // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
+                                    // and changed which boards were read (docs/vision.md, Speed)
     Status check() const;
+};
+
+// Time spent per stage of one reading: wall ms and process CPU ms (all threads, std::clock;
+// on a shared machine the CPU time stays honest when the wall time does not).
+struct StageTime {
+    double wall_ms = 0, cpu_ms = 0;
+};
+struct ReaderStages {
+    StageTime lines;     // find_lattices: table mask, line segments, vanishing points, pitch and phase (both searches); a large image's shrinking
+    StageTime refit;     // every candidate checked: occupancy, phase check, refine_lattice, tile_contrast
+    StageTime light;     // even_out_light
+    StageTime classify;  // classify_cells
+    StageTime decode;    // decode_board
+    StageTime pennants;  // decide_pennants
+    StageTime total;
+    int candidates = 0;  // candidate lattices refitted and checked
 };
 
 struct BoardReading {
@@ -331,6 +350,7 @@ struct BoardReading {
     LatticeView view;
     std::vector<DecodedTile> tiles;
     double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
+    ReaderStages stages;                  // the finer split (bench/vision prints it)
 };
 
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a

@@ -2,12 +2,14 @@
 // appearance model adapted to each frame (k-means colour clusters + EM over tile layouts).
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
 #include <tuple>
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
@@ -263,20 +265,43 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     auto looks_empty = [&](std::size_t c, std::size_t best) { return table_known && ll_empty[c] > ll[c][best] + o.empty_margin * per_cell; };
     std::vector<std::size_t> previous(cells.size(), layouts.size());  // each cell's best layout last round
     auto cl_at = [&](std::size_t c, int q) { return cluster_of.at<int>(static_cast<int>(c) * per_cell + q); };
+    // Runs f(c) for every cell on all cores (each call touches only its own cell's entries).
+    auto for_each_cell = [&](const std::function<void(std::size_t)>& f) {
+        cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
+            for (int c = range.start; c < range.end; ++c) f(static_cast<std::size_t>(c));
+        });
+    };
+    // A layout's log-likelihood in a cell is a sum over (terrain, cluster) pairs, and which
+    // pairs a cell's samples make under a layout never changes while the model is learnt: count
+    // them once (samples under a bridge left out), then every EM round scores a layout with
+    // kTerrains x k products instead of a pass over the samples.
+    const std::size_t pairs = static_cast<std::size_t>(kTerrains * k);
+    std::vector<std::uint16_t> pair_counts(cells.size() * layouts.size() * pairs, 0);
+    for_each_cell([&](std::size_t c) {
+        const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        for (std::size_t h = 0; h < layouts.size(); ++h) {
+            std::uint16_t* count = &pair_counts[(c * layouts.size() + h) * pairs];
+            const std::uint8_t* terrain = layouts[h].terrain.data();
+            for (int q = 0; q < per_cell; ++q) {
+                if (sample_counts(c, q)) ++count[terrain[q] * k + cl[q]];
+            }
+        }
+    });
     // Scores the layouts `which` of cell c (all when empty) under `logp`; returns the best.
     auto score_cell = [&](std::size_t c, const std::vector<std::size_t>& which, const std::vector<std::vector<double>>& logp) {
-        const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        std::vector<double> flat(pairs);
+        for (int t = 0; t < kTerrains; ++t) {
+            for (int j = 0; j < k; ++j) flat[static_cast<std::size_t>(t * k + j)] = logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)];
+        }
         std::size_t best = which.empty() ? 0 : which.front();
         auto score = [&](std::size_t h) {
             double s = 0;
-            const auto& terrain = layouts[h].terrain;
             if (!layout_allowed(c, h)) {
                 s = kRefused;
-            } else if (kept[c].empty()) {
-                for (int q = 0; q < per_cell; ++q) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
             } else {
-                for (int q = 0; q < per_cell; ++q) {
-                    if (kept[c][static_cast<std::size_t>(q)]) s += logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
+                const std::uint16_t* count = &pair_counts[(c * layouts.size() + h) * pairs];
+                for (std::size_t i = 0; i < pairs; ++i) {
+                    if (count[i]) s += count[i] * flat[i];  // skipped when absent: a cluster the tiles never show has log 0 = -inf for kOther
                 }
             }
             ll[c][h] = s;
@@ -312,6 +337,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
         }
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
+        std::vector<std::size_t> bests(cells.size(), 0);
         previous.assign(cells.size(), layouts.size());
         std::fill(ll_empty.begin(), ll_empty.end(), -1e300);
         bool last_pass_full = true;
@@ -321,8 +347,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 for (int c = 0; c < k; ++c) logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
             }
             std::vector<std::vector<double>> counts(kTerrains, std::vector<double>(static_cast<std::size_t>(k), o.prior_count));
-            for (std::size_t c = 0; c < cells.size(); ++c) {
-                const std::size_t best = score_cell(c, shortlist[c], logp);
+            // Score every cell (in parallel), then count its best layout's samples (in cell order).
+            for_each_cell([&](std::size_t c) {
+                bests[c] = score_cell(c, shortlist[c], logp);
                 if (round == kFullRounds - 1) {
                     std::vector<std::size_t> order(layouts.size());
                     std::iota(order.begin(), order.end(), std::size_t{0});
@@ -331,8 +358,6 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                                       [&](std::size_t a, std::size_t b) { return ll[c][a] > ll[c][b]; });
                     shortlist[c].assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(keep));
                 }
-                changed = changed || best != previous[c];
-                previous[c] = best;
                 if (table_known) {
                     const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
                     double e = 0;
@@ -340,8 +365,13 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                         if (sample_counts(c, q)) e += logp[kTable][static_cast<std::size_t>(cl[q])];
                     }
                     ll_empty[c] = e;
-                    if (looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
                 }
+            });
+            for (std::size_t c = 0; c < cells.size(); ++c) {
+                const std::size_t best = bests[c];
+                changed = changed || best != previous[c];
+                previous[c] = best;
+                if (table_known && looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
                 const auto& terrain = layouts[best].terrain;
                 for (int q = 0; q < per_cell; ++q) {
                     if (sample_counts(c, q)) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
@@ -358,9 +388,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             }
             prob[kTable] = table_prob;
         }
-        if (!last_pass_full) {
-            for (std::size_t c = 0; c < cells.size(); ++c) score_cell(c, {}, logp);
-        }
+        if (!last_pass_full) for_each_cell([&](std::size_t c) { score_cell(c, {}, logp); });
         double total = 0;
         for (std::size_t c = 0; c < cells.size(); ++c) total += *std::max_element(ll[c].begin(), ll[c].end());
         return total;

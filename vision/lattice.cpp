@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
@@ -530,83 +531,103 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         double score = -1;
         bool first = false;  // the pitch pair the fold prefers for its direction pair, folding at least min_lattice_score
     };
-    std::vector<Attempt> attempts;
-    std::string failure = "no board found: edges run one way only";
+    // Each pair of directions is tried on its own (one per core); their results are merged in
+    // pair order, as a sequential loop would make them.
+    struct PairResult {
+        std::vector<Attempt> attempts;
+        std::string failure;  // empty: the pair set no failure
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
     for (std::size_t i = 0; i < peaks.size(); ++i) {
         for (std::size_t j = i + 1; j < peaks.size(); ++j) {
-            const double dir1 = peaks[i], dir2 = peaks[j];
-            if (circ(dir1, dir2) < kMinFamilySeparationDeg) continue;
-            std::vector<Segment> fam1, fam2;
-            for (const auto& s : segments) {
-                if (circ(s.angle, dir1) < o.family_deg) fam1.push_back(s);
-                else if (circ(s.angle, dir2) < o.family_deg) fam2.push_back(s);
-            }
-            if (fam1.size() < 3 || fam2.size() < 3) {
-                failure = "no board found: too few edges in one direction";
-                continue;
-            }
-            std::optional<cv::Matx33d> calibrated;  // work px -> turned table mm
-            if (o.image_to_table_mm) {
-                if (const auto turned = calibrated_norm_to_axes(*norm_to_table, fam1, fam2)) calibrated = *turned * work_to_norm;
-                if (!calibrated) {
-                    failure = "no board found: no two edge directions at right angles on the calibrated table";
-                    continue;
-                }
-            }
-            // Calibrated: the vanishing points of the turned table axes lie at infinity along x and y.
-            const cv::Vec3d v1 = calibrated ? cv::Vec3d(1, 0, 0) : vanishing_point(fam1, o);
-            const cv::Vec3d v2 = calibrated ? cv::Vec3d(0, 1, 0) : vanishing_point(fam2, o);
-            // Affine rectification: send the horizon (through both vanishing points) to infinity.
-            cv::Vec3d horizon = v1.cross(v2);
-            // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
-            if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
-                failure = "no board found: edge directions do not fit a table seen from above";
-                continue;
-            }
-            horizon /= horizon[2];
-            const cv::Matx33d hp(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
-            auto direction = [&](const cv::Vec3d& v) {
-                const cv::Vec3d d = hp * v;
-                const cv::Point2d u(d[0], d[1]);
-                return u / cv::norm(u);
-            };
-            cv::Point2d d1 = direction(v1), d2 = direction(v2);
-            if (d1.x * d2.y - d1.y * d2.x < 0) d2 = -d2;
-            const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
-            const cv::Matx22d to_axes = basis.inv();
-            const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
-            cv::Matx33d work_to_affine = calibrated ? *calibrated : affine * hp * work_to_norm;
-            // Fit the board's region into an affine view of about affine_side pixels.
-            double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
-            for (const auto& p : pts) {
-                const cv::Point2d q = apply_homography(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
-                x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
-            }
-            if (!std::isfinite(x1 - x0) || !std::isfinite(y1 - y0)) continue;  // a point at the horizon
-            const double fit = o.affine_side / std::max({x1 - x0, y1 - y0, 1e-9});
-            work_to_affine = cv::Matx33d(fit, 0, -x0 * fit, 0, fit, -y0 * fit, 0, 0, 1) * work_to_affine;
-            const cv::Size affine_size(static_cast<int>((x1 - x0) * fit) + 1, static_cast<int>((y1 - y0) * fit) + 1);
-            if (affine_size.width > kMaxAffineStretch * o.affine_side || affine_size.height > kMaxAffineStretch * o.affine_side) continue;
-            cv::Mat affine_grey, affine_mask;
-            cv::warpPerspective(grey, affine_grey, work_to_affine, affine_size, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-            cv::warpPerspective(region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
-            cv::Mat g, dxx, dyy;
-            affine_grey.convertTo(g, CV_32F);
-            cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
-            cv::Sobel(g, dxx, CV_32F, 2, 0, 3);
-            cv::Sobel(g, dyy, CV_32F, 0, 2, 3);
-            const auto pitches = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o, o.pitch_alternatives);
-            bool any = false;
-            for (std::size_t k = 0; k < pitches.size(); ++k) {
-                const auto& [px, py] = pitches[k];
-                const double score = std::min(px.score, py.score);
-                if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_candidate_score) continue;
-                const bool preferred = k == 0 && score >= o.min_lattice_score && (o.image_to_table_mm || j < static_cast<std::size_t>(kDirectionCandidates));
-                attempts.push_back({work_to_affine, px, py, score, preferred});
-                any = any || attempts.back().first;
-            }
-            if (!any) failure = "no board found: no periodic gaps between tiles";
+            if (circ(peaks[i], peaks[j]) >= kMinFamilySeparationDeg) pairs.emplace_back(i, j);
         }
+    }
+    std::vector<PairResult> results(pairs.size());
+    auto try_pair = [&](std::size_t i, std::size_t j, PairResult& out) {
+        const double dir1 = peaks[i], dir2 = peaks[j];
+        std::vector<Segment> fam1, fam2;
+        for (const auto& s : segments) {
+            if (circ(s.angle, dir1) < o.family_deg) fam1.push_back(s);
+            else if (circ(s.angle, dir2) < o.family_deg) fam2.push_back(s);
+        }
+        if (fam1.size() < 3 || fam2.size() < 3) {
+            out.failure = "no board found: too few edges in one direction";
+            return;
+        }
+        std::optional<cv::Matx33d> calibrated;  // work px -> turned table mm
+        if (o.image_to_table_mm) {
+            if (const auto turned = calibrated_norm_to_axes(*norm_to_table, fam1, fam2)) calibrated = *turned * work_to_norm;
+            if (!calibrated) {
+                out.failure = "no board found: no two edge directions at right angles on the calibrated table";
+                return;
+            }
+        }
+        // Calibrated: the vanishing points of the turned table axes lie at infinity along x and y.
+        const cv::Vec3d v1 = calibrated ? cv::Vec3d(1, 0, 0) : vanishing_point(fam1, o);
+        const cv::Vec3d v2 = calibrated ? cv::Vec3d(0, 1, 0) : vanishing_point(fam2, o);
+        // Affine rectification: send the horizon (through both vanishing points) to infinity.
+        cv::Vec3d horizon = v1.cross(v2);
+        // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
+        if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
+            out.failure = "no board found: edge directions do not fit a table seen from above";
+            return;
+        }
+        horizon /= horizon[2];
+        const cv::Matx33d hp(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
+        auto direction = [&](const cv::Vec3d& v) {
+            const cv::Vec3d d = hp * v;
+            const cv::Point2d u(d[0], d[1]);
+            return u / cv::norm(u);
+        };
+        cv::Point2d d1 = direction(v1), d2 = direction(v2);
+        if (d1.x * d2.y - d1.y * d2.x < 0) d2 = -d2;
+        const cv::Matx22d basis(d1.x, d2.x, d1.y, d2.y);
+        const cv::Matx22d to_axes = basis.inv();
+        const cv::Matx33d affine(to_axes(0, 0), to_axes(0, 1), 0, to_axes(1, 0), to_axes(1, 1), 0, 0, 0, 1);
+        cv::Matx33d work_to_affine = calibrated ? *calibrated : affine * hp * work_to_norm;
+        // Fit the board's region into an affine view of about affine_side pixels.
+        double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+        for (const auto& p : pts) {
+            const cv::Point2d q = apply_homography(work_to_affine, cv::Point2d(p.x * 4.0 + 2, p.y * 4.0 + 2));
+            x0 = std::min(x0, q.x), y0 = std::min(y0, q.y), x1 = std::max(x1, q.x), y1 = std::max(y1, q.y);
+        }
+        if (!std::isfinite(x1 - x0) || !std::isfinite(y1 - y0)) return;  // a point at the horizon
+        const double fit = o.affine_side / std::max({x1 - x0, y1 - y0, 1e-9});
+        work_to_affine = cv::Matx33d(fit, 0, -x0 * fit, 0, fit, -y0 * fit, 0, 0, 1) * work_to_affine;
+        const cv::Size affine_size(static_cast<int>((x1 - x0) * fit) + 1, static_cast<int>((y1 - y0) * fit) + 1);
+        if (affine_size.width > kMaxAffineStretch * o.affine_side || affine_size.height > kMaxAffineStretch * o.affine_side) return;
+        cv::Mat affine_grey, affine_mask;
+        cv::warpPerspective(grey, affine_grey, work_to_affine, affine_size, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+        cv::warpPerspective(region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::Mat g, dxx, dyy;
+        affine_grey.convertTo(g, CV_32F);
+        cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
+        cv::Sobel(g, dxx, CV_32F, 2, 0, 3);
+        cv::Sobel(g, dyy, CV_32F, 0, 2, 3);
+        const auto pitches = find_pitches(valley_profile(dxx, affine_mask, true), valley_profile(dyy, affine_mask, false), o, o.pitch_alternatives);
+        bool any = false;
+        for (std::size_t k = 0; k < pitches.size(); ++k) {
+            const auto& [px, py] = pitches[k];
+            const double score = std::min(px.score, py.score);
+            if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_candidate_score) continue;
+            const bool preferred = k == 0 && score >= o.min_lattice_score && (o.image_to_table_mm || j < static_cast<std::size_t>(kDirectionCandidates));
+            out.attempts.push_back({work_to_affine, px, py, score, preferred});
+            any = any || out.attempts.back().first;
+        }
+        if (!any) out.failure = "no board found: no periodic gaps between tiles";
+    };
+    cv::parallel_for_(cv::Range(0, static_cast<int>(pairs.size())), [&](const cv::Range& range) {
+        for (int p = range.start; p < range.end; ++p) {
+            const auto& [i, j] = pairs[static_cast<std::size_t>(p)];
+            try_pair(i, j, results[static_cast<std::size_t>(p)]);
+        }
+    });
+    std::vector<Attempt> attempts;
+    std::string failure = "no board found: edges run one way only";
+    for (auto& r : results) {
+        if (!r.failure.empty()) failure = r.failure;
+        attempts.insert(attempts.end(), r.attempts.begin(), r.attempts.end());
     }
     // The lattices the fold prefers come first (sharpest first), then the weaker ones and the
     // other pitches; the reader checks them against the tiles in this order.

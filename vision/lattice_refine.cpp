@@ -13,6 +13,7 @@
 #include <numeric>
 
 #include <opencv2/calib3d.hpp>
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
@@ -31,22 +32,33 @@ struct SideResponse {
         cv::cvtColor(top, grey, cv::COLOR_BGR2GRAY);
         grey.convertTo(grey, CV_32F);
         if (blur > 0) cv::GaussianBlur(grey, grey, cv::Size(), blur);
-        cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
-        cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
-        gx = cv::abs(gx), gy = cv::abs(gy);
-        down = cv::Mat(grey.rows + 1, grey.cols, CV_64F, cv::Scalar(0));
-        across = cv::Mat(grey.rows, grey.cols + 1, CV_64F, cv::Scalar(0));
-        for (int y = 0; y < grey.rows; ++y) {
-            const auto* px = gx.ptr<float>(y);
-            const auto* py = gy.ptr<float>(y);
-            const auto* up = down.ptr<double>(y);
-            auto* d = down.ptr<double>(y + 1);
-            auto* a = across.ptr<double>(y);
-            for (int x = 0; x < grey.cols; ++x) {
-                d[x] = up[x] + px[x];
-                a[x + 1] = a[x] + py[x];
+        // Only the integrals' first row / column need zeros; |gradient| is taken on the fly
+        // (no temporaries: these images are a few MB each and the reader makes several per frame).
+        down.create(grey.rows + 1, grey.cols, CV_64F);
+        across.create(grey.rows, grey.cols + 1, CV_64F);
+        // The two directions are independent: one per core.
+        cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range& which) {
+            for (int dir = which.start; dir < which.end; ++dir) {
+                if (dir == 0) {
+                    cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
+                    down.row(0).setTo(0);
+                    for (int y = 0; y < grey.rows; ++y) {
+                        const auto* px = gx.ptr<float>(y);
+                        const auto* up = down.ptr<double>(y);
+                        auto* d = down.ptr<double>(y + 1);
+                        for (int x = 0; x < grey.cols; ++x) d[x] = up[x] + std::abs(px[x]);
+                    }
+                } else {
+                    cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+                    for (int y = 0; y < grey.rows; ++y) {
+                        const auto* py = gy.ptr<float>(y);
+                        auto* a = across.ptr<double>(y);
+                        a[0] = 0;
+                        for (int x = 0; x < grey.cols; ++x) a[x + 1] = a[x] + std::abs(py[x]);
+                    }
+                }
             }
-        }
+        });
     }
     int cols() const { return across.cols - 1; }
     int rows() const { return down.rows - 1; }
@@ -170,12 +182,15 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         if (near.size() < 6) continue;
         const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0));  // a shrunk frame is smooth already
         const cv::Matx33d top_to_image = view.image_to_top.inv();
-        std::vector<cv::Point2f> src, dst;
-        for (const auto& c : near) {
-            const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, band);
-            src.emplace_back(apply_homography(top_to_image, f.centre));
-            dst.emplace_back(view.cell_centre(c.col, c.row));
-        }
+        std::vector<cv::Point2f> src(near.size()), dst(near.size());
+        cv::parallel_for_(cv::Range(0, static_cast<int>(near.size())), [&](const cv::Range& range) {
+            for (int i = range.start; i < range.end; ++i) {
+                const auto& c = near[static_cast<std::size_t>(i)];
+                const Outline f = find_outline(response, view.cell_centre(c.col, c.row), side, reach, band);
+                src[static_cast<std::size_t>(i)] = apply_homography(top_to_image, f.centre);
+                dst[static_cast<std::size_t>(i)] = view.cell_centre(c.col, c.row);
+            }
+        });
         cv::Mat inliers;
         const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px, inliers);
         // Most tiles must agree: a lattice misread from table lines is not "refined" into another.
@@ -203,9 +218,12 @@ void keep_tiles(LatticeView& view, std::vector<CellObservation>& cells, const La
         cells = occupied_cells(view, loose);
         const SideResponse response(view.top);
         found.assign(cells.size(), Outline{});
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-            found[i] = find_outline(response, view.cell_centre(cells[i].col, cells[i].row), side, o.rounds > 0 ? reach / 2 : reach, o.band_px);
-        }
+        cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
+            for (int i = range.start; i < range.end; ++i) {
+                const auto& c = cells[static_cast<std::size_t>(i)];
+                found[static_cast<std::size_t>(i)] = find_outline(response, view.cell_centre(c.col, c.row), side, o.rounds > 0 ? reach / 2 : reach, o.band_px);
+            }
+        });
     }
     std::vector<double> weakest;
     for (const auto& f : found) weakest.push_back(f.weakest);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <opencv2/core/utility.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/board_reader.h"
@@ -78,19 +79,22 @@ void even_out_light(LatticeView& view, const std::vector<CellObservation>& cells
     }
     cv::Mat local_full;
     cv::resize(local, local_full, view.top.size(), 0, 0, cv::INTER_LINEAR);
-    for (int y = 0; y < view.top.rows; ++y) {
-        auto* px = view.top.ptr<std::uint8_t>(y);
-        const auto* l = local_full.ptr<float>(y);
-        for (int x = 0; x < view.top.cols; ++x) {
-            if (l[x] <= 0) continue;
-            const auto i = static_cast<std::size_t>(std::min(256.0f * kSteps, l[x] * kSteps + 0.5f));
-            const float g = gain_of[i], b = lift_of[i];
-            for (int ch = 0; ch < 3; ++ch) {
-                const float v = static_cast<float>(px[3 * x + ch]) * g + b + 0.5f;
-                px[3 * x + ch] = static_cast<std::uint8_t>(std::clamp(v, 0.0f, 255.0f));
+    // Per pixel, so the rows are split over the cores.
+    cv::parallel_for_(cv::Range(0, view.top.rows), [&](const cv::Range& rows) {
+        for (int y = rows.start; y < rows.end; ++y) {
+            auto* px = view.top.ptr<std::uint8_t>(y);
+            const auto* l = local_full.ptr<float>(y);
+            for (int x = 0; x < view.top.cols; ++x) {
+                if (l[x] <= 0) continue;
+                const auto i = static_cast<std::size_t>(std::min(256.0f * kSteps, l[x] * kSteps + 0.5f));
+                const float g = gain_of[i], b = lift_of[i];
+                for (int ch = 0; ch < 3; ++ch) {
+                    const float v = static_cast<float>(px[3 * x + ch]) * g + b + 0.5f;
+                    px[3 * x + ch] = static_cast<std::uint8_t>(std::clamp(v, 0.0f, 255.0f));
+                }
             }
         }
-    }
+    });
 }
 
 }  // namespace meeplecam::vision

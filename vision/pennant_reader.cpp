@@ -2,6 +2,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
 
 #include <opencv2/imgproc.hpp>
 
@@ -44,7 +47,7 @@ bool has_city(const TileType& t) {
 
 // The inner city pixels (255) of a type at a rotation, `side` px square, `margin` px away
 // from any other feature and from the tile edge.
-cv::Mat inner_city(const TileType& type, int rot, int side, int margin) {
+cv::Mat make_inner_city(const TileType& type, int rot, int side, int margin) {
     const cv::Mat labels = feature_labels(type, rot, side);
     cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < side; ++y) {
@@ -57,6 +60,22 @@ cv::Mat inner_city(const TileType& type, int rot, int side, int margin) {
     cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
     if (margin > 0) cv::erode(framed, framed, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * margin + 1, 2 * margin + 1)));
     return framed(cv::Rect(1, 1, side, side)).clone();
+}
+
+// make_inner_city, cached: the masks depend on geometry only and the reader asks for the
+// same ones every frame (drawing the feature labels is most of the pennant stage's cost).
+const cv::Mat& inner_city(const TileType& type, int rot, int side, int margin) {
+    using Key = std::tuple<std::string, std::string, std::size_t, int, int, int>;
+    static std::mutex mutex;
+    static std::map<Key, cv::Mat> cache;  // std::map: references stay valid as it grows
+    const Key key{type.set, type.id, type.features.size(), rot, side, margin};
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    cv::Mat made = make_inner_city(type, rot, side, margin);
+    std::lock_guard lock(mutex);
+    return cache.emplace(key, std::move(made)).first->second;
 }
 
 }  // namespace
@@ -88,12 +107,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         cv::cvtColor(view.top(r), lab, cv::COLOR_BGR2Lab);
         return lab;
     };
-    std::map<std::pair<int, int>, cv::Mat> cities;
-    auto city_of = [&](const DecodedTile& t) -> const cv::Mat& {
-        auto& mask = cities[{t.type, t.rot}];
-        if (mask.empty()) mask = inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, margin);
-        return mask;
-    };
+    auto city_of = [&](const DecodedTile& t) -> const cv::Mat& { return inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, margin); };
     // Under a bridge the wood hides the tile's middle along its axis: those pixels are no evidence.
     const int band = static_cast<int>(std::lround(o.bridge_band * side));
     auto visible = [&](const DecodedTile& t, int x, int y) {

@@ -619,3 +619,37 @@ TEST_CASE("tiles laid out in rows whose sides do not match are no board", "[visi
     CHECK(sheets_refused == 3);
     CHECK(boards_read == 3);
 }
+
+TEST_CASE("a photo larger than max_frame_side is read shrunk, its view mapping the camera image", "[vision][board-reader][speed]") {
+    const auto& catalog = *base();
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    const auto tiles = random_board(65, 21);
+    auto r = vision::render_table(tiles, options, 21);
+    REQUIRE(r);
+    // The same frame at twice the size (3840x2160): pixel (x, y) becomes (2x + 0.5, 2y + 0.5).
+    cv::Mat big;
+    cv::resize(r->image, big, cv::Size(), 2, 2, cv::INTER_LINEAR);
+    vision::ReaderOptions shrink;
+    shrink.max_frame_side = 2560;
+    auto reading = vision::read_board(big, catalog, shrink);
+    REQUIRE(reading);
+    REQUIRE(reading->found);
+    const auto& view = reading->view;
+    CHECK(view.frame == big.size());
+    CHECK(reading->stages.candidates >= 1);
+    CHECK(reading->stages.total.wall_ms >= reading->stages.lines.wall_ms);
+    std::map<std::pair<int, int>, int> read;
+    for (const auto& t : reading->tiles) read[{t.col, t.row}] = 1;
+    int own = 0;
+    for (const auto& t : r->truth.tiles) {
+        const cv::Point2d c = vision::apply_homography(view.image_to_top, 2 * t.centre_px + cv::Point2d(0.5, 0.5));
+        own += read.count({static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))}) > 0;
+    }
+    INFO(own << " of " << r->truth.tiles.size() << " true tiles fall in a read cell; " << reading->tiles.size() << " read");
+    CHECK(own >= 0.95 * static_cast<double>(r->truth.tiles.size()));
+    CHECK(reading->tiles.size() <= r->truth.tiles.size() + 2);
+    // The shrinking is an option with a checked range.
+    vision::ReaderOptions bad;
+    bad.max_frame_side = 100;
+    CHECK_FALSE(bad.check());
+}

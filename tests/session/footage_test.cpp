@@ -15,6 +15,7 @@
 #include "engine/record.h"
 #include "session/footage.h"
 #include "session/tracker.h"
+#include "tests/engine/replay_fixtures.h"
 
 using namespace meeplecam;
 
@@ -169,8 +170,20 @@ void check_same_match(const Outcome& o) {
 
 constexpr int kWholeGame = -1;  // play until the bag is empty
 
+// The tiles a whole-game case plays: all of them (kWholeGame) in the plain suite. Under the
+// sanitizers a whole game costs several minutes of CPU, so that suite (scripts/test.sh
+// --sanitize: MEEPLECAM_SOAK_FACTOR 0.05) plays that share of a 72-tile game, read as the soaks
+// read it (test::soak_games: at least 10 tiles); a factor of 1 or more plays the whole game.
+int whole_game_tiles() {
+    constexpr int kBaseGameTiles = 72;
+    const int tiles = test::soak_games(kBaseGameTiles);
+    if (tiles >= kBaseGameTiles) return kWholeGame;
+    WARN("MEEPLECAM_SOAK_FACTOR below 1: a " << tiles << "-tile game instead of the whole game");
+    return tiles;
+}
+
 TEST_CASE("footage: a whole scripted base game is tracked move for move", "[session][footage][whole]") {
-    check_same_match(track_scripted_game(3, {}, kWholeGame));
+    check_same_match(track_scripted_game(3, {}, whole_game_tiles()));
 }
 
 // The shorter games of the same seeds (their footage frames a smaller board: tiles ~50 px wide).
@@ -184,11 +197,11 @@ TEST_CASE("footage: a 36-tile scripted Ferries game is tracked move for move", "
 
 // Its CB11 (an inn on a road) is recorded as CB10 and the CB10 as CB11: differ_only_by_inn().
 TEST_CASE("footage: a whole scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage][whole]") {
-    check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, kWholeGame));
+    check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, whole_game_tiles()));
 }
 
 TEST_CASE("footage: a whole scripted Ferries game is tracked move for move", "[session][footage][whole]") {
-    check_same_match(track_scripted_game(2, {"ferries"}, kWholeGame));
+    check_same_match(track_scripted_game(2, {"ferries"}, whole_game_tiles()));
 }
 
 TEST_CASE("footage: the frames show each move's hand, stills and the knocked follower", "[session][footage]") {

@@ -186,7 +186,7 @@ TEST_CASE("footage: a whole scripted base game is tracked move for move", "[sess
     check_same_match(track_scripted_game(3, {}, whole_game_tiles()));
 }
 
-// The shorter games of the same seeds (their footage frames a smaller board: tiles ~50 px wide).
+// The shorter games of the same seeds (their footage frames a smaller board: larger tiles).
 TEST_CASE("footage: a 12-tile scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
     check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, 12));
 }

@@ -825,8 +825,19 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         if (cost) out.push_back({o.type->id, at, o.rot, *cost + supply_prior(*o.type), 0, o.extra});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+    const std::vector<CandidateMove> centred = out;  // before the shifted re-scoring
     refine_by_shifting(frame_view, at, out);
+    const std::vector<CandidateMove> refined = out;
     weigh_pennants(frame_view, at, out, up);
+    // The illegal readings below are scored on the centred square only: the best legal one is
+    // compared with them by its centred cost (with what the pennant evidence added to it).
+    auto centred_cost = [&](const CandidateMove& c) {
+        auto same = [&](const CandidateMove& o) { return o.tile == c.tile && o.rot == c.rot && o.extra == c.extra; };
+        const auto r = std::find_if(refined.begin(), refined.end(), same);
+        const auto k = std::find_if(centred.begin(), centred.end(), same);
+        if (r == refined.end() || k == centred.end()) return c.cost;
+        return k->cost + (c.cost - r->cost);
+    };
     // The best illegal reading: a (type, rotation) that may not lie there. Types with no copy left
     // are not readings at all (they cannot be on the table): the classifier confused a twin.
     const vision::TileHypothesis* best_illegal = nullptr;
@@ -841,7 +852,7 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         }
     }
     if (best_illegal != nullptr && illegal != nullptr &&
-        (out.empty() || best_illegal->cost + supply_prior(*cat.find(best_illegal->tile)) + opt.illegal_margin < out.front().cost)) {
+        (out.empty() || best_illegal->cost + supply_prior(*cat.find(best_illegal->tile)) + opt.illegal_margin < centred_cost(out.front()))) {
         const TileType* type = cat.find(best_illegal->tile);
         std::string rule;
         const Placement p{at, best_illegal->rot};

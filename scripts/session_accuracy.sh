@@ -2,6 +2,7 @@
 # Tracker accuracy on scripted footage: for each expansion mix and seed, a 12-tile random game
 # is rendered as 960x540 footage and tracked; prints each game's line and the totals.
 # usage: scripts/session_accuracy.sh [OUT_DIR] [SEEDS...]   (default: build/session_accuracy, seeds 1-6)
+#   MEEPLECAM_MIXES="bridges,castles,bazaars" limits the mixes (default: base ferries bridges,castles,bazaars)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mc=${MEEPLECAM:-$root/build/meeplecam}
@@ -10,7 +11,8 @@ shift || true
 seeds=("$@")
 [ ${#seeds[@]} -eq 0 ] && seeds=(1 2 3 4 5 6)
 mkdir -p "$out"
-for mix in base ferries bridges,castles,bazaars; do
+read -r -a mixes <<< "${MEEPLECAM_MIXES:-base ferries bridges,castles,bazaars}"
+for mix in "${mixes[@]}"; do
   for s in "${seeds[@]}"; do
     n="${mix//,/_}_$s"
     if [ ! -f "$out/$n/truth.json" ]; then

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <tuple>
@@ -154,18 +155,49 @@ bool has_pennant(const TileType& t) {
     return std::any_of(t.features.begin(), t.features.end(), [](const FeatureDef& f) { return f.kind == FeatureKind::City && f.pennants > 0; });
 }
 
-// Where the tile art draws the pennants of `type` at `rot` (vision/tile_art.cpp: each city's
-// point farthest from its wall and the tile edge), as shares of the tile side (0..1).
-std::vector<cv::Point2d> pennant_spots(const TileType& type, int rot) {
+// Where the tile art draws the pennants of `type` at `rot`, as shares of the tile side (0..1):
+// per pennant, every point it may lie on. The art finds them on the tile at rest
+// (vision::pennant_points: the first point in raster order farthest from the city's wall and
+// the tile edge) and then turns the picture, so they are found at rest here too and turned. A
+// city symmetric about an axis (S/T: three sides) has two such points; which one the art takes
+// depends on its pixel size, so every point within 3 % of the farthest room is listed.
+std::vector<std::vector<cv::Point2d>> pennant_spots(const TileType& type, int rot) {
     constexpr int kPx = 96;
     constexpr double kPennantHeight = 0.12;  // the art's pennant height, share of the tile
-    std::vector<cv::Point2d> out;
-    const cv::Mat labels = vision::feature_labels(type, rot, kPx);
+    constexpr double kTie = 0.97;            // room within this share of the farthest is a tie
+    constexpr int kMaxTies = 3;
+    const double keep_off = kPennantHeight * kPx * 1.2;  // the art's spacing of a city's pennants
+    std::vector<std::vector<cv::Point2d>> out;
+    const cv::Mat labels = vision::feature_labels(type, 0, kPx);
+    auto turned = [&](cv::Point p) {
+        cv::Point2d q((p.x + 0.5) / kPx, (p.y + 0.5) / kPx);
+        for (int k = 0; k < ((rot % 4) + 4) % 4; ++k) q = cv::Point2d(1.0 - q.y, q.x);  // a quarter turn clockwise
+        return q;
+    };
     for (std::size_t f = 0; f < type.features.size(); ++f) {
         if (type.features[f].kind != FeatureKind::City || type.features[f].pennants <= 0) continue;
         const cv::Mat own = labels == static_cast<int>(f);
-        for (const cv::Point& p : vision::pennant_points(own, type.features[f].pennants, kPennantHeight * kPx)) {
-            out.emplace_back((p.x + 0.5) / kPx, (p.y + 0.5) / kPx);
+        cv::Mat padded, room;
+        cv::copyMakeBorder(own, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+        room = room(cv::Rect(1, 1, kPx, kPx)).clone();
+        for (int k = 0; k < type.features[f].pennants; ++k) {
+            double most = 0;
+            cv::Point best;
+            cv::minMaxLoc(room, nullptr, &most, nullptr, &best);
+            std::vector<cv::Point2d> ties = {turned(best)};
+            cv::Mat rest = room.clone();
+            cv::circle(rest, best, static_cast<int>(keep_off), cv::Scalar(0), cv::FILLED);
+            for (int t = 0; t < kMaxTies; ++t) {
+                double v = 0;
+                cv::Point p;
+                cv::minMaxLoc(rest, nullptr, &v, nullptr, &p);
+                if (v < kTie * most || v <= 0) break;
+                ties.push_back(turned(p));
+                cv::circle(rest, p, static_cast<int>(keep_off), cv::Scalar(0), cv::FILLED);
+            }
+            out.push_back(std::move(ties));
+            cv::circle(room, best, static_cast<int>(keep_off), cv::Scalar(0), cv::FILLED);
         }
     }
     return out;
@@ -174,7 +206,7 @@ std::vector<cv::Point2d> pennant_spots(const TileType& type, int rot) {
 // Where a tile square shows its pennants, as the tile art draws them: the spots (pixels of the
 // square) and the plain city around them (away from the walls and the spots).
 struct PennantLayout {
-    std::vector<cv::Point2d> spots;
+    std::vector<std::vector<cv::Point2d>> spots;  // per pennant, every point it may lie on
     cv::Mat plain_city;  // CV_8UC1, 255: plain city
     double radius = 0;   // of the disc read at each spot (px)
 };
@@ -182,7 +214,10 @@ struct PennantLayout {
 PennantLayout pennant_layout(const TileType& with_pennant, int rot, int n) {
     constexpr double kPennantHeight = 0.12;  // the art's pennant height, share of the tile
     PennantLayout out;
-    for (const auto& sp : pennant_spots(with_pennant, rot)) out.spots.emplace_back(sp.x * n, sp.y * n);
+    for (const auto& ties : pennant_spots(with_pennant, rot)) {
+        out.spots.emplace_back();
+        for (const auto& sp : ties) out.spots.back().emplace_back(sp.x * n, sp.y * n);
+    }
     const cv::Mat labels = vision::feature_labels(with_pennant, rot, n);
     cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < n; ++y) {
@@ -197,7 +232,9 @@ PennantLayout pennant_layout(const TileType& with_pennant, int rot, int n) {
     cv::erode(framed, framed, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(2 * wall + 1, 2 * wall + 1)));
     out.plain_city = framed(cv::Rect(1, 1, n, n)).clone();
     const double h = kPennantHeight * n;
-    for (const auto& sp : out.spots) cv::circle(out.plain_city, sp, static_cast<int>(std::lround(h * 1.1)), cv::Scalar(0), cv::FILLED);
+    for (const auto& ties : out.spots) {
+        for (const auto& sp : ties) cv::circle(out.plain_city, sp, static_cast<int>(std::lround(h * 1.1)), cv::Scalar(0), cv::FILLED);
+    }
     out.radius = 0.35 * h;
     return out;
 }
@@ -261,7 +298,7 @@ std::optional<cv::Vec3f> plain_city_lab(const cv::Mat& lab, const PennantLayout&
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 25> checks = {
+    const std::array<Status, 28> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -277,6 +314,9 @@ Status TrackerOptions::check() const {
         in_range(commit_margin, 0, 1000, "commit_margin"),
         in_range(illegal_margin, 0, 1000, "illegal_margin"),
         in_range(max_candidates, 2, 64, "max_candidates"),
+        in_range(shift_candidates, 0, 64, "shift_candidates"),
+        in_range(shift_reach_mm, 0, 10, "shift_reach_mm"),
+        in_range(shift_step_mm, 0.25, 10, "shift_step_mm"),
         in_range(pennant_cost, 0, 1000, "pennant_cost"),
         in_range(supply_prior_weight, 0, 10, "supply_prior_weight"),
         in_range(pennant_min_area, 0.0001, 0.1, "pennant_min_area"),
@@ -318,6 +358,7 @@ struct Tracker::State {
     TableView view;
     cv::Mat confirmed;  // BGR, view.size()
     std::vector<Cell> expect_change;  // cells an entered event changed (a bridge): refresh without reading
+    std::vector<Cell> decorated;      // cells an entered event put a piece on (a castle, a bridge, a ferry): not plain tile art
 
     // Followers on the table and those a scoring sent back.
     std::vector<Follower> followers;
@@ -350,6 +391,8 @@ struct Tracker::State {
     // Ranks the legal placements at `at`; keeps every one of them, with its likelihood, in `likelihood`.
     std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
     const vision::TileClassifier* bridged_classifier(const TileType& type, int catalog_axis);
+    std::optional<double> classifier_cost(const cv::Mat& canonical, const CandidateMove& move, Cell at);
+    void refine_by_shifting(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked);
     void weigh_pennants(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked, TrackerUpdate* up) const;
     const PennantLayout& pennant_layout_of(const TileType& with_pennant, int rot, int side) const;
     std::optional<cv::Vec3f> learn_pennant_colour(const cv::Mat& frame_view) const;
@@ -466,24 +509,85 @@ const PennantLayout& Tracker::State::pennant_layout_of(const TileType& with_penn
 // pennants (no follower on them), the pixels unlike their own plain city; nullopt before
 // enough of them were seen.
 std::optional<cv::Vec3f> Tracker::State::learn_pennant_colour(const cv::Mat& frame_view) const {
-    constexpr std::size_t kMinPixels = 8;
+    constexpr float kHouseLike = 8.0f;  // Lab distance to a colour of a pennantless city within which a pixel is a house's
     const double share = opt.tile_mm / pitch();
+    // The colours of the cities without pennants (their plain city and houses, 2-unit boxes):
+    // pixels near them at a pennant spot are a house the art drew there, not a pennant.
+    std::map<std::tuple<int, int, int>, cv::Vec3f> house_boxes;
+    for (const auto& t : game->board().tiles()) {
+        if (!view.window().contains(t.at) || has_pennant(*t.type)) continue;
+        if (std::none_of(t.type->features.begin(), t.type->features.end(), [](const FeatureDef& f) { return f.kind == FeatureKind::City; })) continue;
+        if (std::any_of(followers.begin(), followers.end(), [&](const Follower& f) { return f.at == t.at; })) continue;
+        if (std::find(decorated.begin(), decorated.end(), t.at) != decorated.end()) continue;
+        const cv::Rect r = view.cell_core(t.at, share);
+        if (r.width != r.height || r.width < 16 || (r & cv::Rect(0, 0, frame_view.cols, frame_view.rows)) != r) continue;
+        const PennantLayout& layout = pennant_layout_of(*t.type, t.rot, r.width);
+        const cv::Mat lab = to_lab(frame_view(r));
+        for (int y = 0; y < lab.rows; ++y) {
+            for (int x = 0; x < lab.cols; ++x) {
+                if (!layout.plain_city.at<std::uint8_t>(y, x)) continue;
+                const cv::Vec3f v = lab.at<cv::Vec3f>(y, x);
+                house_boxes.emplace(std::make_tuple(static_cast<int>(v[0] / 2), static_cast<int>(v[1] / 2), static_cast<int>(v[2] / 2)), v);
+            }
+        }
+    }
+    std::vector<cv::Vec3f> houses;
+    for (const auto& [box, v] : house_boxes) houses.push_back(v);
+    const auto house_like = [&](const cv::Vec3f& v) {
+        return std::any_of(houses.begin(), houses.end(), [&](const cv::Vec3f& c) {
+            const cv::Vec3f d = v - c;
+            return d.dot(d) < kHouseLike * kHouseLike;
+        });
+    };
+    constexpr std::size_t kMinPixels = 8;
     std::array<std::vector<float>, 3> samples;
     for (const auto& t : game->board().tiles()) {
         if (!view.window().contains(t.at) || !has_pennant(*t.type)) continue;
-        if (std::any_of(followers.begin(), followers.end(), [&](const Follower& f) { return f.at == t.at; })) continue;
+        if (std::find(decorated.begin(), decorated.end(), t.at) != decorated.end()) continue;
+        // A follower on the tile's city may stand on the pennant; one elsewhere (a field, a road)
+        // is left out by its colour.
+        std::vector<cv::Vec3f> follower_colours;
+        bool usable = true;
+        for (const auto& f : followers) {
+            if (f.at != t.at) continue;
+            const auto port = parse_port(f.loc);
+            const int feature = port ? t.type->feature_at(*port, t.rot) : -1;
+            const bool on_city = feature < 0 || t.type->features[static_cast<std::size_t>(feature)].kind == FeatureKind::City;
+            if (on_city || !f.has_model) usable = false;
+            follower_colours.push_back(f.lab);
+        }
+        if (!usable) continue;
+        const auto follower_like = [&](const cv::Vec3f& v) {
+            return std::any_of(follower_colours.begin(), follower_colours.end(),
+                               [&](const cv::Vec3f& c) { return cv::norm(v - c) < opt.piece_colour_threshold; });
+        };
         const cv::Rect r = view.cell_core(t.at, share);
         if (r.width != r.height || r.width < 16 || (r & cv::Rect(0, 0, frame_view.cols, frame_view.rows)) != r) continue;
         const PennantLayout& layout = pennant_layout_of(*t.type, t.rot, r.width);
         const cv::Mat lab = to_lab(frame_view(r));
         const auto city = plain_city_lab(lab, layout);
         if (!city) continue;
-        const auto unlike = [&](const cv::Vec3f& v) { return cv::norm(v - *city) > opt.pennant_spot_unlike; };
+        const auto unlike = [&](const cv::Vec3f& v) { return cv::norm(v - *city) > opt.pennant_spot_unlike && !follower_like(v) && !house_like(v); };
         const int reach = static_cast<int>(std::lround(opt.pennant_spot_slack * r.width));
-        for (const auto& sp : layout.spots) {
-            for (const auto& v : best_disc(lab, sp, layout.radius, reach, unlike)) {
-                if (!unlike(v)) continue;
-                for (int c = 0; c < 3; ++c) samples[static_cast<std::size_t>(c)].push_back(v[c]);
+        for (const auto& ties : layout.spots) {
+            // Where the art may have put it in several places, only one of them may look unlike
+            // plain city (the others show plain city, or houses: then nothing is learnt here).
+            std::vector<std::vector<cv::Vec3f>> discs;
+            int unlike_discs = 0;
+            for (const auto& sp : ties) {
+                discs.push_back(best_disc(lab, sp, layout.radius, reach, unlike));
+                const auto& d = discs.back();
+                const double odd = d.empty() ? 0.0 : static_cast<double>(std::count_if(d.begin(), d.end(), unlike)) / static_cast<double>(d.size());
+                if (odd > opt.pennant_spot_absent) ++unlike_discs;
+            }
+            if (ties.size() > 1 && unlike_discs != 1) continue;
+            for (const auto& d : discs) {
+                const double odd = d.empty() ? 0.0 : static_cast<double>(std::count_if(d.begin(), d.end(), unlike)) / static_cast<double>(d.size());
+                if (ties.size() > 1 && odd <= opt.pennant_spot_absent) continue;
+                for (const auto& v : d) {
+                    if (!unlike(v)) continue;
+                    for (int c = 0; c < 3; ++c) samples[static_cast<std::size_t>(c)].push_back(v[c]);
+                }
             }
         }
     }
@@ -554,9 +658,13 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
             const PennantLayout& layout = pennant_layout_of(with, ranked[i].rot, square.width);
             const auto near = [&](const cv::Vec3f& v) { return cv::norm(v - *pennant_lab) < opt.pennant_spot_near; };
             double spot = 0;
-            for (const auto& sp : layout.spots) {
-                const auto disc = best_disc(square_lab, sp, layout.radius, reach, near);
-                spot += disc.empty() ? 0.0 : static_cast<double>(std::count_if(disc.begin(), disc.end(), near)) / static_cast<double>(disc.size());
+            for (const auto& ties : layout.spots) {
+                double best = 0;  // the pennant is on the likeliest of its points
+                for (const auto& sp : ties) {
+                    const auto disc = best_disc(square_lab, sp, layout.radius, reach, near);
+                    if (!disc.empty()) best = std::max(best, static_cast<double>(std::count_if(disc.begin(), disc.end(), near)) / static_cast<double>(disc.size()));
+                }
+                spot += best;
             }
             spot /= static_cast<double>(std::max<std::size_t>(1, layout.spots.size()));
             if (up != nullptr) {
@@ -585,6 +693,60 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
         speak_against(i, *type, twin, "blob " + std::to_string(evidence.back().blob_area * 100).substr(0, 4) + "% of the tile");
     }
     if (changed) std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+}
+
+// The classifier's cost of `move` (at `at`) for a canonical tile square: the tile with its
+// bridge drawn when the move builds one on it; nullopt when the classifier cannot score it.
+std::optional<double> Tracker::State::classifier_cost(const cv::Mat& canonical, const CandidateMove& move, Cell at) {
+    const TileType* type = game->catalog().find(move.tile);
+    if (type == nullptr) return std::nullopt;
+    const nlohmann::json* bridge = move.extra.is_object() && move.extra.contains("bridge") ? &move.extra["bridge"] : nullptr;
+    if (bridge != nullptr && bridge->contains("at") && (*bridge)["at"] == nlohmann::json{at.x, at.y}) {
+        const int board_axis = bridge->value("axis", std::string("NS")) == "NS" ? 0 : 1;
+        const auto* bc = bridged_classifier(*type, (board_axis + move.rot) % 2);
+        if (bc == nullptr) return std::nullopt;
+        const TileType& variant = bc->types().front();
+        for (const auto& h : bc->score_canonical(canonical)) {
+            if (vision::same_rotation(variant, move.rot, h.rot)) return h.cost;
+        }
+        return std::nullopt;
+    }
+    for (const auto& h : classifier->score_canonical(canonical, type->id)) {
+        if (h.tile == type->id && vision::same_rotation(*type, move.rot, h.rot)) return h.cost;
+    }
+    return std::nullopt;
+}
+
+// Tiles lie a few millimetres off their cell: re-scores the likeliest candidates on the tile
+// square shifted by up to shift_reach_mm each way, each keeping its best fit (its cost drops by
+// what the shift gained), and re-ranks them.
+void Tracker::State::refine_by_shifting(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked) {
+    if (ranked.size() < 2 || opt.shift_candidates == 0) return;
+    const cv::Rect core = view.cell_core(at, opt.tile_mm / pitch());
+    const int side = classifier->options().canonical_px;
+    const double ppm = view.px_per_mm();
+    const std::size_t n = std::min(static_cast<std::size_t>(opt.shift_candidates), ranked.size());
+    std::vector<double> best(n, std::numeric_limits<double>::max());
+    std::vector<std::optional<double>> centred(n);  // the cost the ranking holds (before the supply prior)
+    const int steps = static_cast<int>(std::floor(opt.shift_reach_mm / opt.shift_step_mm + 1e-9));
+    for (int sy = -steps; sy <= steps; ++sy) {
+        for (int sx = -steps; sx <= steps; ++sx) {
+            const cv::Rect r = core + cv::Point(static_cast<int>(std::lround(sx * opt.shift_step_mm * ppm)), static_cast<int>(std::lround(sy * opt.shift_step_mm * ppm)));
+            if ((r & cv::Rect(0, 0, frame_view.cols, frame_view.rows)) != r) continue;
+            cv::Mat canonical;
+            cv::resize(frame_view(r), canonical, cv::Size(side, side), 0, 0, cv::INTER_AREA);
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto c = classifier_cost(canonical, ranked[i], at);
+                if (!c) continue;
+                best[i] = std::min(best[i], *c);
+                if (sx == 0 && sy == 0) centred[i] = c;
+            }
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        if (centred[i] && best[i] < *centred[i]) ranked[i].cost -= *centred[i] - best[i];
+    }
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
 }
 
 // Ranks the legal placements at `at` by how well the tile seen there fits them; sets
@@ -663,7 +825,19 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         if (cost) out.push_back({o.type->id, at, o.rot, *cost + supply_prior(*o.type), 0, o.extra});
     }
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+    const std::vector<CandidateMove> centred = out;  // before the shifted re-scoring
+    refine_by_shifting(frame_view, at, out);
+    const std::vector<CandidateMove> refined = out;
     weigh_pennants(frame_view, at, out, up);
+    // The illegal readings below are scored on the centred square only: the best legal one is
+    // compared with them by its centred cost (with what the pennant evidence added to it).
+    auto centred_cost = [&](const CandidateMove& c) {
+        auto same = [&](const CandidateMove& o) { return o.tile == c.tile && o.rot == c.rot && o.extra == c.extra; };
+        const auto r = std::find_if(refined.begin(), refined.end(), same);
+        const auto k = std::find_if(centred.begin(), centred.end(), same);
+        if (r == refined.end() || k == centred.end()) return c.cost;
+        return k->cost + (c.cost - r->cost);
+    };
     // The best illegal reading: a (type, rotation) that may not lie there. Types with no copy left
     // are not readings at all (they cannot be on the table): the classifier confused a twin.
     const vision::TileHypothesis* best_illegal = nullptr;
@@ -678,7 +852,7 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         }
     }
     if (best_illegal != nullptr && illegal != nullptr &&
-        (out.empty() || best_illegal->cost + supply_prior(*cat.find(best_illegal->tile)) + opt.illegal_margin < out.front().cost)) {
+        (out.empty() || best_illegal->cost + supply_prior(*cat.find(best_illegal->tile)) + opt.illegal_margin < centred_cost(out.front()))) {
         const TileType* type = cat.find(best_illegal->tile);
         std::string rule;
         const Placement p{at, best_illegal->rot};
@@ -783,10 +957,10 @@ Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& fra
                 const auto& a = value["at"];
                 // A bridge on the new tile itself is part of the look just read; one on a
                 // neighbour changes that neighbour's look.
-                if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer() &&
-                    Cell{a[0].get<int>(), a[1].get<int>()} != move.at) {
-                    expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
-                }
+                if (!a.is_array() || a.size() != 2 || !a[0].is_number_integer() || !a[1].is_number_integer()) continue;
+                const Cell piece_at{a[0].get<int>(), a[1].get<int>()};
+                decorated.push_back(piece_at);
+                if (piece_at != move.at) expect_change.push_back(piece_at);
             }
         }
     }
@@ -1264,6 +1438,7 @@ Status Tracker::record_event(const Event& event) {
         const auto& a = event.raw["at"];
         if (a.is_array() && a.size() == 2 && a[0].is_number_integer() && a[1].is_number_integer()) {
             s.expect_change.push_back({a[0].get<int>(), a[1].get<int>()});
+            s.decorated.push_back({a[0].get<int>(), a[1].get<int>()});
         }
     }
     return Ok{};

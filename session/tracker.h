@@ -53,6 +53,12 @@ struct TrackerOptions {
     double illegal_margin = 2.0;        // an illegal (type, rotation) must beat the best legal one by this
                                         // to report the move as illegal rather than ask
     int max_candidates = 5;             // candidates listed in an ambiguity
+    // Tiles lie a few millimetres off their cell: the likeliest `shift_candidates` legal
+    // placements are re-scored on the tile square shifted by up to shift_reach_mm each way, in
+    // steps of shift_step_mm, each keeping its best fit (0 candidates: no shifting).
+    int shift_candidates = 8;
+    double shift_reach_mm = 2.0;
+    double shift_step_mm = 1.0;
     double pennant_cost = 3.0;          // cost added to the pennant twin (M/N, O/P, ...) the pennant reader
                                         // (vision::decide_pennants, plain city learnt from the placed tiles) speaks against
     double supply_prior_weight = 0.3;   // weight of the prior "a type with more copies left is likelier" (0: none)

@@ -1,19 +1,21 @@
-// The tracker on rendered footage of long scripted games (hands coming and going, light
-// drifting, a follower knocked aside and put back): the recorded match equals the script and
-// the final scores match — one game per Carcassonne expansion mix: base played until the bag is
-// empty, Bridges-Castles-Bazaars of 12 tiles and Ferries of 36 (their whole games are hidden:
-// not yet passed). 960x540 frames and few frames per move keep a whole game near 70 s of CPU;
-// scripts/session_accuracy.sh gives the rate over many seeds.
+// The tracker on rendered footage of scripted games (hands coming and going, light drifting, a
+// follower knocked aside and put back): the recorded match equals the script and the final
+// scores match — a whole game (played until the bag is empty) per Carcassonne expansion mix:
+// base, Bridges-Castles-Bazaars and Ferries, plus shorter games of the last two. 960x540 frames
+// and few frames per move keep a whole game near 70 s of CPU; scripts/session_accuracy.sh gives
+// the rate over many seeds.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <map>
 #include <optional>
 
+#include "engine/ports.h"
 #include "engine/random_game.h"
 #include "engine/record.h"
 #include "session/footage.h"
 #include "session/tracker.h"
+#include "tests/engine/replay_fixtures.h"
 
 using namespace meeplecam;
 
@@ -26,7 +28,43 @@ struct Outcome {
     int ambiguities = 0, illegal = 0, removed_by_mistake = 0, frames = 0;
     std::vector<std::string> problems;
     std::map<std::size_t, std::string> reading;  // per recorded event: the frame and notes of the reading that committed it
+    std::vector<std::size_t> inn_twins;          // recorded events that differ from the script's only by an inn (see below)
 };
+
+// Whether tile events `a` and `b` differ only by an inn: the same move, and tiles that are the
+// same after turning (features, their ports, kinds and pennants, the tile's tags) but for the
+// "inn" tag on a road (CB10 and CB11, CB11 turned 90 or 270 degrees). The footage draws no inn
+// (vision/tile_art.cpp) and no rule module of these mixes reads one (Inns & Cathedrals is not
+// played): such tiles differ on camera only in their roads' random wiggle, and score alike.
+bool differ_only_by_inn(const Catalog& catalog, const Event& a, const Event& b) {
+    if (a.type != "tile" || b.type != "tile") return false;
+    Event same = a;
+    same.tile = b.tile;
+    same.rot = b.rot;
+    if (same.to_json() != b.to_json()) return false;
+    const TileType* ta = catalog.find(a.tile);
+    const TileType* tb = catalog.find(b.tile);
+    if (ta == nullptr || tb == nullptr || ta->tags != tb->tags) return false;
+    auto drawn = [](const FeatureDef& f) {
+        std::vector<std::string> tags;
+        for (const auto& t : f.tags) {
+            if (t != "inn") tags.push_back(t);
+        }
+        return std::make_tuple(f.kind, f.pennants, tags);
+    };
+    for (int p = 0; p <= kCentre; ++p) {
+        const int fa = ta->feature_at(static_cast<Port>(p), a.rot), fb = tb->feature_at(static_cast<Port>(p), b.rot);
+        if ((fa < 0) != (fb < 0)) return false;
+        if (fa < 0) continue;
+        if (drawn(ta->features[static_cast<std::size_t>(fa)]) != drawn(tb->features[static_cast<std::size_t>(fb)])) return false;
+        for (int q = 0; q <= kCentre; ++q) {
+            const bool together_a = ta->feature_at(static_cast<Port>(q), a.rot) == fa;
+            const bool together_b = tb->feature_at(static_cast<Port>(q), b.rot) == fb;
+            if (together_a != together_b) return false;
+        }
+    }
+    return true;
+}
 
 // Plays a seeded random game, renders it as footage and tracks it. Events a camera cannot
 // see are entered where the footage says the players enter them; ambiguities are answered
@@ -98,17 +136,28 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
     REQUIRE(tracker->finish().has_value());
     out.recorded = tracker->record();
     out.recorded_scores = tracker->game().scores();
+    for (std::size_t i = 0; i < std::min(out.recorded.events.size(), out.script.events.size()); ++i) {
+        const Event& got = out.recorded.events[i];
+        const Event& want = out.script.events[i];
+        if (got.to_json() != want.to_json() && differ_only_by_inn(played->game.catalog(), got, want)) out.inn_twins.push_back(i);
+    }
     return out;
 }
 
 void check_same_match(const Outcome& o) {
-    INFO("frames " << o.frames << ", ambiguities " << o.ambiguities << ", illegal " << o.illegal);
+    INFO("frames " << o.frames << ", ambiguities " << o.ambiguities << ", illegal " << o.illegal << ", events differing only by an inn "
+                   << o.inn_twins.size());
+    for (const std::size_t i : o.inn_twins) {
+        UNSCOPED_INFO("event " << i << " differs only by an inn: " << o.recorded.events[i].to_json().dump() << " for "
+                               << o.script.events[i].to_json().dump());
+    }
     for (const auto& p : o.problems) UNSCOPED_INFO(p);
     // The first event that differs names the misread move; the rest follows from it.
     for (std::size_t i = 0; i < std::min(o.script.events.size(), o.recorded.events.size()); ++i) {
         INFO("event " << i);
         const auto read = o.reading.find(i);
         INFO("read at " << (read == o.reading.end() ? std::string("(entered or chosen)") : read->second));
+        if (std::find(o.inn_twins.begin(), o.inn_twins.end(), i) != o.inn_twins.end()) continue;
         REQUIRE(o.recorded.events[i].to_json() == o.script.events[i].to_json());
     }
     REQUIRE(o.recorded.events.size() == o.script.events.size());
@@ -121,16 +170,23 @@ void check_same_match(const Outcome& o) {
 
 constexpr int kWholeGame = -1;  // play until the bag is empty
 
-TEST_CASE("footage: a whole scripted base game is tracked move for move", "[session][footage][whole]") {
-    check_same_match(track_scripted_game(3, {}, kWholeGame));
+// The tiles a whole-game case plays: all of them (kWholeGame) in the plain suite. Under the
+// sanitizers a whole game costs several minutes of CPU, so that suite (scripts/test.sh
+// --sanitize: MEEPLECAM_SOAK_FACTOR 0.05) plays that share of a 72-tile game, read as the soaks
+// read it (test::soak_games: at least 10 tiles); a factor of 1 or more plays the whole game.
+int whole_game_tiles() {
+    constexpr int kBaseGameTiles = 72;
+    const int tiles = test::soak_games(kBaseGameTiles);
+    if (tiles >= kBaseGameTiles) return kWholeGame;
+    WARN("MEEPLECAM_SOAK_FACTOR below 1: a " << tiles << "-tile game instead of the whole game");
+    return tiles;
 }
 
-// Bridges-Castles-Bazaars and Ferries are tested in CI on 12 and 36 tiles; their whole games
-// (issue 6, must-show 2) are not yet passed, so they are hidden ([.]): run them with
-// `session_footage_tests "[whole]"`. Measured 2026-11-22 (each ~55 s CPU), the first event each
-// gets wrong (docs/session.md): Bridges-Castles-Bazaars seed 3 an A read as CB8 (event 51),
-// Ferries seed 2 an S read as T (event 35): tiles ~27-30 px wide in a 960x540 frame that shows
-// the whole board.
+TEST_CASE("footage: a whole scripted base game is tracked move for move", "[session][footage][whole]") {
+    check_same_match(track_scripted_game(3, {}, whole_game_tiles()));
+}
+
+// The shorter games of the same seeds (their footage frames a smaller board: larger tiles).
 TEST_CASE("footage: a 12-tile scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage]") {
     check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, 12));
 }
@@ -139,12 +195,13 @@ TEST_CASE("footage: a 36-tile scripted Ferries game is tracked move for move", "
     check_same_match(track_scripted_game(2, {"ferries"}, 36));
 }
 
-TEST_CASE("footage: a whole scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage][whole][.]") {
-    check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, kWholeGame));
+// Its CB11 (an inn on a road) is recorded as CB10 and the CB10 as CB11: differ_only_by_inn().
+TEST_CASE("footage: a whole scripted Bridges, Castles and Bazaars game is tracked move for move", "[session][footage][whole]") {
+    check_same_match(track_scripted_game(3, {"bridges", "castles", "bazaars"}, whole_game_tiles()));
 }
 
-TEST_CASE("footage: a whole scripted Ferries game is tracked move for move", "[session][footage][whole][.]") {
-    check_same_match(track_scripted_game(2, {"ferries"}, kWholeGame));
+TEST_CASE("footage: a whole scripted Ferries game is tracked move for move", "[session][footage][whole]") {
+    check_same_match(track_scripted_game(2, {"ferries"}, whole_game_tiles()));
 }
 
 TEST_CASE("footage: the frames show each move's hand, stills and the knocked follower", "[session][footage]") {
@@ -178,4 +235,31 @@ TEST_CASE("footage: the frames show each move's hand, stills and the knocked fol
     CHECK(stills >= (moves + 1) * fo.still_frames);
     CHECK(knocks == 2 * (fo.approach_frames + fo.leave_frames));
     CHECK(frames.back().events_shown == static_cast<int>(played->record.events.size()));
+}
+
+TEST_CASE("footage: tiles that differ only by an inn are told from other tiles", "[session][footage]") {
+    RandomGameOptions ro;
+    ro.seed = 3;
+    ro.max_tiles = 2;
+    ro.expansions = {"bridges", "castles", "bazaars"};
+    auto played = play_random_game(nullptr, ro);
+    REQUIRE(played.has_value());
+    const Catalog& catalog = played->game.catalog();
+    auto tile = [](const std::string& id, int rot, Cell at = {3, -5}) {
+        Event e;
+        e.type = "tile";
+        e.player = "red";
+        e.tile = id;
+        e.at = at;
+        e.rot = rot;
+        return e;
+    };
+    CHECK(differ_only_by_inn(catalog, tile("CB11", 1), tile("CB10", 1)));
+    CHECK(differ_only_by_inn(catalog, tile("CB11", 1), tile("CB11", 3)));
+    CHECK(differ_only_by_inn(catalog, tile("CB10", 0), tile("CB11", 2)));
+    CHECK_FALSE(differ_only_by_inn(catalog, tile("CB11", 1), tile("CB10", 0)));        // turned a quarter: other roads
+    CHECK_FALSE(differ_only_by_inn(catalog, tile("CB10", 1), tile("U", 1)));           // the bazaar's stall
+    CHECK_FALSE(differ_only_by_inn(catalog, tile("A", 0), tile("CB8", 1)));            // road end, road through
+    CHECK_FALSE(differ_only_by_inn(catalog, tile("S", 0), tile("T", 0)));              // a pennant
+    CHECK_FALSE(differ_only_by_inn(catalog, tile("CB11", 1), tile("CB10", 1, {0, 1})));  // another cell
 }

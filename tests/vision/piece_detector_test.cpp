@@ -301,7 +301,7 @@ TEST_CASE("photo score refuses a missing board and sides that do not match, and 
     CHECK(stranger->game.board().followers().empty());
     CHECK(vision::final_points(stranger->game) == std::map<std::string, int>{{"red", 0}, {"blue", 0}});
     const std::string text = vision::photo_score_text("t", stranger.value(), two.tiles.size(), vision::PieceDetection{{green}, {}, {}, 0, 0});
-    CHECK_THAT(text, Catch::Contains(" followers (1 left out)"));
+    CHECK_THAT(text, Catch::Contains("1 follower (1 left out)"));
     CHECK_THAT(text, Catch::Contains("warning: a green follower"));
     // The overlay crosses it out in red (below and left of its base: clear of the labels).
     green.image_px = {250, 340};

@@ -297,26 +297,44 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
     return Ok{};
 }
 
+namespace {
+
+// The weakest side of a tile-sized square in the top view, measured at about 1 px/mm (a tile
+// side is still ~45 px there, and the edge image costs a quarter), with small slack: the
+// refit put the cells on the tiles already.
+class OutlineProbe {
+public:
+    OutlineProbe(const LatticeView& view, const LatticeOptions& lo)
+        : k_(std::min(1.0, 1.0 / view.px_per_mm)), side_(lo.tile_mm * view.px_per_mm * k_), response_(scaled(view.top, k_)) {}
+
+    // Returns the weakest side's response of the square centred at `centre` (top-view px).
+    double weakest_side(const cv::Point2d& centre) const { return find_outline(response_, centre * k_, side_, kReach, kBand).weakest; }
+
+private:
+    static constexpr int kReach = 2, kBand = 3;
+    static SideResponse scaled(const cv::Mat& top, double k) {
+        if (k >= 1) return SideResponse(top, 0.0);
+        cv::Mat small;
+        cv::resize(top, small, cv::Size(), k, k, cv::INTER_AREA);
+        return SideResponse(small, 0.0);
+    }
+    double k_, side_;
+    SideResponse response_;
+};
+
+}  // namespace
+
 TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
     TileContrast out;
     if (cells.empty() || view.top.empty()) return out;
-    // About 1 px/mm: a tile side is still ~45 px, and the edge image costs a quarter.
-    const double k = std::min(1.0, 1.0 / view.px_per_mm);
-    cv::Mat small;
-    if (k < 1) cv::resize(view.top, small, cv::Size(), k, k, cv::INTER_AREA);
-    else small = view.top;
-    const SideResponse response(small, 0.0);
-    const double side = lo.tile_mm * view.px_per_mm * k, half = view.pitch_px / 2;
-    constexpr int kReach = 2, kBand = 3;  // small slack: the refit put the cells on the tiles already
+    const OutlineProbe probe(view, lo);
+    const double half = view.pitch_px / 2;
     const std::array<cv::Point2d, 4> shifts{cv::Point2d(0, 0), cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
     std::array<double, 4> medians{};
     for (std::size_t s = 0; s < shifts.size(); ++s) {
         std::vector<double> weakest;
         weakest.reserve(cells.size());
-        for (const auto& c : cells) {
-            const cv::Point2d centre = (view.cell_centre(c.col, c.row) + c.offset_px + shifts[s]) * k;
-            weakest.push_back(find_outline(response, centre, side, kReach, kBand).weakest);
-        }
+        for (const auto& c : cells) weakest.push_back(probe.weakest_side(view.cell_centre(c.col, c.row) + c.offset_px + shifts[s]));
         medians[s] = median_of(std::move(weakest));
     }
     out.sides = medians[0];
@@ -329,21 +347,16 @@ TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObserv
 std::vector<double> cell_alignment(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
     std::vector<double> out(cells.size(), 0.0);
     if (cells.empty() || view.top.empty()) return out;
-    // The same measure as tile_contrast, per cell: at about 1 px/mm, the cell's square
-    // against the squares half a pitch away.
-    const double k = std::min(1.0, 1.0 / view.px_per_mm);
-    cv::Mat small;
-    if (k < 1) cv::resize(view.top, small, cv::Size(), k, k, cv::INTER_AREA);
-    else small = view.top;
-    const SideResponse response(small, 0.0);
-    const double side = lo.tile_mm * view.px_per_mm * k, half = view.pitch_px / 2;
-    constexpr int kReach = 2, kBand = 3;
+    // The same measure as tile_contrast, per cell: the cell's square against the squares half
+    // a pitch away.
+    const OutlineProbe probe(view, lo);
+    const double half = view.pitch_px / 2;
     const std::array<cv::Point2d, 3> shifts{cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const cv::Point2d centre = view.cell_centre(cells[i].col, cells[i].row) + cells[i].offset_px;
-        const double own = find_outline(response, centre * k, side, kReach, kBand).weakest;
+        const double own = probe.weakest_side(centre);
         double moved = 0;
-        for (const auto& s : shifts) moved = std::max(moved, find_outline(response, (centre + s) * k, side, kReach, kBand).weakest);
+        for (const auto& s : shifts) moved = std::max(moved, probe.weakest_side(centre + s));
         out[i] = moved > 0 ? own / moved : (own > 0 ? 1e9 : 0);
     }
     return out;

@@ -224,6 +224,22 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
     std::printf("  seed %llu oracle: score%s\n", s, diff.empty() ? " right" : diff.c_str());
 }
 
+// The photo game built from `pieces` on `board` (tiles as given), and whether every player's
+// final score equals the truth's.
+struct ScoredPieces {
+    Result<vision::PhotoGame> game;
+    bool exact = false;
+};
+ScoredPieces score_pieces_on(const std::shared_ptr<const Catalog>& catalog, const std::vector<std::string>& expansions, const Game& truth_game,
+                             const vision::BoardReading& board, const vision::PieceDetection& found) {
+    Record setup;
+    setup.players = truth_game.players();
+    setup.expansions = expansions;
+    auto game = vision::build_photo_game(setup, catalog, board, found.pieces, found.tokens);
+    const bool exact = game && vision::final_points(game->game) == vision::final_points(truth_game);
+    return {std::move(game), exact};
+}
+
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
@@ -265,12 +281,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             const vision::BoardReading board = true_board(truth, *catalog, rendering->image.size());
             auto on_true = vision::detect_pieces(rendering->image, board, *catalog, vision::ColourModels::daylight(), detector);
             if (on_true) {
-                Record oracle_setup;
-                oracle_setup.players = truth_game.players();
-                oracle_setup.expansions = expansions;
-                auto oracle = vision::build_photo_game(oracle_setup, catalog, board, on_true->pieces, on_true->tokens);
+                auto [oracle, exact] = score_pieces_on(catalog, expansions, truth_game, board, on_true.value());
                 ++st.true_board_games;
-                const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
                 st.true_board_exact += exact;
                 const Matching m = match_followers(truth.pieces, on_true->pieces, board.view);
                 st.true_board_truth += static_cast<int>(truth.pieces.size());
@@ -472,12 +484,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             const vision::BoardReading true_tiles = with_true_tiles(reading.value(), truth, *catalog, g);
             auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog, vision::ColourModels::daylight(), detector);
             if (again) {
-                Record oracle_setup;
-                oracle_setup.players = truth_game.players();
-                oracle_setup.expansions = expansions;
-                auto oracle = vision::build_photo_game(oracle_setup, catalog, true_tiles, again->pieces, again->tokens);
+                auto [oracle, exact] = score_pieces_on(catalog, expansions, truth_game, true_tiles, again.value());
                 ++st.oracle_games;
-                const bool exact = oracle && vision::final_points(oracle->game) == vision::final_points(truth_game);
                 st.oracle_exact += exact;
                 if (!exact && !dump_dir.empty()) explain_oracle(seed, truth_game, truth, true_tiles, again.value(), oracle, g);
             }

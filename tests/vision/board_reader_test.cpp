@@ -22,6 +22,18 @@ namespace {
 using test::random_board;
 std::shared_ptr<const Catalog> base() { return test::base_catalog_for_render(); }
 
+// The top-view cell (col, row) a camera pixel falls in.
+std::pair<int, int> cell_of(const vision::LatticeView& view, cv::Point2d image_px) {
+    const cv::Point2d c = vision::apply_homography(view.image_to_top, image_px);
+    return {static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))};
+}
+
+// How many true tile centres fall in each cell of the view.
+std::map<std::pair<int, int>, int> true_tiles_per_cell(const vision::LatticeView& view, const vision::RenderTruth& truth) {
+    std::map<std::pair<int, int>, int> hits;
+    for (const auto& t : truth.tiles) ++hits[cell_of(view, t.centre_px)];
+    return hits;
+}
 
 }  // namespace
 
@@ -44,11 +56,7 @@ TEST_CASE("the plane and lattice are estimated from the tiles alone", "[vision][
         const double rms = vision::rectification_rms_mm(view.value(), r->truth);
         INFO("rectification RMS " << rms << " mm");
         const auto cells = vision::occupied_cells(view.value());
-        std::map<std::pair<int, int>, int> hits;
-        for (const auto& t : r->truth.tiles) {
-            const cv::Point2d c = vision::apply_homography(view->image_to_top, t.centre_px);
-            ++hits[{static_cast<int>(std::floor(c.x / view->pitch_px)), static_cast<int>(std::floor(c.y / view->pitch_px))}];
-        }
+        auto hits = true_tiles_per_cell(view.value(), r->truth);
         int own = 0;
         for (const auto& c : cells) own += hits.count({c.col, c.row}) && hits[{c.col, c.row}] == 1;
         INFO("cells " << cells.size() << ", each with its own tile " << own << " of " << tiles.size());
@@ -284,8 +292,7 @@ TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accur
         for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
         for (const auto& t : r->truth.tiles) {
             ++tiles_n;
-            const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px);
-            const auto it = read.find({static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))});
+            const auto it = read.find(cell_of(view, t.centre_px));
             if (it == read.end()) {
                 ++errors;
                 continue;
@@ -479,11 +486,7 @@ TEST_CASE("glare and light gradients on the table are not taken for tiles", "[vi
             lo.table_lightness_reach = reach;
             auto view = vision::find_lattice(r->image, lo);
             if (!view) return -1;
-            std::map<std::pair<int, int>, bool> real;
-            for (const auto& t : r->truth.tiles) {
-                const cv::Point2d c = vision::apply_homography(view->image_to_top, t.centre_px);
-                real[{static_cast<int>(std::floor(c.x / view->pitch_px)), static_cast<int>(std::floor(c.y / view->pitch_px))}] = true;
-            }
+            const auto real = true_tiles_per_cell(view.value(), r->truth);
             int n = 0;
             for (const auto& c : vision::occupied_cells(view.value(), lo)) n += !real.count({c.col, c.row});
             return n;
@@ -521,11 +524,7 @@ TEST_CASE("when every cell looks occupied, the cells in the board's colours are 
         auto cells = vision::occupied_cells(view.value());
         REQUIRE(vision::refine_lattice(r->image, view.value(), cells, {}));
         if (vision::rectification_rms_mm(view.value(), r->truth) > 3.0) continue;  // this test is about occupancy, not the lattice
-        std::map<std::pair<int, int>, bool> real;
-        for (const auto& t : r->truth.tiles) {
-            const cv::Point2d c = vision::apply_homography(view->image_to_top, t.centre_px);
-            real[{static_cast<int>(std::floor(c.x / view->pitch_px)), static_cast<int>(std::floor(c.y / view->pitch_px))}] = true;
-        }
+        const auto real = true_tiles_per_cell(view.value(), r->truth);
         std::vector<vision::CellObservation> every;
         for (int row = 0; row < view->rows; ++row) {
             for (int col = 0; col < view->cols; ++col) every.push_back({col, row, 1.0, {0, 0}});
@@ -642,8 +641,7 @@ TEST_CASE("a photo larger than max_frame_side is read shrunk, its view mapping t
     for (const auto& t : reading->tiles) read[{t.col, t.row}] = 1;
     int own = 0;
     for (const auto& t : r->truth.tiles) {
-        const cv::Point2d c = vision::apply_homography(view.image_to_top, 2 * t.centre_px + cv::Point2d(0.5, 0.5));
-        own += read.count({static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))}) > 0;
+        own += read.count(cell_of(view, 2 * t.centre_px + cv::Point2d(0.5, 0.5))) > 0;
     }
     INFO(own << " of " << r->truth.tiles.size() << " true tiles fall in a read cell; " << reading->tiles.size() << " read");
     CHECK(own >= 0.95 * static_cast<double>(r->truth.tiles.size()));

@@ -17,6 +17,7 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -35,6 +36,13 @@
 
 namespace meeplecam::ui {
 namespace {
+
+// Shows a list's last row: now, and again once pending layouts (the items', the window's on
+// first show) are done, since until then the list does not know how far it scrolls.
+void scroll_to_end(QListWidget* list) {
+    list->scrollToBottom();
+    QTimer::singleShot(0, list, [list] { list->scrollToBottom(); });
+}
 
 constexpr std::size_t kLatencyWindow = 240;  // recent frames the medians are taken over
 
@@ -84,6 +92,7 @@ LiveWindow::LiveWindow(QWidget* parent) : QMainWindow(parent), art_(96) {
     score_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     score_table_->verticalHeader()->hide();
     moves_ = new QListWidget;
+    moves_->setObjectName("moves");
     score_events_ = new QListWidget;
     score_events_->setWordWrap(true);
     palette_ = new QComboBox;
@@ -403,6 +412,12 @@ void LiveWindow::adopt(Record record) {
     if (record_.finished) show_final_score();
 }
 
+void LiveWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    scroll_to_end(moves_);
+    scroll_to_end(score_events_);
+}
+
 void LiveWindow::refresh() {
     // Palette: every tile type with copies left, the current choice kept.
     const QString keep = drawn_tile_;
@@ -450,14 +465,14 @@ void LiveWindow::refresh() {
     scores_->set_rows(std::move(rows));
     moves_->clear();
     for (std::size_t i = 0; i < record_.events.size(); ++i) moves_->addItem(event_line(static_cast<int>(i), record_.events[i]));
-    moves_->scrollToBottom();
+    scroll_to_end(moves_);
     score_events_->clear();
     for (const ScoreEvent& ev : scored_->score_events()) {
         QString who;
         for (int w : ev.winners) who += (who.isEmpty() ? "" : ", ") + QString::fromStdString(scored_->players()[static_cast<std::size_t>(w)].color);
         score_events_->addItem(QString::fromStdString(ev.explanation) + " → " + (who.isEmpty() ? tr("nobody") : who));
     }
-    score_events_->scrollToBottom();
+    scroll_to_end(score_events_);
     followers_->clear();
     if (open_->turn_player() >= 0) {
         for (const FollowerOption& o : open_->current_follower_options()) {

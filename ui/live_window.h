@@ -120,6 +120,10 @@ signals:
     // Correction choices arrived from the worker (and fill the open menu).
     void choices_shown(meeplecam::ui::CorrectionChoices choices);
 
+protected:
+    // Scrolls the move and scoring lists to their ends once the window is laid out.
+    void showEvent(QShowEvent* event) override;
+
 private:
     void build_menus();
     void adopt(Record record);

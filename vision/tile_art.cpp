@@ -225,6 +225,9 @@ bool has_junction(const TileType& type) {
 }
 
 constexpr double kJunctionRadius = 0.085;
+// Where an inn stands beside its road (tile fractions): along the road from its port, to the
+// road's right, and half the side of its square footprint.
+constexpr double kInnAlong = 0.27, kInnAside = 0.19, kInnHalf = 0.085;
 
 cv::Point to_px(cv::Point2d p, int n, int shift) {
     const double scale = static_cast<double>(n) * (1 << shift);
@@ -268,6 +271,15 @@ cv::Mat labels_at_rest(const TileType& type, int n, const TileStyle& style) {
             const auto* b = band.ptr<std::uint8_t>(y);
             for (int x = 0; x < n; ++x) {
                 if (b[x] && row[x] == kUnassigned) row[x] = static_cast<int>(f);
+            }
+        }
+    }
+    // Inns beside their roads: a building that belongs to no feature.
+    for (const cv::Rect2d& box : inn_boxes(type)) {
+        for (int y = 0; y < n; ++y) {
+            auto* row = labels.ptr<int>(y);
+            for (int x = 0; x < n; ++x) {
+                if (row[x] == kUnassigned && box.contains(pixel_point(x, y))) row[x] = kDecoration;
             }
         }
     }
@@ -684,6 +696,23 @@ cv::Point2d port_point(Port port, double inset) {
     }
 }
 
+std::vector<cv::Rect2d> inn_boxes(const TileType& type) {
+    std::vector<cv::Rect2d> out;
+    for (const auto& f : type.features) {
+        if (drawn_as(f.kind) != FeatureKind::Road || f.ports.empty()) continue;
+        if (std::find(f.tags.begin(), f.tags.end(), "inn") == f.tags.end()) continue;
+        const cv::Point2d edge = port_point(f.ports.front());
+        cv::Point2d in = cv::Point2d(0.5, 0.5) - edge;
+        const double len = cv::norm(in);
+        if (len < 1e-9) continue;
+        in *= 1.0 / len;
+        const cv::Point2d right(-in.y, in.x);  // clockwise of the inward direction (y points south)
+        const cv::Point2d c = edge + in * kInnAlong + right * kInnAside;
+        out.emplace_back(c.x - kInnHalf, c.y - kInnHalf, 2 * kInnHalf, 2 * kInnHalf);
+    }
+    return out;
+}
+
 cv::Mat feature_labels(const TileType& type, int rot, int size_px, const TileStyle& style) {
     MEEPLECAM_CHECK(size_px >= 16, "tile art needs at least 16 pixels");
     cv::Mat labels = labels_at_rest(type, size_px, style);
@@ -842,6 +871,17 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
         draw_bazaar(img, n, style);
     } else if (centre < 0 && has_junction(type)) {
         draw_junction(img, n, style);
+    }
+
+    // Inns: a large house with a hanging sign, in the square inn_boxes() keeps free.
+    for (const cv::Rect2d& box : inn_boxes(type)) {
+        const cv::Point2d c(box.x + box.width / 2, box.y + box.height / 2);
+        const double size = box.width * 0.95 * n;
+        draw_house(img, c * static_cast<double>(n), size, 0.0, style, 1.15);
+        const cv::Point2d sign = (c + cv::Point2d(0, box.height * 0.28)) * static_cast<double>(n);
+        const double half = std::max(1.0, 0.12 * size);
+        cv::rectangle(img, cv::Point2d(sign.x - half, sign.y - half * 0.7), cv::Point2d(sign.x + half, sign.y + half * 0.7),
+                      style.pennant, cv::FILLED, cv::LINE_AA);
     }
 
     // Outlines between features.

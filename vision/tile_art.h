@@ -97,6 +97,12 @@ std::vector<cv::Mat> feature_masks(const TileType& type, int rot, int size_px,
 // pennant heights (`pennant_px`) from those before. The tracker looks for pennants there.
 std::vector<cv::Point> pennant_points(const cv::Mat& city, int count, double pennant_px);
 
+// Returns where the art draws an inn beside each road tagged "inn" (tile fractions, x east,
+// y south, at rotation 0): a box in the field on the road's right as one walks from its port
+// to the centre, a little over halfway along. The box's pixels belong to no feature in
+// feature_labels(); the reader expects a building there. Empty for a tile without inns.
+std::vector<cv::Rect2d> inn_boxes(const TileType& type);
+
 // Draws the tile's art (CV_8UC3, size_px square) turned clockwise by `rot` quarter turns.
 // The geometry and houses depend only on the type and style; `rng` adds per-copy texture
 // and print variation. Assumes size_px >= 16 and a style that passed check().

@@ -80,6 +80,12 @@ std::array<cv::Point2f, 4> order_corners(const std::vector<cv::Point2f>& pts) {
     return out;
 }
 
+// Turns a box in tile fractions clockwise by `quarters` quarter turns about the centre.
+cv::Rect2d turned_box(cv::Rect2d box, int quarters) {
+    for (int q = 0; q < quarters; ++q) box = cv::Rect2d(1 - box.br().y, box.x, box.height, box.width);  // (x, y) -> (1 - y, x)
+    return box;
+}
+
 }  // namespace
 
 Status TileClassifierOptions::check() const {
@@ -146,14 +152,18 @@ Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const
                         l < 0 ? -1 : kind_of(type.features[static_cast<std::size_t>(l)].kind));
                 }
             }
-            if (type.has_tag("bazaar")) {  // the market stall in the centre (wide, low) reads as a building
-                double x0 = 0.39, x1 = 0.61, y0 = 0.43, y1 = 0.54;
-                for (int q = 0; q < r; ++q) {  // turn the box clockwise about the centre: (x, y) -> (1 - y, x)
-                    const double nx0 = 1 - y1, nx1 = 1 - y0, ny0 = x0, ny1 = x1;
-                    x0 = nx0, x1 = nx1, y0 = ny0, y1 = ny1;
-                }
-                cv::rectangle(kinds, cv::Point(static_cast<int>(x0 * hi), static_cast<int>(y0 * hi)),
-                              cv::Point(static_cast<int>(x1 * hi), static_cast<int>(y1 * hi)), cv::Scalar(kBuilding), cv::FILLED);
+            // Buildings that belong to no feature, each a part of its own: the market stall in the
+            // centre (wide, low) and an inn beside its road.
+            std::vector<cv::Rect2d> buildings;
+            if (type.has_tag("bazaar")) buildings.emplace_back(0.39, 0.43, 0.22, 0.11);
+            for (const cv::Rect2d& inn : inn_boxes(type)) buildings.push_back(inn);
+            cv::Mat building_at(hi, hi, CV_8S, cv::Scalar(-1));
+            for (std::size_t b = 0; b < buildings.size(); ++b) {
+                const cv::Rect2d box = turned_box(buildings[b], r);
+                const cv::Point p0(static_cast<int>(box.x * hi), static_cast<int>(box.y * hi));
+                const cv::Point p1(static_cast<int>(box.br().x * hi), static_cast<int>(box.br().y * hi));
+                cv::rectangle(kinds, p0, p1, cv::Scalar(kBuilding), cv::FILLED);
+                cv::rectangle(building_at, p0, p1, cv::Scalar(static_cast<double>(b)), cv::FILLED);
             }
             Hypothesis h;
             h.type = t;
@@ -177,13 +187,14 @@ Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const
                     const int l = labels.at<int>(4 * y + 2, 4 * x + 2);
                     if (k > kField && l >= 0 && kind_of(type.features[static_cast<std::size_t>(l)].kind) == k) {
                         h.part[i] = static_cast<std::int8_t>(l);
-                    } else if (k == kBuilding) {  // a bazaar's stall: a part of its own
-                        h.part[i] = static_cast<std::int8_t>(type.features.size());
+                    } else if (k == kBuilding) {  // a stall or an inn: a part of its own
+                        const int b = building_at.at<schar>(4 * y + 2, 4 * x + 2);
+                        h.part[i] = static_cast<std::int8_t>(type.features.size() + static_cast<std::size_t>(std::max(0, b)));
                     }
                 }
             }
             {
-                std::vector<int> index(type.features.size() + 1, -1);
+                std::vector<int> index(type.features.size() + buildings.size() + 1, -1);
                 for (auto& pt : h.part) {
                     if (pt < 0) continue;
                     auto& ix = index[static_cast<std::size_t>(pt)];

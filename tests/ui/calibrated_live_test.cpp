@@ -124,7 +124,7 @@ TEST_CASE("a move put down while the start tile is looked for is recorded", "[ui
     const auto all_analysed = [&] {
         return analysed.size() > 0 && analysed.last().at(0).value<ui::FrameReport>().index == static_cast<std::int64_t>(given.back());
     };
-    QTRY_VERIFY_WITH_TIMEOUT(all_analysed(), 60000);
+    REQUIRE(test::wait_until([&] { return all_analysed(); }, 60000));
     thread.stop();
     auto journal = recover_journal((dir + "/m.journal").toStdString());
     REQUIRE(journal);

@@ -66,8 +66,8 @@ TEST_CASE("an image folder is read in order on the capture thread", "[ui][captur
     });
     QSignalSpy states(capture.source(), &FrameSource::state_changed);
     capture.start();
-    QTRY_VERIFY_WITH_TIMEOUT(grey.size() == 6, 5000);
-    QTRY_VERIFY_WITH_TIMEOUT(!states.isEmpty() && states.last().at(0).value<FrameSource::State>() == FrameSource::State::Ended, 5000);
+    REQUIRE(test::wait_until([&] { return grey.size() == 6; }, 5000));
+    REQUIRE(test::wait_until([&] { return !states.isEmpty() && states.last().at(0).value<FrameSource::State>() == FrameSource::State::Ended; }, 5000));
     CHECK(grey == std::vector<int>{0, 10, 20, 30, 40, 50});
     CHECK(index == std::vector<std::int64_t>{0, 1, 2, 3, 4, 5});
     capture.stop();
@@ -94,17 +94,17 @@ TEST_CASE("a source that disappears is reported lost, retried and resumed", "[ui
         messages << m;
     });
     capture.start();
-    QTRY_VERIFY_WITH_TIMEOUT(grey.size() >= 3, 5000);
+    REQUIRE(test::wait_until([&] { return grey.size() >= 3; }, 5000));
     // Unplug: the folder goes away mid-run.
     REQUIRE(QDir().rename(dir, dir + "_gone"));
-    QTRY_VERIFY_WITH_TIMEOUT(states.contains(FrameSource::State::Lost), 5000);
+    REQUIRE(test::wait_until([&] { return states.contains(FrameSource::State::Lost); }, 5000));
     CHECK(std::any_of(messages.begin(), messages.end(), [](const QString& m) { return m.contains("camera lost — reconnecting"); }));
     const std::size_t seen_before = grey.size();
     QTest::qWait(300);  // several reconnection attempts fail meanwhile
     CHECK(grey.size() == seen_before);
     // Plug back in: reading resumes where it stopped, nothing read twice, up to the end.
     REQUIRE(QDir().rename(dir + "_gone", dir));
-    QTRY_VERIFY_WITH_TIMEOUT(states.last() == FrameSource::State::Ended, 5000);
+    REQUIRE(test::wait_until([&] { return states.last() == FrameSource::State::Ended; }, 5000));
     CHECK(states.count(FrameSource::State::Running) >= 2);  // started, and back after the loss
     REQUIRE(grey.size() == 20);
     for (std::size_t i = 0; i < grey.size(); ++i) CHECK(grey[i] == static_cast<int>(10 * i) % 256);
@@ -124,7 +124,7 @@ TEST_CASE("stopping capture never waits for the capture thread, which stops and 
     QObject receiver;
     QObject::connect(capture.source(), &FrameSource::frame_ready, &receiver, [&](const ui::Frame&) { ++frames; });
     capture.start();
-    QTRY_VERIFY_WITH_TIMEOUT(frames >= 3, 5000);
+    REQUIRE(test::wait_until([&] { return frames >= 3; }, 5000));
     // The capture thread is busy for a second (a camera read that hangs): stop must not wait for it.
     std::atomic<bool> busy{false};
     QMetaObject::invokeMethod(
@@ -134,7 +134,7 @@ TEST_CASE("stopping capture never waits for the capture thread, which stops and 
             QThread::msleep(1000);
         },
         Qt::QueuedConnection);
-    QTRY_VERIFY_WITH_TIMEOUT(busy.load(), 5000);
+    REQUIRE(test::wait_until([&] { return busy.load(); }, 5000));
     const QPointer<QThread> thread = capture.thread();
     REQUIRE(thread);
     QElapsedTimer clock;
@@ -145,7 +145,7 @@ TEST_CASE("stopping capture never waits for the capture thread, which stops and 
     CHECK(stop_ms < 200);  // the blocking stop took the rest of the busy second
     CHECK(capture.source() == nullptr);
     // The thread finishes its work, stops the source and deletes itself.
-    QTRY_VERIFY_WITH_TIMEOUT(thread.isNull(), 5000);
+    REQUIRE(test::wait_until([&] { return thread.isNull(); }, 5000));
     CHECK(clock.elapsed() >= 500);
     // Nothing comes from the stopped source any more.
     const std::size_t after = frames;

@@ -6,6 +6,8 @@
 #include <QAction>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QListWidget>
+#include <QScrollBar>
 #include <QFile>
 #include <QMenu>
 #include <QPointer>
@@ -235,13 +237,13 @@ TEST_CASE("correction flow: click a tile, pick another type / click a follower, 
     QTest::mouseClick(const_cast<ui::BoardView*>(&w.board_view()), Qt::LeftButton, {},
                       QPoint(static_cast<int>(cell.left() + cell.width() * 0.5), static_cast<int>(cell.top() + cell.height() * 0.2)));
     QMenu* menu = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT((menu = w.findChild<QMenu*>()) != nullptr, 2000);
+    REQUIRE(test::wait_until([&] { return (menu = w.findChild<QMenu*>()) != nullptr; }, 2000));
     // It fills when the choices come from the match worker.
     const auto offers_r180 = [menu] {
         const QList<QAction*> actions = menu->actions();
         return std::any_of(actions.begin(), actions.end(), [](QAction* a) { return a->text().startsWith("R 180°"); });
     };
-    QTRY_VERIFY_WITH_TIMEOUT(offers_r180(), 20000);
+    REQUIRE(test::wait_until([&] { return offers_r180(); }, 20000));
     QAction* pick = nullptr;
     for (QAction* a : menu->actions()) {
         if (a->text().startsWith("R 180°")) pick = a;
@@ -322,6 +324,47 @@ TEST_CASE("reopening after a crash mid-game resumes with nothing lost", "[ui][li
     CHECK(score_of(second.scoreboard(), 1) == 37);
 }
 
+// Whether the last row of `list` shows (at least its upper half) and the list is scrolled to its end.
+bool last_row_visible(const QListWidget& list) {
+    if (list.count() == 0) return false;
+    const QRect row = list.visualItemRect(list.item(list.count() - 1));
+    const QScrollBar* bar = list.verticalScrollBar();
+    return row.isValid() && row.top() >= 0 && row.top() + row.height() / 2 < list.viewport()->height() && bar->value() == bar->maximum();
+}
+
+TEST_CASE("a resumed match's move list shows its last move, shown before or after the resume", "[ui][live][journal]") {
+    test::qt_app();
+    const Record full = golden("15_long_mixed_game.json");
+    const QString dir = test::fresh_dir("live_scroll");
+    {
+        ui::LiveWindow first;
+        first.show();
+        open_match(first, prefix(full, 1), dir + "/m.journal");
+        play_through_window(first, full, 1, full.events.size() - 1);
+    }
+    for (const bool show_first : {true, false}) {
+        INFO((show_first ? "shown, then resumed" : "resumed, then shown"));
+        ui::LiveWindow w;
+        w.resize(1000, 640);
+        if (show_first) w.show();
+        QSignalSpy ready(&w, &ui::LiveWindow::match_ready);
+        w.resume_match(dir + "/m.journal");
+        REQUIRE(ready.wait(5000));
+        if (!show_first) w.show();
+        auto* moves = w.findChild<QListWidget*>("moves");
+        REQUIRE(moves != nullptr);
+        REQUIRE(moves->count() == static_cast<int>(full.events.size()) - 1);
+        // More moves than rows: the list scrolls, and must end at the last move.
+        REQUIRE(test::wait_until([&] { return moves->verticalScrollBar()->maximum() > 0; }, 2000));
+        const bool visible = test::wait_until([&] { return last_row_visible(*moves); }, 2000);
+        INFO("last row " << moves->visualItemRect(moves->item(moves->count() - 1)).top() << ".."
+                         << moves->visualItemRect(moves->item(moves->count() - 1)).bottom() << ", viewport height "
+                         << moves->viewport()->height() << ", scroll " << moves->verticalScrollBar()->value() << " of "
+                         << moves->verticalScrollBar()->maximum());
+        CHECK(visible);
+    }
+}
+
 TEST_CASE("a corrupt journal is resumed with every intact event and the loss is shown", "[ui][live][journal]") {
     test::qt_app();
     const Record full = golden("15_long_mixed_game.json");
@@ -377,11 +420,11 @@ TEST_CASE("the camera disappears mid-game: the match is kept, the view says so, 
     source.reconnect_ms = 50;
     source.lost_after_failures = 1;
     w.start_source(source);
-    QTRY_VERIFY_WITH_TIMEOUT(w.live_view().shown_index() >= 5, 5000);
+    REQUIRE(test::wait_until([&] { return w.live_view().shown_index() >= 5; }, 5000));
     play_through_window(w, full, 1, 5);
 
     REQUIRE(QDir().rename(frames, frames + "_unplugged"));
-    QTRY_VERIFY_WITH_TIMEOUT(w.source_status().contains("camera lost — reconnecting"), 5000);
+    REQUIRE(test::wait_until([&] { return w.source_status().contains("camera lost — reconnecting"); }, 5000));
     CHECK(w.live_view().banner().contains("camera lost — reconnecting"));
     const QImage lost_shot = const_cast<ui::LiveView&>(w.live_view()).grab().toImage();
     CHECK(count_near(lost_shot, QColor(180, 0, 0), 60) > 300);  // the red banner
@@ -391,7 +434,7 @@ TEST_CASE("the camera disappears mid-game: the match is kept, the view says so, 
 
     const auto shown_before = w.live_view().shown_index();
     REQUIRE(QDir().rename(frames + "_unplugged", frames));
-    QTRY_VERIFY_WITH_TIMEOUT(w.live_view().shown_index() > shown_before + 3, 5000);
+    REQUIRE(test::wait_until([&] { return w.live_view().shown_index() > shown_before + 3; }, 5000));
     CHECK(w.live_view().banner().isEmpty());
     CHECK(w.source_status().contains("back"));
     CHECK(same_events(w.record(), prefix(full, 7)));
@@ -407,7 +450,7 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
 
     ui::LiveWindow w;
     play_three_event_footage(w, dir, footage);
-    QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
+    REQUIRE(test::wait_until([&] { return w.record().events.size() == 3; }, 60000));
     CHECK(same_events(w.record(), script));
     CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script));
     // The overlay is on the frame: the tile labels of the live view name the tiles seen.
@@ -459,7 +502,7 @@ TEST_CASE("the follower menu ranks owners and features by what the tracker saw",
     const Record& script = footage.script;
     ui::LiveWindow w;
     play_three_event_footage(w, dir, footage);
-    QTRY_VERIFY_WITH_TIMEOUT(w.record().events.size() == 3, 60000);
+    REQUIRE(test::wait_until([&] { return w.record().events.size() == 3; }, 60000));
     w.stop_source();
     // The truth: red's follower on V's field at NL.
     const Event truth_event = script.events[2];
@@ -539,7 +582,7 @@ TEST_CASE("opening the correction menu costs the GUI thread no replay: the choic
         direct = ui::record_tile_choices(w.record(), *w.open_game(), at, nullptr);
         replay_ms = std::min(replay_ms, static_cast<double>(t.nsecsElapsed()) / 1e6);
     }
-    QTRY_VERIFY_WITH_TIMEOUT(!w.board_view().cell_rect(at.x, at.y).isEmpty(), 5000);  // laid out when painted
+    REQUIRE(test::wait_until([&] { return !w.board_view().cell_rect(at.x, at.y).isEmpty(); }, 5000));  // laid out when painted
     const QRectF cell = w.board_view().cell_rect(at.x, at.y);
     const QPoint click(static_cast<int>(cell.left() + cell.width() * 0.5), static_cast<int>(cell.top() + cell.height() * 0.5));
     for (int i = 0; i < 3; ++i) {
@@ -586,7 +629,7 @@ TEST_CASE("closing the live window never waits for the match thread", "[ui][live
             QThread::msleep(1000);
         },
         Qt::QueuedConnection);
-    QTRY_VERIFY_WITH_TIMEOUT(busy.load(), 5000);
+    REQUIRE(test::wait_until([&] { return busy.load(); }, 5000));
     // A move sent just before closing, queued behind the busy analysis.
     const Event& move = full.events[1];
     REQUIRE(move.type == "tile");
@@ -599,7 +642,7 @@ TEST_CASE("closing the live window never waits for the match thread", "[ui][live
     WARN("closing the live window took " << close_ms << " ms with the match thread busy for 1 s");
     CHECK(close_ms < 200);  // the joining destructor waited out the rest of the second
     // The thread finishes on its own: the move is journaled, the worker and the thread deleted.
-    QTRY_VERIFY_WITH_TIMEOUT(thread.isNull(), 5000);
+    REQUIRE(test::wait_until([&] { return thread.isNull(); }, 5000));
     CHECK(worker.isNull());
     CHECK(clock.elapsed() >= 500);
     CHECK(ui::wait_for_stopped_workers(1000));

@@ -219,7 +219,7 @@ TEST_CASE("photo mode reads a rendered finished table, correcting it re-scores, 
     QTest::mouseClick(const_cast<ui::BoardView*>(&w.board_view()), Qt::LeftButton, {},
                       QPoint(static_cast<int>(cell.center().x()), static_cast<int>(cell.center().y())));
     QMenu* menu = nullptr;
-    QTRY_VERIFY_WITH_TIMEOUT((menu = w.findChild<QMenu*>()) != nullptr, 2000);
+    REQUIRE(test::wait_until([&] { return (menu = w.findChild<QMenu*>()) != nullptr; }, 2000));
     CHECK_FALSE(menu->actions().isEmpty());
     menu->close();
 }
@@ -374,7 +374,7 @@ TEST_CASE("photo mode: the players add the tile and followers the reader missed,
         REQUIRE_FALSE(cell.isEmpty());
         QTest::mouseClick(const_cast<ui::BoardView*>(&w.board_view()), Qt::LeftButton, {}, cell.center().toPoint());
         QMenu* menu = nullptr;
-        QTRY_VERIFY_WITH_TIMEOUT((menu = w.findChild<QMenu*>()) != nullptr, 2000);
+        REQUIRE(test::wait_until([&] { return (menu = w.findChild<QMenu*>()) != nullptr; }, 2000));
         CHECK(menu->actions().size() >= 2);  // the section title and at least one tile
         menu->close();
     }

@@ -3,6 +3,7 @@
 #define CATCH_CONFIG_EXTERNAL_INTERFACES  // the listener below
 #include <catch2/catch.hpp>
 
+#include <QDeadlineTimer>
 #include <QDir>
 #include <QHash>
 #include <QStandardPaths>
@@ -26,6 +27,16 @@ QApplication& qt_app() {
     static QApplication* instance = new QApplication(argc, argv);
     ui::register_meta_types();
     return *instance;
+}
+
+bool wait_until(const std::function<bool()>& done, int timeout_ms) {
+    const QDeadlineTimer deadline(timeout_ms);
+    while (!done()) {
+        if (deadline.hasExpired()) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    }
+    return true;
 }
 
 QString fresh_dir(const QString& name) {

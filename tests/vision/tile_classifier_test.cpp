@@ -219,3 +219,35 @@ TEST_CASE("a learned library reads its own style, and round-trips", "[vision][ti
         CHECK_THAT(r.error().to_string(), Catch::Contains("/nonexistent/lib.json"));
     }
 }
+
+TEST_CASE("the inn tells CB11 from CB10, and its side gives the turn", "[vision][tile-classifier]") {
+    // CB10 and CB11 differ only by the inn on CB11's S road (the rules treat them alike), so
+    // only the drawn inn can tell which tile lies on the table, and which way CB11 is turned.
+    const Catalog bcb = Catalog::embedded("carcassonne-bridges-castles-bazaars").value();
+    auto clf = TileClassifier::create(bcb);
+    REQUIRE(clf);
+    CHECK(inn_boxes(*bcb.find("CB10")).empty());
+    REQUIRE(inn_boxes(*bcb.find("CB11")).size() == 1);
+    std::mt19937_64 rng(21);
+    int n = 0, ok = 0;
+    for (const TileStyle& style : builtin_tile_styles()) {
+        for (const char* id : {"CB9", "CB10", "CB11"}) {
+            const TileType& type = *bcb.find(id);
+            for (const int rot : type.distinct_rotations) {
+                for (const bool degrade : {false, true}) {
+                    const cv::Mat img = photo_of(type, rot, style, rng, degrade);
+                    auto r = clf->classify(img);
+                    ++n;
+                    const bool right = r && r->best.tile == type.id && same_rotation(type, r->best.rot, rot);
+                    ok += right;
+                    if (!right) {
+                        UNSCOPED_INFO(style.name << ": " << id << " rot " << rot << (degrade ? " degraded" : "") << " read as "
+                                                 << (r ? r->best.tile + " rot " + std::to_string(r->best.rot) : r.error().to_string()));
+                    }
+                }
+            }
+        }
+    }
+    INFO(ok << " of " << n << " right");
+    CHECK(ok == n);
+}

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -15,8 +16,11 @@
 #include "calibration/overlays.h"
 #include "calibration/player_colours.h"
 #include "calibration/printed_targets.h"
+#include "calibration/start_tile_plane.h"
 #include "calibration/table_plane.h"
+#include "engine/record.h"
 #include "vision/image_io.h"
+#include "vision/tile_classifier.h"
 
 namespace meeplecam::cli {
 namespace {
@@ -78,14 +82,18 @@ Prints the rms reprojection error (good: < 0.5 px).
   --min-views N     fewest usable photos (default 4)
 )";
 
-constexpr const char* kTableHelp = R"(usage: meeplecam calibrate table IMG (--rect-mm WxH | --markers-mm X,Y;X,Y;X,Y;X,Y | --from-tiles) -o C.json
-                                     [--marker-mm 60] [--overlay OUT.png]
+constexpr const char* kTableHelp = R"(usage: meeplecam calibrate table IMG (--rect-mm WxH | --markers-mm X,Y;X,Y;X,Y;X,Y | --from-tiles | --from-start-tile)
+                                     -o C.json [--marker-mm 60] [--game G] [--expansions A,B] [--overlay OUT.png]
 
 Measures the table plane (table millimetres <-> image pixels) in one photo from the fixed
 camera. With markers: the four printed markers lie at the table corners, ids 0..3 = NW, NE,
 SE, SW; give their centres in mm, either as a rectangle W x H (NW at 0,0, NE at W,0, SE at
 W,H, SW at 0,H) or as four points in id order. With --from-tiles: the plane is estimated from
-the tile lattice itself (the mm scale assumes 45.8 mm per tile and gap). When C.json already
+the tile lattice itself (the mm scale assumes 45.8 mm per tile and gap; 16 tiles or more).
+With --from-start-tile: from the game's start tile lying alone on the table (its four
+corners, 45 mm apart): a match can start with no markers, but one tile is a small base, so
+the plane drifts with distance (docs/calibration.md: ~3.5 mm at 3 tiles on renders); use the
+markers for whole games. When C.json already
 holds camera intrinsics the photo is undistorted first. C.json is updated (its table part
 is replaced) or created.
 
@@ -94,6 +102,8 @@ is replaced) or created.
   --markers-mm P       the four centres X,Y;X,Y;X,Y;X,Y in mm, ids 0..3
   --marker-mm M        printed marker side (default 60)
   --from-tiles         no markers: use the tiles on the table
+  --from-start-tile    no markers: use the start tile alone on the table
+  --game G, --expansions A,B   the game whose start tile it is (default carcassonne)
   --overlay OUT.png    draw the markers found and a 100 mm grid of the table plane
 )";
 
@@ -284,14 +294,18 @@ Result<std::array<cv::Point2d, 4>> marker_points_arg(const std::string& text) {
 }
 
 int table(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"output", "rect-mm", "markers-mm", "marker-mm", "overlay"}, {"help", "from-tiles"});
+    auto args = parse_args(argv, {"output", "rect-mm", "markers-mm", "marker-mm", "overlay", "game", "expansions"},
+                           {"help", "from-tiles", "from-start-tile"});
     if (!args) return report(args.error());
     if (args->has("help")) return std::cout << kTableHelp, 0;
     if (args->positional.size() != 1) return report(invalid("calibrate table", "expects exactly one photo of the table (see --help)"));
     auto out = output_arg(args.value(), "table");
     if (!out) return report(out.error());
-    const int ways = (args->value("rect-mm") ? 1 : 0) + (args->value("markers-mm") ? 1 : 0) + (args->has("from-tiles") ? 1 : 0);
-    if (ways != 1) return report(invalid("calibrate table", "give exactly one of --rect-mm, --markers-mm, --from-tiles (see --help)"));
+    const int ways = (args->value("rect-mm") ? 1 : 0) + (args->value("markers-mm") ? 1 : 0) + (args->has("from-tiles") ? 1 : 0) +
+                     (args->has("from-start-tile") ? 1 : 0);
+    if (ways != 1) {
+        return report(invalid("calibrate table", "give exactly one of --rect-mm, --markers-mm, --from-tiles, --from-start-tile (see --help)"));
+    }
     auto cal = existing_or_new(out.value());
     if (!cal) return report(cal.error());
     const std::string path = args->positional[0];
@@ -300,7 +314,30 @@ int table(const std::vector<std::string>& argv) {
     const calibration::CameraIntrinsics* camera = cal->camera ? &*cal->camera : nullptr;
     Result<calibration::TableCalibration> measured = invalid("", "");
     std::array<calibration::FoundMarker, 4> found{};
-    if (args->has("from-tiles")) {
+    std::optional<calibration::StartTilePlane> start_tile;
+    if (args->has("from-start-tile")) {
+        Record setup;
+        setup.game = args->value("game").value_or("carcassonne");
+        if (auto e = args->value("expansions")) setup.expansions = split(*e, ',');
+        auto catalog = catalog_for(setup);
+        if (!catalog) return report(catalog.error());
+        const TileType* start = catalog.value()->find(catalog.value()->start_tile());
+        if (!start) return report(invalid("calibrate table", "the game " + setup.game + " names no start tile"));
+        auto classifier = vision::TileClassifier::create(*catalog.value());
+        if (!classifier) return report(classifier.error());
+        cv::Mat frame = image.value();
+        if (camera) {
+            auto undistorted = calibration::undistort_image(frame, *camera);
+            if (!undistorted) return report(invalid(path, undistorted.error().message));
+            frame = undistorted.value();
+        }
+        auto found_tile = calibration::table_from_start_tile(frame, *start, classifier.value(), {}, camera, path);
+        if (!found_tile) return report(found_tile.error());
+        start_tile = found_tile.value();
+        std::cout << path << ": start tile " << start->id << " found (classifier confidence " << fixed(found_tile->confidence, 2)
+                  << ", " << found_tile->candidates << " outlines scored)\n";
+        measured = found_tile->table;
+    } else if (args->has("from-tiles")) {
         cv::Mat frame = image.value();
         if (camera) {
             auto undistorted = calibration::undistort_image(frame, *camera);
@@ -338,7 +375,12 @@ int table(const std::vector<std::string>& argv) {
     if (auto o = args->value("overlay")) {
         cv::Mat picture = image.value();
         if (t.undistorted && camera) picture = calibration::undistort_image(picture, *camera).value();
-        const cv::Mat overlay = calibration::draw_table_plane(picture, t, &found);
+        cv::Mat overlay = calibration::draw_table_plane(picture, t, start_tile ? nullptr : &found);
+        if (start_tile) {
+            std::vector<cv::Point> quad;
+            for (const auto& p : start_tile->corners_px) quad.emplace_back(static_cast<int>(std::lround(p.x)), static_cast<int>(std::lround(p.y)));
+            cv::polylines(overlay, quad, true, cv::Scalar(0, 0, 255), std::max(1, overlay.cols / 800), cv::LINE_AA);
+        }
         if (!cv::imwrite(*o, overlay)) return report(invalid(*o, "cannot write the overlay image"));
     }
     cal->table = t;

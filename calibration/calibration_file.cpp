@@ -172,8 +172,8 @@ Result<TableCalibration> parse_table(const json& j, const Reader& rd) {
     TableCalibration table;
     auto src = rd.field(j, path, "source");
     if (!src) return src.error();
-    if (!src.value()->is_string() || (*src.value() != "markers" && *src.value() != "tiles")) {
-        return rd.error(path + ".source", "must be \"markers\" or \"tiles\", not " + src.value()->dump());
+    if (!src.value()->is_string() || (*src.value() != "markers" && *src.value() != "tiles" && *src.value() != "start-tile")) {
+        return rd.error(path + ".source", "must be \"markers\", \"tiles\" or \"start-tile\", not " + src.value()->dump());
     }
     table.source = src.value()->get<std::string>();
 
@@ -237,8 +237,8 @@ Result<TableCalibration> parse_table(const json& j, const Reader& rd) {
         return rd.error(path + ".markers_mm", "a plane from markers needs the 4 markers 0..3, found " +
                                                   std::to_string(table.markers.size()));
     }
-    if (table.source == "tiles" && !table.markers.empty()) {
-        return rd.error(path + ".markers_mm", "a plane from the tiles has no markers");
+    if (table.source != "markers" && !table.markers.empty()) {
+        return rd.error(path + ".markers_mm", "a plane from the tiles or the start tile has no markers");
     }
     return table;
 }

@@ -36,7 +36,7 @@ struct MarkerPlacement {
 
 // The table plane as one camera sees it.
 struct TableCalibration {
-    std::string source = "markers";       // "markers" (printed ArUco markers) or "tiles" (the tile lattice)
+    std::string source = "markers";       // "markers" (printed ArUco markers), "tiles" (the tile lattice) or "start-tile" (calibration/start_tile_plane.h)
     cv::Size image_size;                  // the image the homography was measured in (px)
     bool undistorted = false;             // the homography maps table mm to *undistorted* pixels
     TablePlane plane;                     // table mm -> image px, with its rms fit error

@@ -310,6 +310,13 @@ int run_track(const std::vector<std::string>& argv) {
             std::cout << source.value()->last_name() << ": ambiguous (" << up.ambiguity.size() << " candidates, best "
                       << up.ambiguity[0].tile << " " << up.ambiguity[0].rot * 90 << " at " << to_string(up.ambiguity[0].at)
                       << "); headless: taking the best\n";
+            if (args->has("verbose")) {
+                std::cout << "  candidates:";
+                for (const auto& c : up.ambiguity) {
+                    std::cout << " " << c.tile << " " << c.rot * 90 << " at " << to_string(c.at) << " (" << static_cast<int>(std::lround(100 * c.confidence)) << " %)";
+                }
+                std::cout << "\n";
+            }
             picks.push_back(up.ambiguity[0]);
             if (auto st = tracker->choose(0); !st) return report(st.error());
         }

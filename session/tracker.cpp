@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include <opencv2/imgproc.hpp>
+#include <opencv2/video/tracking.hpp>
 
 #include "engine/correction.h"
 #include "engine/ports.h"
@@ -298,7 +299,7 @@ std::optional<cv::Vec3f> plain_city_lab(const cv::Mat& lab, const PennantLayout&
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 28> checks = {
+    const std::array<Status, 31> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -327,6 +328,9 @@ Status TrackerOptions::check() const {
         in_range(pennant_spot_near, 1, 200, "pennant_spot_near"),
         in_range(pennant_spot_slack, 0, 0.25, "pennant_spot_slack"),
         in_range(piece_min_area, 0.001, 0.5, "piece_min_area"),
+        in_range(camera_shift_min_mm, 0, 100, "camera_shift_min_mm"),
+        in_range(camera_shift_max_mm, camera_shift_min_mm, 500, "camera_shift_max_mm"),
+        in_range(camera_min_correlation, 0, 1, "camera_min_correlation"),
     };
     for (const auto& st : checks) {
         if (!st) return st;
@@ -387,6 +391,7 @@ struct Tracker::State {
     void note_released(std::vector<Follower>& before, TrackerUpdate& up);
     TableView view_for_board() const;
     void regrow_view(const cv::Mat& frame);
+    std::optional<cv::Matx33d> camera_moved(const cv::Mat& frame, TrackerUpdate& up) const;
     cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
     // Ranks the legal placements at `at`; keeps every one of them, with its likelihood, in `likelihood`.
     std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
@@ -1132,8 +1137,68 @@ bool Tracker::State::follower_present(const Follower& f, const cv::Mat& lab_now)
     return 2 * c > f.with_count + f.bare_count;
 }
 
+// Looks for the confirmed tiles in `frame` (through the current mapping): when they moved as
+// a whole (the camera moved), returns the corrected image -> table mapping; nullopt when they
+// did not move, or no sure fit was found (the caller keeps the mapping; a hand or a new tile
+// then shows as a change, as before).
+std::optional<cv::Matx33d> Tracker::State::camera_moved(const cv::Mat& frame, TrackerUpdate& up) const {
+    const Board& board = game->board();
+    cv::Rect roi;
+    for (const auto& t : board.tiles()) {
+        if (!view.window().contains(t.at)) continue;
+        roi |= view.cell_rect(t.at);
+    }
+    const int pad = static_cast<int>(std::lround(view.pitch_px()));
+    roi = cv::Rect(roi.x - pad, roi.y - pad, roi.width + 2 * pad, roi.height + 2 * pad) & cv::Rect(cv::Point(0, 0), view.size());
+    if (roi.width < 16 || roi.height < 16) return std::nullopt;
+    const cv::Mat now = view.warp(frame, image_to_table);
+    cv::Mat a, b;
+    cv::cvtColor(confirmed(roi), a, cv::COLOR_BGR2GRAY);
+    cv::cvtColor(now(roi), b, cv::COLOR_BGR2GRAY);
+    a.convertTo(a, CV_32F);
+    b.convertTo(b, CV_32F);
+    cv::GaussianBlur(a, a, cv::Size(), 1.5);
+    cv::GaussianBlur(b, b, cv::Size(), 1.5);
+    cv::Mat window;
+    cv::createHanningWindow(window, a.size(), CV_32F);
+    const cv::Point2d shift = cv::phaseCorrelate(a, b, window);  // content of `a` sits at +shift in `b`
+    const double shift_mm = cv::norm(shift) / view.px_per_mm();
+    if (shift_mm < opt.camera_shift_min_mm || shift_mm > opt.camera_shift_max_mm) return std::nullopt;
+    // Refine with a turn: b(W x) ~ a(x), W maps the confirmed view's pixels to where they are now.
+    cv::Mat warp = (cv::Mat_<float>(2, 3) << 1, 0, static_cast<float>(shift.x), 0, 1, static_cast<float>(shift.y));
+    // Only the confirmed tiles are sure to be there: a new tile or a hand lies beside them.
+    cv::Mat tiles_mask(roi.size(), CV_8UC1, cv::Scalar(0));
+    for (const auto& t : board.tiles()) {
+        if (view.window().contains(t.at)) tiles_mask((view.cell_rect(t.at) - roi.tl()) & cv::Rect(cv::Point(0, 0), roi.size())).setTo(255);
+    }
+    double correlation = 0;
+    try {
+        correlation = cv::findTransformECC(a, b, warp, cv::MOTION_EUCLIDEAN,
+                                           cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 60, 1e-4), tiles_mask, 3);
+    } catch (const cv::Exception&) {
+        return std::nullopt;  // the fit did not converge: no sure movement
+    }
+    if (correlation < opt.camera_min_correlation) return std::nullopt;
+    // In whole-view pixels: W_full = T(o) W T(-o).
+    const cv::Matx33d w(warp.at<float>(0, 0), warp.at<float>(0, 1), warp.at<float>(0, 2), warp.at<float>(1, 0), warp.at<float>(1, 1),
+                        warp.at<float>(1, 2), 0, 0, 1);
+    const cv::Matx33d to_roi(1, 0, -roi.x, 0, 1, -roi.y, 0, 0, 1), from_roi(1, 0, roi.x, 0, 1, roi.y, 0, 0, 1);
+    const cv::Matx33d w_full = from_roi * w * to_roi;
+    // View pixels -> table mm (affine), from the view itself.
+    const cv::Point2d o = view.to_table({0, 0}), ex = view.to_table({1, 0}) - o, ey = view.to_table({0, 1}) - o;
+    const cv::Matx33d view_to_table(ex.x, ey.x, o.x, ex.y, ey.y, o.y, 0, 0, 1);
+    // A frame pixel q showed view pixel v = V(H q) before; the content that belongs at v is now at W v.
+    const cv::Matx33d corrected = view_to_table * w_full.inv() * view_to_table.inv() * image_to_table;
+    up.notes.push_back("the camera moved " + std::to_string(static_cast<int>(std::lround(shift_mm))) +
+                       " mm against the table: the board is followed (correlation " + std::to_string(correlation).substr(0, 4) + ")");
+    return corrected;
+}
+
 // Reads a settled frame against the confirmed look and records what changed.
 void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
+    if (opt.follow_camera && !confirmed.empty()) {
+        if (auto moved = camera_moved(frame, up)) image_to_table = *moved;
+    }
     regrow_view(frame);
     up.analysed = true;
     cv::Mat now = view.warp(frame, image_to_table);

@@ -81,6 +81,16 @@ struct TrackerOptions {
     double piece_min_area = 0.02;       // a follower blob covers at least this share of the tile
     double piece_colour_threshold = 30.0;  // Lab distance above the tile's own terrain colour for a follower pixel
 
+    // A camera that moved (bumped, a phone in a holder nudged): before reading a settled frame,
+    // the confirmed tiles are looked for where they are now (phase correlation, then ECC with
+    // a turn) and the image -> table mapping is corrected when they moved at least
+    // camera_shift_min_mm and at most camera_shift_max_mm, and the fit's correlation reaches
+    // camera_min_correlation. Off: the camera is taken as fixed.
+    bool follow_camera = true;
+    double camera_shift_min_mm = 1.0;
+    double camera_shift_max_mm = 60.0;
+    double camera_min_correlation = 0.75;
+
     // Checks every field; the error names it and the allowed range.
     Status check() const;
 };

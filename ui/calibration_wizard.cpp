@@ -25,10 +25,12 @@
 
 #include "calibration/overlays.h"
 #include "calibration/printed_targets.h"
+#include "calibration/start_tile_plane.h"
 #include "calibration/table_plane.h"
 #include "engine/record.h"
 #include "session/draw_zone.h"
 #include "vision/image_io.h"
+#include "vision/tile_classifier.h"
 
 namespace meeplecam::ui {
 namespace {
@@ -370,6 +372,14 @@ QWizardPage* CalibrationWizard::build_table_page() {
     table_width_->setValue(700);
     table_height_->setValue(500);
     from_tiles_ = new QCheckBox(tr("from the tiles (no markers; about 1 % scale error)"));
+    from_start_tile_ = new QCheckBox(tr("from the start tile alone (no markers; drifts away from it)"));
+    // One source at a time.
+    connect(from_tiles_, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) from_start_tile_->setChecked(false);
+    });
+    connect(from_start_tile_, &QCheckBox::toggled, this, [this](bool on) {
+        if (on) from_tiles_->setChecked(false);
+    });
     draw_zone_ = new QLineEdit(QSettings().value(kDrawZoneKey).toString());
     draw_zone_->setPlaceholderText(tr("x,y,w,h mm, e.g. 760,0,80,80 (optional)"));
     draw_zone_->setToolTip(tr("A square marked on the table where players show the drawn tile to the camera, in mm from marker 0, "
@@ -407,6 +417,7 @@ QWizardPage* CalibrationWizard::build_table_page() {
     rect->addWidget(table_height_);
     rect->addStretch();
     rect->addWidget(from_tiles_);
+    rect->addWidget(from_start_tile_);
     auto* zone = new QHBoxLayout;
     zone->addWidget(new QLabel(tr("Draw zone (the drawn tile shown to the camera)")));
     zone->addWidget(draw_zone_, 1);
@@ -427,12 +438,14 @@ void CalibrationWizard::set_table_rectangle_mm(double width, double height) {
 }
 
 void CalibrationWizard::set_table_from_tiles(bool on) { from_tiles_->setChecked(on); }
+void CalibrationWizard::set_table_from_start_tile(bool on) { from_start_tile_->setChecked(on); }
 void CalibrationWizard::set_draw_zone(const QString& text) { draw_zone_->setText(text); }
 
 void CalibrationWizard::measure_table(const cv::Mat& image, const QString& name) {
     calibration::TableMarkerOptions options;
     options.centres_mm = calibration::rectangle_centres(table_width_->value(), table_height_->value());
     const bool tiles = from_tiles_->isChecked();
+    const bool start_tile = from_start_tile_->isChecked();
     std::optional<QRectF> zone;
     if (!draw_zone_->text().trimmed().isEmpty()) {
         if (auto z = parse_draw_zone(draw_zone_->text(), "draw zone"); z) zone = z.value();
@@ -441,7 +454,7 @@ void CalibrationWizard::measure_table(const cv::Mat& image, const QString& name)
     if (const auto* c = intrinsics()) camera = *c;
     const cv::Mat img = image;
     table_status_->setText(tr("Measuring the table plane…"));
-    run([this, img, name, options, tiles, camera, zone]() -> std::function<void()> {
+    run([this, img, name, options, tiles, start_tile, camera, zone]() -> std::function<void()> {
         const std::string where = name.toStdString();
         const calibration::CameraIntrinsics* cam = camera ? &*camera : nullptr;
         auto loaded = photo(img, name);
@@ -451,20 +464,29 @@ void CalibrationWizard::measure_table(const cv::Mat& image, const QString& name)
         // The plane from the tiles is read on the undistorted photo; the markers' corners are undistorted by table_from_markers.
         auto measure = [&]() -> Result<calibration::TableCalibration> {
             if (!loaded) return loaded.error();
-            if (!tiles) return calibration::table_from_markers(loaded.value(), options, cam, where);
+            if (!tiles && !start_tile) return calibration::table_from_markers(loaded.value(), options, cam, where);
             cv::Mat picture = loaded.value();
             if (cam) {
                 auto u = calibration::undistort_image(picture, *cam);
                 if (!u) return invalid(where, u.error().message);
                 picture = u.value();
             }
-            return calibration::table_from_tiles(picture, {}, cam, where);
+            if (tiles) return calibration::table_from_tiles(picture, {}, cam, where);
+            auto catalog = Catalog::embedded("carcassonne-base");
+            if (!catalog) return catalog.error();
+            const TileType* d = catalog->find(catalog->start_tile());
+            if (!d) return invalid(where, "the base game names no start tile");
+            auto classifier = vision::TileClassifier::create(catalog.value());
+            if (!classifier) return classifier.error();
+            auto plane = calibration::table_from_start_tile(picture, *d, classifier.value(), {}, cam, where);
+            if (!plane) return plane.error();
+            return plane->table;
         };
         table = measure();
         if (loaded) {
             if (table) {
                 std::optional<std::array<calibration::FoundMarker, 4>> found;
-                if (!tiles) {
+                if (!tiles && !start_tile) {
                     if (auto f = calibration::find_table_markers(loaded.value(), where); f) found = f.value();
                 }
                 cv::Mat shown = loaded.value();
@@ -492,9 +514,9 @@ void CalibrationWizard::measure_table(const cv::Mat& image, const QString& name)
                 return;
             }
             table_ = table.value();
-            const QString source = table->source == "markers"
-                                       ? tr("All four markers found (0 NW, 1 NE, 2 SE, 3 SW)")
-                                       : tr("Plane measured from the tiles");
+            const QString source = table->source == "markers"     ? tr("All four markers found (0 NW, 1 NE, 2 SE, 3 SW)")
+                                   : table->source == "start-tile" ? tr("Plane measured from the start tile (best near it)")
+                                                                   : tr("Plane measured from the tiles");
             table_status_->setText(tr("%1; plane fit rms %2 px; %3 mm per pixel at the image centre%4. The yellow 100 mm grid must lie square on the table.")
                                        .arg(source)
                                        .arg(table->plane.rms_error_px, 0, 'f', 2)

@@ -65,6 +65,9 @@ public:
     void measure_table(const cv::Mat& image, const QString& name);
     void set_table_rectangle_mm(double width, double height);
     void set_table_from_tiles(bool on);
+    // No markers and only the start tile on the table: the plane from its four corners
+    // (calibration/start_tile_plane.h, the Carcassonne start tile D).
+    void set_table_from_start_tile(bool on);
     // The draw zone "x,y,w,h" (mm on the calibrated table; empty: none), remembered on saving.
     void set_draw_zone(const QString& text);
     // Page 3: the photo of one follower per player on white paper.
@@ -128,6 +131,7 @@ private:
     QDoubleSpinBox* table_width_ = nullptr;
     QDoubleSpinBox* table_height_ = nullptr;
     QCheckBox* from_tiles_ = nullptr;
+    QCheckBox* from_start_tile_ = nullptr;
     QLineEdit* draw_zone_ = nullptr;
     QLabel* table_status_ = nullptr;
     QLabel* table_preview_ = nullptr;

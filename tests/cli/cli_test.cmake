@@ -146,6 +146,8 @@ expect_run(2 "expected four centres" calibrate table ${WORK_DIR}/markers.png --m
 expect_run(2 "but the table plane was measured at" recognize ${WORK_DIR}/board70.png --calibration ${WORK_DIR}/cal.json)
 expect_run(0 "table plane from tiles" calibrate table ${WORK_DIR}/board70.png --from-tiles -o ${WORK_DIR}/tiles.json)
 expect_run(0 "tiles (lattice" recognize ${WORK_DIR}/board70.png --calibration ${WORK_DIR}/tiles.json)
+expect_run(2 "none read as the start tile D" calibrate table ${WORK_DIR}/markers.png --from-start-tile -o ${WORK_DIR}/start-tile-cal.json)
+expect_run(2 "no rules for game 'bogus'" calibrate table ${WORK_DIR}/markers.png --from-start-tile --game bogus -o ${WORK_DIR}/start-tile-cal.json)
 expect_run(2 "unknown subcommand 'bogus'" calibrate bogus)
 expect_run(2 "cannot open" calibrate show ${WORK_DIR}/missing.json)
 expect_run(2 "no sheet of white paper found" calibrate colours ${WORK_DIR}/board70.png --players red,blue -o ${WORK_DIR}/cal.json)

@@ -5,6 +5,8 @@
 
 #include <memory>
 
+#include <opencv2/imgproc.hpp>
+
 #include "engine/record.h"
 #include "session/tracker.h"
 #include "vision/table_renderer.h"
@@ -230,4 +232,64 @@ TEST_CASE("tracker: bad set-up and options are refused with a reason", "[session
     empty.players = {{"red", "red"}};
     CHECK_FALSE(session::Tracker::create(empty, {}, cv::Matx33d::eye()).has_value());
     CHECK_FALSE(session::Tracker::create(two_player_setup(), {}, cv::Matx33d::zeros()).has_value());
+}
+
+namespace {
+
+// The frame as a camera nudged by `dx`, `dy` pixels and turned `deg` degrees about the frame's
+// centre sees it (the table and tiles stay put).
+cv::Mat nudged(const cv::Mat& frame, double dx, double dy, double deg) {
+    cv::Mat m = cv::getRotationMatrix2D(cv::Point2f(static_cast<float>(frame.cols) / 2, static_cast<float>(frame.rows) / 2), deg, 1.0);
+    m.at<double>(0, 2) += dx;
+    m.at<double>(1, 2) += dy;
+    cv::Mat out;
+    cv::warpAffine(frame, out, m, frame.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("tracker: a camera nudged between moves is followed, and the move still read", "[session][camera-moved]") {
+    TableCamera cam({{-1, 0}, {0, 0}, {1, 0}, {0, 1}, {0, -1}}, 25);
+    const auto start = cam.scene({{"D", {0, 0}, 0}});
+    const auto after = cam.scene({{"D", {0, 0}, 0}, {"V", {1, 0}, 0}});
+    const auto later = cam.scene({{"D", {0, 0}, 0}, {"V", {1, 0}, 0}, {"E", {0, 1}, 2}});
+    for (const bool follow : {true, false}) {
+        INFO((follow ? "following the camera" : "a fixed camera assumed"));
+        session::TrackerOptions opt = cam.tracker_options();
+        opt.follow_camera = follow;
+        auto tracker = session::Tracker::create(two_player_setup(), opt, cam.image_to_table());
+        REQUIRE(tracker.has_value());
+        feed(*tracker, cam.shoot(start), 4);
+        // The camera was bumped while V was put down: ~5 mm and 1.5 degrees at this scale.
+        auto ups = feed(*tracker, nudged(cam.shoot(after), 9, -6, 1.5), 4);
+        const auto* read = analysed(ups);
+        REQUIRE(read != nullptr);
+        if (!follow) {
+            CHECK(read->state == session::FrameState::Occluded);  // the whole table looks changed
+            CHECK(tracker->record().events.size() == 1);
+            continue;
+        }
+        bool noted = false;
+        for (const auto& n : read->notes) noted = noted || n.find("the camera moved") != std::string::npos;
+        CHECK(noted);
+        REQUIRE(read->committed.size() == 1);
+        CHECK(read->committed[0].tile == "V");
+        CHECK(read->committed[0].at == Cell{1, 0});
+        CHECK(read->committed[0].rot == 0);
+        // Bumped again the other way; E comes down south of D.
+        ups = feed(*tracker, nudged(cam.shoot(later), -4, 7, -1.0), 4);
+        read = analysed(ups);
+        REQUIRE(read != nullptr);
+        REQUIRE(read->committed.size() == 1);
+        CHECK(read->committed[0].tile == "E");
+        CHECK(read->committed[0].at == Cell{0, 1});
+        CHECK(read->committed[0].rot == 2);
+        // Still, unmoved: nothing new, no movement noted.
+        ups = feed(*tracker, nudged(cam.shoot(later), -4, 7, -1.0), 4);
+        for (const auto& u : ups) {
+            for (const auto& n : u.notes) CHECK(n.find("the camera moved") == std::string::npos);
+        }
+        CHECK(tracker->record().events.size() == 3);
+    }
 }

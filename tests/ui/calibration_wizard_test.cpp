@@ -19,6 +19,7 @@
 #include "tests/ui/qt_app.h"
 #include "ui/calibration_wizard.h"
 #include "vision/homography.h"
+#include "vision/table_renderer.h"
 
 using namespace meeplecam;
 
@@ -175,4 +176,38 @@ TEST_CASE("the calibration wizard refuses to save nothing and shows why", "[ui][
     REQUIRE_FALSE(st);
     CHECK(wizard.save_text().contains("nothing to save"));
     CHECK_FALSE(QFileInfo::exists(dir + "/none.json"));
+}
+
+TEST_CASE("the calibration wizard measures the table from the start tile alone", "[ui][calibration-wizard][start-tile]") {
+    test::qt_app();
+    const QString dir = test::fresh_dir("calibration_wizard_start_tile");
+    // A rendered table with nothing on it but the start tile D, framed for a 9 x 7 cell board.
+    const Catalog base = Catalog::embedded("carcassonne-base").value();
+    vision::RenderOptions o = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    o.hand_chance = 0;
+    o.scene_seed = 307;
+    for (int x = -4; x <= 4; ++x) {
+        for (int y = -3; y <= 3; ++y) o.layout_cells.push_back({x, y});
+    }
+    auto r = vision::render_table(std::vector<vision::SceneTile>{{base.find("D"), {0, 0}, 0, nullptr}}, o, 307);
+    REQUIRE(r);
+    ui::CalibrationWizard wizard({}, dir + "/c.json");
+    wizard.set_table_from_tiles(true);
+    wizard.set_table_from_start_tile(true);  // one source at a time: unticks the tiles
+    wizard.measure_table(r->image, "start.png");
+    wait_idle(wizard);
+    INFO(wizard.table_text().toStdString());
+    CHECK(wizard.table_text().contains("from the start tile"));
+    const auto cal = wizard.calibration();
+    REQUIRE(cal.table.has_value());
+    CHECK(cal.table->source == "start-tile");
+    // The plane's scale at the tile: 45 mm between two of its truth corners.
+    const auto& corners = r->truth.tiles.front().corners_px;
+    CHECK(std::abs(cv::norm(cal.table->plane.to_table(corners[0]) - cal.table->plane.to_table(corners[1])) - 45.0) < 1.0);
+    // A table without the start tile says so on the page.
+    cv::Mat bare(1080, 1920, CV_8UC3, cv::Scalar(70, 110, 150));
+    wizard.measure_table(bare, "bare.png");
+    wait_idle(wizard);
+    CHECK(wizard.table_text().contains("bare.png"));
+    CHECK_FALSE(wizard.calibration().table.has_value());
 }

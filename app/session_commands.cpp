@@ -184,6 +184,8 @@ int run_track(const std::vector<std::string>& argv) {
         auto cal = calibration::load_calibration(*args->value("calibration"));
         if (!cal) return report(cal.error());
         if (!cal->table) return report(invalid(*args->value("calibration"), "the calibration has no table plane (calibrate table)"));
+        // A plane from the start tile alone drifts away from it: refit it as tiles come down.
+        topt.refit_plane = cal->table->source == "start-tile";
         calibration_file = std::move(cal).value();
     } else {
         auto h = read_calibration(*args->value("calibration"));

@@ -156,28 +156,37 @@ double bilinear(const cv::Mat& img, cv::Point2d p) {
     return (1 - fy) * ((1 - fx) * r0[x] + fx * r0[x + 1]) + fy * ((1 - fx) * r1[x] + fx * r1[x + 1]);
 }
 
-// Moves each side of `q` (full-resolution pixels) onto the strongest edge within `reach` px
-// along its normal, fits a line to those edge points and intersects the lines. Returns `q`
-// itself when a side finds too few edge points or a corner would move more than 2 * reach.
-Quad refine_sides(const cv::Mat& grey, const Quad& q, double reach) {
+// The edge points of each side of `q` (clockwise, image pixels): along the side, the strongest
+// gradient across it within `reach` px (sub-pixel); a side with fewer than half its samples on
+// an edge, or whose points do not lie on a line (1 px), gets none.
+std::array<std::vector<cv::Point2f>, 4> side_edges(const cv::Mat& grey, const Quad& q, double reach) {
+    std::array<std::vector<cv::Point2f>, 4> sides;
+    // Gradients over the outline's box only (the tracker refines every tile of a frame).
+    double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;
+    for (const auto& p : q) x0 = std::min(x0, p.x), y0 = std::min(y0, p.y), x1 = std::max(x1, p.x), y1 = std::max(y1, p.y);
+    const int margin = static_cast<int>(std::ceil(reach)) + 4;
+    const cv::Rect box = cv::Rect(static_cast<int>(std::floor(x0)) - margin, static_cast<int>(std::floor(y0)) - margin,
+                                  static_cast<int>(std::ceil(x1 - x0)) + 2 * margin, static_cast<int>(std::ceil(y1 - y0)) + 2 * margin) &
+                         cv::Rect(0, 0, grey.cols, grey.rows);
+    if (box.width < 8 || box.height < 8) return sides;
     cv::Mat gx, gy;
-    cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
-    cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
-    std::array<cv::Vec4f, 4> lines{};
+    cv::Sobel(grey(box), gx, CV_32F, 1, 0, 3);
+    cv::Sobel(grey(box), gy, CV_32F, 0, 1, 3);
+    const cv::Point2d origin(box.x, box.y);
+    constexpr int kSamples = 24;
     for (std::size_t s = 0; s < 4; ++s) {
         const cv::Point2d a = q[s], b = q[(s + 1) % 4];
         const cv::Point2d d = (b - a) * (1.0 / std::max(1e-9, cv::norm(b - a)));
         const cv::Point2d nrm(-d.y, d.x);
         std::vector<cv::Point2f> edge;
-        constexpr int kSamples = 24;
         for (int i = 0; i < kSamples; ++i) {
             const cv::Point2d p = a + (b - a) * (0.12 + 0.76 * i / (kSamples - 1));
             // The gradient across the side, sampled every half pixel (bilinear), its peak found
             // to a fraction of a step by a parabola through the peak and its neighbours.
             std::vector<double> g;
             for (double t = -reach; t <= reach + 1e-9; t += 0.5) {
-                const cv::Point2d x = p + nrm * t;
-                if (x.x < 1 || x.y < 1 || x.x >= grey.cols - 2 || x.y >= grey.rows - 2) {
+                const cv::Point2d x = p + nrm * t - origin;
+                if (x.x < 1 || x.y < 1 || x.x >= gx.cols - 2 || x.y >= gx.rows - 2) {
                     g.push_back(0);
                     continue;
                 }
@@ -194,19 +203,39 @@ Quad refine_sides(const cv::Mat& grey, const Quad& q, double reach) {
             const cv::Point2d at = p + nrm * (-reach + 0.5 * (static_cast<double>(k) + offset));
             edge.emplace_back(static_cast<float>(at.x), static_cast<float>(at.y));
         }
-        if (edge.size() < kSamples / 2) return q;
-        cv::fitLine(edge, lines[s], cv::DIST_HUBER, 0, 0.01, 0.01);
+        if (edge.size() < kSamples / 2) continue;
+        cv::Vec4f line;
+        cv::fitLine(edge, line, cv::DIST_HUBER, 0, 0.01, 0.01);
+        std::vector<cv::Point2f> on_line;
+        for (const auto& e : edge) {
+            const double dist = std::abs((e.x - line[2]) * line[1] - (e.y - line[3]) * line[0]);
+            if (dist <= 1.0) on_line.push_back(e);
+        }
+        if (on_line.size() >= kSamples / 2) sides[s] = std::move(on_line);
+    }
+    return sides;
+}
+
+// Moves each side of `q` (full-resolution pixels) onto its edge (side_edges), fits a line to
+// each and intersects the lines. Returns nullopt when a side has no edge or a corner would
+// move more than 2 * reach.
+std::optional<Quad> refine_sides(const cv::Mat& grey, const Quad& q, double reach) {
+    const auto sides = side_edges(grey, q, reach);
+    std::array<cv::Vec4f, 4> lines{};
+    for (std::size_t s = 0; s < 4; ++s) {
+        if (sides[s].empty()) return std::nullopt;
+        cv::fitLine(sides[s], lines[s], cv::DIST_HUBER, 0, 0.01, 0.01);
     }
     Quad out;
     for (std::size_t i = 0; i < 4; ++i) {
         const cv::Vec4f& l1 = lines[(i + 3) % 4];  // the side ending at corner i
         const cv::Vec4f& l2 = lines[i];            // the side starting at it
         const double det = l1[0] * -l2[1] - l1[1] * -l2[0];
-        if (std::abs(det) < 1e-6) return q;
+        if (std::abs(det) < 1e-6) return std::nullopt;
         const double dx = l2[2] - l1[2], dy = l2[3] - l1[3];
         const double t = (dx * -l2[1] - dy * -l2[0]) / det;
         out[i] = cv::Point2d(l1[2] + t * l1[0], l1[3] + t * l1[1]);
-        if (cv::norm(out[i] - q[i]) > 2 * reach) return q;
+        if (cv::norm(out[i] - q[i]) > 2 * reach) return std::nullopt;
     }
     return out;
 }
@@ -321,7 +350,7 @@ Result<StartTilePlane> table_from_start_tile(const cv::Mat& image, const TileTyp
     // 3. Sharpen the corners on the full photo, fit the plane.
     cv::Mat full_grey;
     cv::cvtColor(image, full_grey, cv::COLOR_BGR2GRAY);
-    const Quad corners = refine_sides(full_grey, best->quad, std::max(o.refine_reach_px, 1.5 / s));
+    const Quad corners = refine_sides(full_grey, best->quad, std::max(o.refine_reach_px, 1.5 / s)).value_or(best->quad);
     const std::vector<cv::Point2d> table_mm = {o.origin_mm, o.origin_mm + cv::Point2d(o.tile_mm, 0),
                                                o.origin_mm + cv::Point2d(o.tile_mm, o.tile_mm), o.origin_mm + cv::Point2d(0, o.tile_mm)};
     auto plane = fit_table_plane(table_mm, std::vector<cv::Point2d>(corners.begin(), corners.end()));
@@ -336,6 +365,16 @@ Result<StartTilePlane> table_from_start_tile(const cv::Mat& image, const TileTyp
     out.confidence = best->confidence;
     out.candidates = scored;
     return out;
+}
+
+std::optional<std::array<cv::Point2d, 4>> refine_tile_outline(const cv::Mat& grey, const std::array<cv::Point2d, 4>& corners, double reach_px) {
+    if (grey.empty() || grey.type() != CV_8UC1) return std::nullopt;
+    return refine_sides(grey, corners, reach_px);
+}
+
+std::array<std::vector<cv::Point2f>, 4> tile_side_edges(const cv::Mat& grey, const std::array<cv::Point2d, 4>& corners, double reach_px) {
+    if (grey.empty() || grey.type() != CV_8UC1) return {};
+    return side_edges(grey, corners, reach_px);
 }
 
 }  // namespace meeplecam::calibration

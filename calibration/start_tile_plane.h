@@ -16,7 +16,10 @@
 // perspective terms rest on four corners ~100 px apart); see docs/calibration.md.
 #pragma once
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <opencv2/core.hpp>
 
@@ -59,5 +62,16 @@ struct StartTilePlane {
 Result<StartTilePlane> table_from_start_tile(const cv::Mat& image, const TileType& start, const vision::TileClassifier& classifier,
                                              const StartTilePlaneOptions& options, const CameraIntrinsics* camera,
                                              const std::string& where);
+
+// Moves each side of a tile's outline `corners` (image pixels, clockwise) onto the strongest
+// edge within `reach_px` along its normal in `grey` (8-bit), fits lines to those edge points
+// (sub-pixel) and returns their corners; nullopt when a side finds too few edge points or a
+// corner would move more than 2 * reach_px. The tracker refits its plane with it.
+std::optional<std::array<cv::Point2d, 4>> refine_tile_outline(const cv::Mat& grey, const std::array<cv::Point2d, 4>& corners, double reach_px);
+
+// The edge points found along each side of a tile's outline `corners` (image pixels,
+// clockwise, side i from corner i to i + 1), as refine_tile_outline finds them; a side with
+// no clear straight edge (a neighbour's tile flush against it) gets none.
+std::array<std::vector<cv::Point2f>, 4> tile_side_edges(const cv::Mat& grey, const std::array<cv::Point2d, 4>& corners, double reach_px);
 
 }  // namespace meeplecam::calibration

@@ -8,11 +8,13 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <tuple>
 
 #include <opencv2/imgproc.hpp>
 #include <opencv2/video/tracking.hpp>
 
+#include "calibration/start_tile_plane.h"
 #include "engine/correction.h"
 #include "engine/ports.h"
 #include "session/table_view.h"
@@ -299,7 +301,7 @@ std::optional<cv::Vec3f> plain_city_lab(const cv::Mat& lab, const PennantLayout&
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 31> checks = {
+    const std::array<Status, 33> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -331,6 +333,8 @@ Status TrackerOptions::check() const {
         in_range(camera_shift_min_mm, 0, 100, "camera_shift_min_mm"),
         in_range(camera_shift_max_mm, camera_shift_min_mm, 500, "camera_shift_max_mm"),
         in_range(camera_min_correlation, 0, 1, "camera_min_correlation"),
+        in_range(refit_min_tiles, 2, 1000, "refit_min_tiles"),
+        in_range(refit_max_rms_mm, 0.1, 20, "refit_max_rms_mm"),
     };
     for (const auto& st : checks) {
         if (!st) return st;
@@ -392,6 +396,7 @@ struct Tracker::State {
     TableView view_for_board() const;
     void regrow_view(const cv::Mat& frame);
     std::optional<cv::Matx33d> camera_moved(const cv::Mat& frame, TrackerUpdate& up) const;
+    void refit_plane(const cv::Mat& frame, TrackerUpdate& up);
     cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
     // Ranks the legal placements at `at`; keeps every one of them, with its likelihood, in `likelihood`.
     std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
@@ -1385,7 +1390,108 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             }
         }
     }
+    if (tile_committed && opt.refit_plane) refit_plane(frame, up);
     if (tile_committed) regrow_view(frame);
+}
+
+// Refits the image -> table mapping to the placed tiles' sides found in `frame`: every edge
+// point on a tile's side must map onto that side's line on the table (x or y constant at the
+// cell's edge), which gives linear equations in the mapping (a direct linear fit, normalised).
+// Sides flush against a neighbour show no edge and give none. Keeps the mapping when too few
+// tiles or lines speak, or the fit is poor; else the confirmed look is warped afresh.
+void Tracker::State::refit_plane(const cv::Mat& frame, TrackerUpdate& up) {
+    const Board& board = game->board();
+    if (static_cast<int>(board.tiles().size()) < opt.refit_min_tiles) return;
+    cv::Mat grey;
+    cv::cvtColor(frame, grey, cv::COLOR_BGR2GRAY);
+    const cv::Matx33d table_to_image = image_to_table.inv();
+    auto to_image = [&](cv::Point2d p) {
+        const cv::Vec3d v = table_to_image * cv::Vec3d(p.x, p.y, 1.0);
+        return cv::Point2d(v[0] / v[2], v[1] / v[2]);
+    };
+    struct Constraint {
+        cv::Point2d px;  // an edge point in the image
+        bool x_fixed;    // the side's line on the table: x = value (else y = value)
+        double value;    // mm
+    };
+    std::vector<Constraint> cs;
+    std::set<long> xs, ys;  // distinct lines (0.1 mm) with edges on them
+    int tiles_seen = 0;
+    const double half = opt.tile_mm / 2;
+    for (const auto& t : board.tiles()) {
+        const cv::Point2d c(t.at.x * pitch(), t.at.y * pitch());
+        const std::array<cv::Point2d, 4> mm = {c + cv::Point2d(-half, -half), c + cv::Point2d(half, -half), c + cv::Point2d(half, half),
+                                               c + cv::Point2d(-half, half)};
+        std::array<cv::Point2d, 4> px{};
+        for (std::size_t i = 0; i < 4; ++i) px[i] = to_image(mm[i]);
+        // Clockwise in the image as the edge search expects: a mirrored mapping reverses the order.
+        std::array<std::size_t, 4> order = {0, 1, 2, 3};
+        if ((px[1] - px[0]).cross(px[2] - px[1]) < 0) order = {0, 3, 2, 1};
+        std::array<cv::Point2d, 4> in_order{};
+        for (std::size_t i = 0; i < 4; ++i) in_order[i] = px[order[i]];
+        const double px_per_mm = cv::norm(px[1] - px[0]) / opt.tile_mm;
+        const auto sides = calibration::tile_side_edges(grey, in_order, std::max(2.0, 3.0 * px_per_mm));
+        bool any = false;
+        for (std::size_t s = 0; s < 4; ++s) {
+            if (sides[s].empty()) continue;
+            const cv::Point2d a = mm[order[s]], b = mm[order[(s + 1) % 4]];
+            const bool x_fixed = std::abs(a.x - b.x) < 1e-6;
+            const double value = x_fixed ? a.x : a.y;
+            (x_fixed ? xs : ys).insert(std::lround(value * 10));
+            for (const auto& e : sides[s]) cs.push_back({cv::Point2d(e.x, e.y), x_fixed, value});
+            any = true;
+        }
+        tiles_seen += any;
+    }
+    if (tiles_seen < opt.refit_min_tiles || xs.size() < 2 || ys.size() < 2) return;
+    // Normalise both sides (Hartley): image points about their mean, the table's lines likewise.
+    cv::Point2d mean_px(0, 0);
+    for (const auto& k : cs) mean_px += k.px;
+    mean_px *= 1.0 / static_cast<double>(cs.size());
+    double spread_px = 0;
+    for (const auto& k : cs) spread_px += cv::norm(k.px - mean_px);
+    spread_px = std::max(1e-9, spread_px / static_cast<double>(cs.size()));
+    const double sp = std::sqrt(2.0) / spread_px;
+    const cv::Matx33d norm_px(sp, 0, -sp * mean_px.x, 0, sp, -sp * mean_px.y, 0, 0, 1);
+    double cx = 0, cy = 0, spread_mm = 0;
+    for (const auto& t : board.tiles()) cx += t.at.x * pitch(), cy += t.at.y * pitch();
+    cx /= static_cast<double>(board.tiles().size());
+    cy /= static_cast<double>(board.tiles().size());
+    for (const auto& t : board.tiles()) spread_mm += std::hypot(t.at.x * pitch() - cx, t.at.y * pitch() - cy) + half;
+    spread_mm /= static_cast<double>(board.tiles().size());
+    const double sm = std::sqrt(2.0) / spread_mm;
+    const cv::Matx33d norm_mm(sm, 0, -sm * cx, 0, sm, -sm * cy, 0, 0, 1);
+    cv::Mat a(static_cast<int>(cs.size()), 9, CV_64F, cv::Scalar(0));
+    for (std::size_t r = 0; r < cs.size(); ++r) {
+        const cv::Vec3d p = norm_px * cv::Vec3d(cs[r].px.x, cs[r].px.y, 1.0);
+        const double v = cs[r].x_fixed ? sm * (cs[r].value - cx) : sm * (cs[r].value - cy);
+        auto* row = a.ptr<double>(static_cast<int>(r));
+        const int off = cs[r].x_fixed ? 0 : 3;
+        row[off] = p[0], row[off + 1] = p[1], row[off + 2] = p[2];
+        row[6] = -v * p[0], row[7] = -v * p[1], row[8] = -v * p[2];
+    }
+    cv::Mat w, u, vt;
+    cv::SVD::compute(a, w, u, vt, cv::SVD::FULL_UV);
+    const cv::Mat h = vt.row(8);
+    const cv::Matx33d hn(h.at<double>(0), h.at<double>(1), h.at<double>(2), h.at<double>(3), h.at<double>(4), h.at<double>(5),
+                         h.at<double>(6), h.at<double>(7), h.at<double>(8));
+    cv::Matx33d fit = norm_mm.inv() * hn * norm_px;
+    if (std::abs(fit(2, 2)) < 1e-12) return;
+    fit *= 1.0 / fit(2, 2);
+    double sum = 0;
+    for (const auto& k : cs) {
+        const cv::Vec3d v = fit * cv::Vec3d(k.px.x, k.px.y, 1.0);
+        if (std::abs(v[2]) < 1e-12) return;
+        const double off = (k.x_fixed ? v[0] / v[2] : v[1] / v[2]) - k.value;
+        sum += off * off;
+    }
+    const double rms = std::sqrt(sum / static_cast<double>(cs.size()));
+    if (rms > opt.refit_max_rms_mm) return;
+    image_to_table = fit;
+    confirmed = view.warp(frame, image_to_table);
+    stale.clear();  // a drifted plane's spill into neighbouring cells: the fresh look has it right
+    up.notes.push_back("the table plane refitted to the sides of " + std::to_string(tiles_seen) + " tiles (rms " +
+                       std::to_string(rms).substr(0, 4) + " mm)");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1582,6 +1688,7 @@ Status Tracker::finish() {
 
 const Game& Tracker::game() const { return *s_->game; }
 const Record& Tracker::record() const { return s_->record; }
+const cv::Matx33d& Tracker::image_to_table() const { return s_->image_to_table; }
 const TrackerOptions& Tracker::options() const { return s_->opt; }
 const std::vector<std::string>& Tracker::corrections() const { return s_->corrections; }
 const std::map<Cell, std::vector<CandidateMove>>& Tracker::likelihoods() const { return s_->likelihood; }

@@ -90,6 +90,14 @@ struct TrackerOptions {
     double camera_shift_min_mm = 1.0;
     double camera_shift_max_mm = 60.0;
     double camera_min_correlation = 0.75;
+    // A plane measured from the start tile alone (calibration/start_tile_plane.h) drifts away
+    // from it. With refit_plane, after each committed tile the outlines of all placed tiles are
+    // found in the frame (around where the plane puts them) and the image -> table mapping is
+    // refitted to their corners at their cells' places, once refit_min_tiles tiles are down and
+    // the fit's rms is within refit_max_rms_mm. Off by default: a marker plane needs no refit.
+    bool refit_plane = false;
+    int refit_min_tiles = 3;
+    double refit_max_rms_mm = 1.5;
 
     // Checks every field; the error names it and the allowed range.
     Status check() const;
@@ -187,6 +195,9 @@ public:
     const Game& game() const;
     const Record& record() const;
     const TrackerOptions& options() const;
+    // The image -> table (mm, start cell at the origin) mapping as it stands now: the one given
+    // to create(), corrected when the camera moved (follow_camera) or refitted (refit_plane).
+    const cv::Matx33d& image_to_table() const;
     // Corrections and undos made so far, as sentences
     // ("correction of event 12 (tile at [1, 0]): B 90° -> D 0° by the players").
     const std::vector<std::string>& corrections() const;

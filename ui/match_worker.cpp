@@ -72,6 +72,8 @@ void MatchWorker::restart_tracker() {
     session::TrackerOptions options;
     options.tile_mm = table_->tile_mm;
     options.gap_mm = table_->gap_mm;
+    // A plane from the start tile alone drifts away from it: refit it as tiles come down.
+    options.refit_plane = calibration_ && calibration_->table && calibration_->table->source == "start-tile";
     auto t = session::Tracker::create(match_->record(), options, table_->image_to_table_mm);
     if (!t) {
         emit refused(tr("the tracker cannot start: %1").arg(QString::fromStdString(t.error().to_string())));

@@ -3,6 +3,8 @@
 // placed after its tile, and a follower vanishing without a scoring.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+#include <map>
 #include <memory>
 
 #include <opencv2/imgproc.hpp>
@@ -292,4 +294,51 @@ TEST_CASE("tracker: a camera nudged between moves is followed, and the move stil
         }
         CHECK(tracker->record().events.size() == 3);
     }
+}
+
+TEST_CASE("tracker: a plane that drifts away from the start tile is refitted to the placed tiles", "[session][refit-plane]") {
+    TableCamera cam({{-1, 0}, {0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {0, 1}, {0, -1}}, 26);
+    // A plane as the start tile alone gives it: right at the start tile, off farther out (here
+    // 6 % too large a scale and a slight skew: ~3 mm one cell out, ~9 mm three cells out).
+    const cv::Matx33d drift(1.06, 0.02, 0, -0.01, 1.05, 0, 0, 0, 1);
+    const cv::Matx33d drifted = drift * cam.image_to_table();
+    std::vector<TableCamera::Tile> tiles = {{"D", {0, 0}, 0}};
+    std::map<bool, int> right;
+    std::map<bool, double> far_error;
+    const double pitch = cam.tracker_options().tile_mm + cam.tracker_options().gap_mm;
+    for (const bool refit : {false, true}) {
+        session::TrackerOptions opt = cam.tracker_options();
+        opt.refit_plane = refit;
+        opt.refit_min_tiles = 2;
+        auto tracker = session::Tracker::create(two_player_setup(), opt, drifted);
+        REQUIRE(tracker.has_value());
+        std::vector<TableCamera::Tile> down = tiles;
+        feed(*tracker, cam.shoot(cam.scene(down)), 4);
+        bool refitted = false;
+        for (int x = 1; x <= 4; ++x) {
+            down.push_back({"U", {x, 0}, 1});  // a straight road east-west
+            const auto ups = feed(*tracker, cam.shoot(cam.scene(down)), 4);
+            for (const auto& u : ups) {
+                for (const auto& n : u.notes) refitted = refitted || n.find("table plane refitted") != std::string::npos;
+                if (!u.ambiguity.empty()) REQUIRE(tracker->choose(0).has_value());  // as a player would, the first offer
+            }
+        }
+        const auto& events = tracker->record().events;
+        int ok = 0;
+        for (std::size_t i = 1; i < events.size(); ++i) ok += events[i].tile == "U" && events[i].rot % 2 == 1 && events[i].at == Cell{static_cast<int>(i), 0};
+        right[refit] = ok;
+        // How far the tracker's mapping puts the far tile's centre (4 cells out) from the truth.
+        const cv::Point2d far_px = [&] {
+            const cv::Vec3d v = cam.image_to_table().inv() * cv::Vec3d(4 * pitch, 0, 1);
+            return cv::Point2d(v[0] / v[2], v[1] / v[2]);
+        }();
+        const cv::Vec3d m = tracker->image_to_table() * cv::Vec3d(far_px.x, far_px.y, 1);
+        far_error[refit] = cv::norm(cv::Point2d(m[0] / m[2], m[1] / m[2]) - cv::Point2d(4 * pitch, 0));
+        std::printf("drifting plane, refit %s: %d of 4 road tiles recorded right; 4 cells out the mapping is off by %.2f mm%s\n",
+                    refit ? "on" : "off", ok, far_error[refit], refitted ? " (refitted)" : "");
+        CHECK(refitted == refit);
+    }
+    CHECK(right[true] == 4);
+    CHECK(far_error[false] > 8.0);  // the drift as given
+    CHECK(far_error[true] < 1.5);
 }

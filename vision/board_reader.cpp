@@ -302,14 +302,11 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     choose_phase(image, out.view, out.cells, options.lattice);
     // Too many cells for the game (the refusal below): occupancy took table for tiles (glare
     // on wood, a cloth in the tiles' colours); the cells whose colours are the board's stay.
-    // More cells than the game has tiles, but not that many: only the excess may go, the
-    // cells likeliest table first (dropping every cell likelier table lost true tiles on
-    // blurred boards, whose colours the few clearly framed cells teach poorly).
-    const int copies = game_copies(catalog, options.decoder.edition);
-    const double most_cells = options.max_tiles_share * copies;
+    // (Below that bound it is not tried: on blurred boards it dropped true tiles, and real
+    // boards larger than the catalog's tiles lost sharp tiles to it.)
+    const double most_cells = options.max_tiles_share * game_copies(catalog, options.decoder.edition);
     auto keep_board = [&] {
         if (static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
-        else if (static_cast<int>(out.cells.size()) > copies) out.cells = keep_board_colours(out.view, out.cells, options.lattice, static_cast<std::size_t>(copies));
     };
     if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
     keep_board();

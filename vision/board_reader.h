@@ -169,10 +169,8 @@ std::vector<double> cell_alignment(const LatticeView& view, const std::vector<Ce
 // wood, a cloth of the tiles' colours: more cells than the game has tiles). The board's
 // colours are learnt from the cells clearly aligned with the lattice (cell_alignment), the
 // table's from those not aligned; each cell goes to the likelier, and the largest group stays.
-// Returns the cells unchanged when too few cells teach either. With `keep_at_least`, cells
-// likelier table are dropped (likeliest first) only while more than that many are left.
-std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice,
-                                               std::size_t keep_at_least = 0);
+// Returns the cells unchanged when too few cells teach either.
+std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
 
 // ---- Stage 2c: light evened out ------------------------------------------------------
 

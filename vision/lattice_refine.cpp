@@ -362,8 +362,7 @@ std::vector<double> cell_alignment(const LatticeView& view, const std::vector<Ce
     return out;
 }
 
-std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo,
-                                               std::size_t keep_at_least) {
+std::vector<CellObservation> keep_board_colours(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
     constexpr double kSureTile = 1.5;   // a cell this aligned with the lattice is a tile (cell_alignment)...
     constexpr double kLikeTable = 1.1;  // ...below this it teaches the table's colours (a few tiles among them do not outvote it)
     constexpr int kSamples = 12;        // samples per cell side
@@ -405,25 +404,11 @@ std::vector<CellObservation> keep_board_colours(const LatticeView& view, const s
     }
     if (tiles_seen < kMinSeeds || table_seen < kMinSeeds) return cells;
     const double nt = std::accumulate(tile.begin(), tile.end(), 0.0), nb = std::accumulate(table.begin(), table.end(), 0.0);
-    std::vector<double> llr(cells.size(), 0.0);
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        for (const int b : bins[i]) llr[i] += std::log((tile[static_cast<std::size_t>(b)] + 0.5) / nt) - std::log((table[static_cast<std::size_t>(b)] + 0.5) / nb);
-    }
-    // The cells likelier table than board are dropped, the likeliest table first, while more
-    // than keep_at_least cells are left.
-    std::vector<std::size_t> order(cells.size());
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return llr[a] < llr[b]; });
-    std::vector<bool> dropped(cells.size(), false);
-    std::size_t left = cells.size();
-    for (const std::size_t i : order) {
-        if (llr[i] > 0 || left <= keep_at_least) break;
-        dropped[i] = true;
-        --left;
-    }
     std::vector<CellObservation> kept;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (!dropped[i]) kept.push_back(cells[i]);
+        double llr = 0;
+        for (const int b : bins[i]) llr += std::log((tile[static_cast<std::size_t>(b)] + 0.5) / nt) - std::log((table[static_cast<std::size_t>(b)] + 0.5) / nb);
+        if (llr > 0) kept.push_back(cells[i]);
     }
     return largest_group(std::move(kept));
 }

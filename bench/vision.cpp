@@ -43,6 +43,12 @@ cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
     return {v[0] / v[2], v[1] / v[2]};
 }
 
+cv::Mat half_size(const cv::Mat& image) {
+    cv::Mat out;
+    cv::resize(image, out, cv::Size(), 0.5, 0.5, cv::INTER_AREA);
+    return out;
+}
+
 double median(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -85,8 +91,19 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         if (reading) st.stages.push_back(reading->stages);
         ++st.boards;
         st.tiles += static_cast<int>(truth.tiles.size());
+        if (reading && !g_dump.empty()) {
+            // Every candidate lattice checked, with its rectification error against the truth.
+            for (const auto& c : reading->checked) {
+                std::vector<cv::Point2d> at, want;
+                for (const auto& t : truth.tiles) at.push_back(apply(c.image_to_top, t.centre_px) / c.px_per_mm), want.push_back(t.centre_mm);
+                std::printf("    candidate seed %llu (%s): %d cells, contrast %.2f, evidence %.1f, rect %.1f mm%s%s\n", static_cast<unsigned long long>(seed),
+                            c.search, c.cells, c.contrast, c.contrast * std::sqrt(static_cast<double>(c.cells)), vision::rigid_alignment_rms(at, want),
+                            c.refusal.empty() ? "" : ": ", c.refusal.c_str());
+            }
+        }
         if (!reading || !reading->found) {
             if (!g_dump.empty()) {
+                cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + "_frame.png", half_size(rendering->image));
                 std::printf("  board seed %llu: not found (%s), style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
                             reading ? reading->message.c_str() : reading.error().to_string().c_str(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);
             }
@@ -173,6 +190,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + ".png", img);
             cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + "_mask.png", view.not_table);
         }
+        if (!g_dump.empty() && errors > 3) cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + "_frame.png", half_size(rendering->image));
         if (!g_dump.empty()) {
             std::printf("  board seed %llu: %zu tiles, %d errors, %zu read, rect %.1f mm, style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
                         truth.tiles.size(), errors, reading->tiles.size(), st.rect_mm.back(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);

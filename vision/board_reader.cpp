@@ -100,7 +100,10 @@ Status ReaderOptions::check() const {
     if (!(min_tile_px > 0)) return invalid("reader options", "min_tile_px must be positive");
     if (max_lattices < 1 || max_lattices > 16) return invalid("reader options", "max_lattices must be within [1, 16]");
     if (!(min_tile_contrast >= 1)) return invalid("reader options", "min_tile_contrast must be at least 1");
+    if (!(min_zoom >= 1)) return invalid("reader options", "min_zoom must be at least 1");
+    if (!(zoom_margin >= 0 && zoom_margin <= 1)) return invalid("reader options", "zoom_margin must be within [0, 1]");
     if (!(sure_tile_contrast >= min_tile_contrast)) return invalid("reader options", "sure_tile_contrast must be at least min_tile_contrast");
+    if (!(weak_tile_contrast >= 1 && weak_tile_contrast <= min_tile_contrast)) return invalid("reader options", "weak_tile_contrast must be within [1, min_tile_contrast]");
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
@@ -228,6 +231,14 @@ struct CheckedLattice {
 // of the cells it was measured on.
 double board_evidence(const CheckedLattice& c) { return c.contrast.ratio() * std::sqrt(static_cast<double>(c.cells.size())); }
 
+// Whether a checked lattice's cells are framed by tile outlines: clearly over enough cells, or
+// less clearly over many (a blurred steep view weakens every outline, the true lattice's too).
+bool shows_tiles(const CheckedLattice& c, const ReaderOptions& o) {
+    const double ratio = c.contrast.ratio();
+    const int cells = static_cast<int>(c.cells.size());
+    return (ratio >= o.min_tile_contrast && cells >= o.min_checked_tiles) || (ratio >= o.weak_tile_contrast && cells >= 2 * o.min_checked_tiles);
+}
+
 // Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
 std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const Catalog& catalog) {
     std::map<std::pair<int, int>, const DecodedTile*> at;
@@ -291,7 +302,8 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     choose_phase(image, out.view, out.cells, options.lattice);
     // Too many cells for the game (the refusal below): occupancy took table for tiles (glare
     // on wood, a cloth in the tiles' colours); the cells whose colours are the board's stay.
-    // (Below that bound it is not tried: on blurred boards it dropped true tiles.)
+    // (Below that bound it is not tried: on blurred boards it dropped true tiles, and real
+    // boards larger than the catalog's tiles lost sharp tiles to it.)
     const double most_cells = options.max_tiles_share * game_copies(catalog, options.decoder.edition);
     auto keep_board = [&] {
         if (static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
@@ -347,13 +359,41 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     std::optional<CheckedLattice> chosen, fallback;
     bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
     std::string first_failure;
-    for (const bool whole : {false, true}) {
-        auto candidates = find_lattices(frame, lattice, whole);
+    // The searches in order: near the board's colours, in the whole frame, and, when neither
+    // showed a lattice clearly, near the board again in a crop of the frame around it. A small
+    // or far board's tiles are ~20 px in the work image: their sides are short and blurred, and
+    // a table's long stripes or a few long road edges outvote them in the line directions;
+    // the crop is read at up to the frame's own resolution.
+    enum class Search { near_board, whole_frame, zoomed };
+    for (const Search search : {Search::near_board, Search::whole_frame, Search::zoomed}) {
+        const bool whole = search == Search::whole_frame;
+        cv::Point crop_origin(0, 0);
+        cv::Mat crop;
+        if (search == Search::zoomed) {
+            if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) break;
+            const cv::Rect box = board_bounds(frame, lattice);
+            if (box.area() == 0) break;
+            const int mx = static_cast<int>(options.zoom_margin * box.width), my = static_cast<int>(options.zoom_margin * box.height);
+            const cv::Rect grown = cv::Rect(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my) & cv::Rect(0, 0, frame.cols, frame.rows);
+            const auto work_scale = [&](int side) { return std::min(1.0, static_cast<double>(lattice.work_side) / side); };
+            if (work_scale(std::max(grown.width, grown.height)) < options.min_zoom * work_scale(std::max(frame.cols, frame.rows))) break;
+            crop = frame(grown);
+            crop_origin = grown.tl();
+        }
+        auto candidates = find_lattices(crop.empty() ? frame : crop, lattice, whole);
         clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
             if (first_failure.empty()) first_failure = candidates.error().message;
             continue;
+        }
+        if (!crop.empty()) {
+            // Crop px -> frame px: each view maps the frame.
+            const cv::Matx33d frame_to_crop(1, 0, -crop_origin.x, 0, 1, -crop_origin.y, 0, 0, 1);
+            for (auto& view : *candidates) {
+                view.image_to_top = view.image_to_top * frame_to_crop;
+                view.frame = frame.size();
+            }
         }
         const int tries = std::min(options.max_lattices, static_cast<int>(candidates->size()));
         for (int k = 0; k < tries; ++k) {
@@ -364,11 +404,13 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             clock.add_to(stages.refit);
             ++stages.candidates;
             if (!checked) return checked.error();
+            reading.checked.push_back({search == Search::near_board ? "near board" : whole ? "whole frame" : "zoomed", checked->view.image_to_top,
+                                       checked->view.px_per_mm, static_cast<int>(checked->cells.size()), checked->contrast.ratio(), checked->refusal});
             if (!checked->refusal.empty()) {
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
                 continue;
             }
-            if (checked->contrast.ratio() >= options.min_tile_contrast && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) {
+            if (shows_tiles(*checked, options)) {
                 // Every candidate is scored: a wrong lattice can pass the check before the true
                 // one, and one over a few cells can frame them sharply (a tile's art, the
                 // table's pattern), so the contrast counts with the cells it holds for.
@@ -378,7 +420,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             // The lattice the fold alone chose, taken as before when no candidate shows tiles.
             else if (legacy) fallback = std::move(checked.value());
         }
-        if (chosen) break;
+        // A lattice shown clearly ends the searches; one shown only weakly (blurred, steep)
+        // may still lose to a clearer one found in the next search.
+        if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) break;
     }
     if (!chosen) chosen = std::move(fallback);
     reading.ms_lattice = elapsed_ms(start);

@@ -107,6 +107,10 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& opt
 // the whole frame (`whole_frame`). find_lattice returns the first when it is strong. Errors
 // as find_lattice.
 Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& options, bool whole_frame);
+// The bounding box (image px) of the board's colours as find_lattices reads them (colours
+// rare along the frame's edge; specks under a tenth of the largest blob left out). Empty when
+// the colours do not tell a board from the table.
+cv::Rect board_bounds(const cv::Mat& image, const LatticeOptions& options = {});
 // The occupied cells of a lattice view.
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& options = {});
 // The board's 4-connected groups of cells: the largest, and others of at least 4 cells and a
@@ -318,6 +322,11 @@ struct ReaderOptions {
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
     double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
     int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)
+    double weak_tile_contrast = 1.35; // ...or this contrast over at least twice min_checked_tiles cells (blurred steep views: the true
+                                      // lattice measured 1.42-1.53 over 37-80 cells; wrong ones that many cells stayed under 1.35)
+    double min_zoom = 1.5;          // with no lattice shown clearly, the board's box is searched again at its own resolution when
+                                    // that gives its tiles at least this many times the work image's pixels (small or far boards)
+    double zoom_margin = 0.15;      // ...the box grown by this share of its size on each side (the table's colours along its edge)
     double sure_tile_contrast = 2.5; // of the lattices passing, the highest contrast x sqrt(cells) wins; one reaching this contrast over
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
@@ -344,6 +353,17 @@ struct ReaderStages {
     int candidates = 0;  // candidate lattices refitted and checked
 };
 
+// One candidate lattice the reader refitted and checked against the tiles (for diagnosis:
+// bench/vision --dump prints each one's rectification against the truth).
+struct CheckedCandidate {
+    const char* search = "";               // "near board", "whole frame" or "zoomed" (ReaderOptions::min_zoom)
+    cv::Matx33d image_to_top = cv::Matx33d::eye();  // frame read (after max_frame_side shrinking) -> top view px, after the refit
+    double px_per_mm = 1.0;
+    int cells = 0;                         // cells kept after the refit
+    double contrast = 0;                   // tile_contrast ratio
+    std::string refusal;                   // empty: a plausible board
+};
+
 struct BoardReading {
     bool found = false;
     std::string message;                  // why no board was found
@@ -351,6 +371,7 @@ struct BoardReading {
     std::vector<DecodedTile> tiles;
     double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
     ReaderStages stages;                  // the finer split (bench/vision prints it)
+    std::vector<CheckedCandidate> checked; // every candidate lattice checked, in the order tried
 };
 
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a

@@ -687,6 +687,33 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) 
     return whole ? whole : near_board;
 }
 
+cv::Rect board_bounds(const cv::Mat& image, const LatticeOptions& o) {
+    if (image.empty() || image.type() != CV_8UC3 || !o.check()) return {};
+    // The same colours find_lattices reads the board from: the frame at work_side, its mask at mask_side.
+    const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));
+    const double scale = work_scale * std::min(1.0, static_cast<double>(o.mask_side) / (std::max(image.cols, image.rows) * work_scale));
+    cv::Mat small;
+    cv::resize(image, small, cv::Size(std::max(1, static_cast<int>(image.cols * scale)), std::max(1, static_cast<int>(image.rows * scale))), 0, 0,
+               cv::INTER_AREA);
+    const cv::Mat mask = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
+    if (cv::countNonZero(mask) < o.min_board_share * static_cast<double>(mask.total())) return {};
+    cv::Mat labels, stats, centroids;
+    const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8);
+    int largest = 0;
+    for (int i = 1; i < n; ++i) largest = std::max(largest, stats.at<int>(i, cv::CC_STAT_AREA));
+    cv::Rect box;
+    for (int i = 1; i < n; ++i) {
+        if (stats.at<int>(i, cv::CC_STAT_AREA) < kKeepComponent * largest) continue;
+        const cv::Rect blob(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP), stats.at<int>(i, cv::CC_STAT_WIDTH), stats.at<int>(i, cv::CC_STAT_HEIGHT));
+        box = box.area() == 0 ? blob : (box | blob);
+    }
+    if (box.area() == 0) return {};
+    const double sx = static_cast<double>(image.cols) / small.cols, sy = static_cast<double>(image.rows) / small.rows;
+    const cv::Rect out(static_cast<int>(std::floor(box.x * sx)), static_cast<int>(std::floor(box.y * sy)), static_cast<int>(std::ceil(box.width * sx)),
+                       static_cast<int>(std::ceil(box.height * sy)));
+    return out & cv::Rect(0, 0, image.cols, image.rows);
+}
+
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& o) {
     std::vector<CellObservation> cells;
     if (view.not_table.empty()) return cells;

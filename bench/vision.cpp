@@ -3,6 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
+//                        [--dump DIR]  (per board and per wrong cell: why; top views with the reading drawn, in DIR)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
@@ -55,6 +56,17 @@ double median(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+
+// The share of a lattice cell's inside (a sixth of the pitch left out per side) that the
+// reader's table mask calls not table (--dump: why a tile was missed or invented).
+double not_table_share(const vision::LatticeView& view, int col, int row) {
+    if (view.not_table.empty()) return -1;
+    const double p = view.pitch_px, inset = p / 6;
+    cv::Rect r(static_cast<int>(col * p + inset), static_cast<int>(row * p + inset), static_cast<int>(p - 2 * inset), static_cast<int>(p - 2 * inset));
+    r &= cv::Rect(0, 0, view.not_table.cols, view.not_table.rows);
+    if (r.area() == 0) return -1;
+    return cv::countNonZero(view.not_table(r)) / static_cast<double>(r.area());
+}
 
 struct PresetStats {
     int boards = 0, tiles = 0, wrong = 0, wrong_type = 0, missed = 0, invented = 0, perfect = 0, at_most_one = 0, not_found = 0;
@@ -131,6 +143,10 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             const auto it = pred.find(cell);
             if (it == pred.end()) {
                 ++st.missed, ++errors;
+                if (!g_dump.empty()) {
+                    std::printf("  seed %llu cell %d,%d: true %s, missed (not-table share %.2f, visible %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
+                                cell.second, t.tile.c_str(), not_table_share(view, cell.first, cell.second), t.visible);
+                }
                 continue;
             }
             matched[cell] = true;
@@ -145,6 +161,10 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                     continue;
                 }
                 ++st.visible_hidden, ++st.missed, ++errors;
+                if (!g_dump.empty()) {
+                    std::printf("  seed %llu cell %d,%d: true %s, reported hidden (visible %.2f)\n", static_cast<unsigned long long>(seed), cell.first, cell.second,
+                                t.tile.c_str(), t.visible);
+                }
                 continue;
             }
             const int period = static_cast<int>(type->distinct_rotations.size());
@@ -176,7 +196,12 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             }
         }
         for (const auto& t : reading->tiles) {
-            if (!matched.count({t.col, t.row})) ++st.invented, ++errors;
+            if (matched.count({t.col, t.row})) continue;
+            ++st.invented, ++errors;
+            if (!g_dump.empty()) {
+                std::printf("  seed %llu cell %d,%d: invented %s rot %d (conf %.2f, not-table share %.2f)\n", static_cast<unsigned long long>(seed), t.col, t.row,
+                            types[static_cast<std::size_t>(t.type)].id.c_str(), t.rot, t.confidence, not_table_share(view, t.col, t.row));
+            }
         }
         st.rect_mm.push_back(vision::rigid_alignment_rms(top_mm, table_mm));
         if (!g_dump.empty()) {
@@ -348,7 +373,7 @@ int main(int argc, char** argv) {
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--dump DIR]\n");
             return 2;
         }
     }

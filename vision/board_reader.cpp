@@ -107,6 +107,8 @@ Status ReaderOptions::check() const {
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
+    if (!(min_added_alignment >= 1)) return invalid("reader options", "min_added_alignment must be at least 1");
+    if (grow_rounds < 0 || grow_rounds > 10) return invalid("reader options", "grow_rounds must be within [0, 10]");
     if (max_frame_side < 640 || max_frame_side > 100000) return invalid("reader options", "max_frame_side must be within [640, 100000]");
     return Ok{};
 }
@@ -324,6 +326,56 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     return out;
 }
 
+// Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
+// colours, a city on wood) next to the board: each empty cell beside a read one, inside the
+// frame, whose square outline stands out `min_alignment` times more than the squares half a
+// pitch away (cell_alignment) joins the board, its offset guessed from its read neighbours;
+// `rounds` times, so a missed tile beside a missed tile is found too. The classifier's table
+// model still drops a cell that looks like the table (classify_cells).
+std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, std::vector<CellObservation> cells, const LatticeOptions& lattice,
+                                                     double min_alignment, int rounds) {
+    if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
+    const double p = view.pitch_px;
+    const cv::Matx33d top_to_image = view.image_to_top.inv();
+    auto in_frame = [&](double x, double y) {
+        const cv::Vec3d v = top_to_image * cv::Vec3d(x * p, y * p, 1);
+        if (v[2] <= 0) return false;
+        const double u = v[0] / v[2], w = v[1] / v[2];
+        return u >= 0 && w >= 0 && u < view.frame.width && w < view.frame.height;
+    };
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    for (int round = 0; round < rounds; ++round) {
+        std::map<std::pair<int, int>, const CellObservation*> at;
+        for (const auto& c : cells) at[{c.col, c.row}] = &c;
+        std::map<std::pair<int, int>, CellObservation> offered;
+        for (const auto& c : cells) {
+            for (int s = 0; s < 4; ++s) {
+                const int col = c.col + dc[s], row = c.row + dr[s];
+                if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row})) continue;
+                if (!(in_frame(col, row) && in_frame(col + 1, row) && in_frame(col, row + 1) && in_frame(col + 1, row + 1))) continue;
+                // The offset: the mean of the read neighbours' (tiles lie a little off the grid, alike nearby).
+                cv::Point2d offset(0, 0);
+                int n = 0;
+                for (int t = 0; t < 4; ++t) {
+                    const auto it = at.find({col + dc[t], row + dr[t]});
+                    if (it != at.end()) offset += it->second->offset_px, ++n;
+                }
+                offered[{col, row}] = CellObservation{col, row, 0.0, n > 0 ? offset / n : cv::Point2d(0, 0), false};
+            }
+        }
+        if (offered.empty()) break;
+        std::vector<CellObservation> candidates;
+        for (const auto& [cell, c] : offered) candidates.push_back(c);
+        const auto aligned = cell_alignment(view, candidates, lattice);
+        std::size_t added = 0;
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            if (aligned[i] >= min_alignment) cells.push_back(candidates[i]), ++added;
+        }
+        if (added == 0) break;
+    }
+    return cells;
+}
+
 }  // namespace
 
 Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options) {
@@ -445,6 +497,11 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     clock.add_to(stages.refit);  // the moves above
     even_out_light(reading.view, cells, options.light);
     clock.add_to(stages.light);
+    // Then tiles the table mask missed beside the board (after the light: the cells added teach
+    // nothing, so the colour model and the light are those of the cells read before).
+    // A board already holding as many cells as the game has tiles has table among them (glare, a
+    // busy cloth): nothing is added to it.
+    if (options.grow_rounds > 0 && static_cast<int>(cells.size()) < game_copies(catalog, options.decoder.edition)) cells = add_outlined_neighbours(reading.view, std::move(cells), options.lattice, options.min_added_alignment, options.grow_rounds);
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
     clock.add_to(stages.classify);
     reading.ms_classify = elapsed_ms(classified_at);

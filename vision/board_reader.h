@@ -91,6 +91,7 @@ struct CellObservation {
     int col = 0, row = 0;
     double occupancy = 0;
     cv::Point2d offset_px{0, 0};  // where the tile's centre sits from the cell's centre (top view px; refine_lattice)
+    bool teaches = true;          // false: read, but not learnt from (a cell offered on its outline alone; classify_cells)
 };
 
 // The number of lattice cells of side `pitch` from the one holding `lo` to the one holding `hi`,
@@ -236,7 +237,10 @@ struct CellHypotheses {
 // pennants, read as a mixture of city and pennant colours wherever the pennant sits) at a rotation, samples x samples, row-major.
 std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset);
 
-// Scores every (type, rotation) of `catalog` for every cell. Cells that look like the table
+// Scores every (type, rotation) of `catalog` for every cell. The frame's colour clusters and
+// terrain model are learnt from the cells that teach (CellObservation::teaches) and the table
+// around them; the others are only scored (a cell offered on its outline alone leaves the
+// model, and so every other cell's reading, as it was). Cells that look like the table
 // around the board rather than any tile (a flower on a cloth in a hole of the board, whose
 // four sides all show edges) are left out of the result. A cell with a bridge on it
 // (`bridges`) is read without the samples under the bridge (ClassifierOptions::bridge_band);
@@ -331,6 +335,9 @@ struct ReaderOptions {
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
     int min_side_pairs = 8;          // ...when it has at least this many touching sides (tiles laid out apart: a reference sheet)
+    double min_added_alignment = 1.6; // an empty cell beside the board whose outline stands out this much (cell_alignment) is offered
+                                      // to the classifier as a tile (one coloured like the table, which occupancy missed)...
+    int grow_rounds = 2;              // ...this many times outward (0: off)
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)

@@ -120,6 +120,11 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                                            const ClassifierOptions& o, const std::vector<BridgeOnCell>& bridges) {
     std::vector<CellHypotheses> out;
     if (cells.empty() || view.top.empty() || !o.check()) return out;
+    if (std::none_of(cells.begin(), cells.end(), [](const CellObservation& c) { return c.teaches; })) {
+        auto teaching = cells;  // nothing to learn from otherwise: every cell teaches
+        for (auto& c : teaching) c.teaches = true;
+        return classify_cells(view, teaching, catalog, o, bridges);
+    }
     const int n = o.samples, per_cell = n * n;
 
     const double p = view.pitch_px;
@@ -128,7 +133,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     std::vector<cv::Point> table_cells;
     if (o.table_reach > 0 && view.frame.area() > 0) {
         std::set<std::pair<int, int>> taken, seen;
-        for (const auto& c : cells) taken.insert({c.col, c.row});
+        for (const auto& c : cells) {
+            if (c.teaches) taken.insert({c.col, c.row});  // a cell offered on its outline alone still teaches the table, as before it was offered
+        }
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         auto in_frame = [&](double x, double y) {
             const cv::Vec3d v = top_to_image * cv::Vec3d(x * p, y * p, 1);
@@ -137,6 +144,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             return u >= 0 && w >= 0 && u < view.frame.width && w < view.frame.height;
         };
         for (const auto& c : cells) {
+            if (!c.teaches) continue;
             for (int dr = -o.table_reach; dr <= o.table_reach; ++dr) {
                 for (int dc = -o.table_reach; dc <= o.table_reach; ++dc) {
                     const int col = c.col + dc, row = c.row + dr;
@@ -192,13 +200,39 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         auto* d = data.ptr<float>(r);
         d[0] = kLightnessWeight * px[0], d[1] = px[1], d[2] = px[2];
     }
-    const int k = std::min(o.clusters, data.rows);
-    cv::Mat cluster_of, centres;
+    // The colour clusters are learnt from the teaching cells and the table (a cell offered on its
+    // outline alone, CellObservation::teaches, only takes its samples' nearest clusters).
+    std::vector<int> train_rows;
+    train_rows.reserve(static_cast<std::size_t>(rows));
+    for (int r = 0; r < rows; ++r) {
+        if (r >= tile_rows || cells[static_cast<std::size_t>(r / per_cell)].teaches) train_rows.push_back(r);
+    }
+    cv::Mat train(static_cast<int>(train_rows.size()), 3, CV_32F);
+    for (int i = 0; i < train.rows; ++i) data.row(train_rows[static_cast<std::size_t>(i)]).copyTo(train.row(i));
+    const int k = std::min(o.clusters, train.rows);
+    cv::Mat train_cluster, centres;
     cv::theRNG().state = o.seed;
-    cv::kmeans(data, k, cluster_of, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 12, 0.5), 1, cv::KMEANS_PP_CENTERS, centres);
+    cv::kmeans(train, k, train_cluster, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 12, 0.5), 1, cv::KMEANS_PP_CENTERS, centres);
+    cv::Mat cluster_of(rows, 1, CV_32S, cv::Scalar(-1));
+    for (int i = 0; i < train.rows; ++i) cluster_of.at<int>(train_rows[static_cast<std::size_t>(i)]) = train_cluster.at<int>(i);
+    for (int r = 0; r < rows; ++r) {
+        if (cluster_of.at<int>(r) >= 0) continue;
+        const auto* d = data.ptr<float>(r);
+        int nearest = 0;
+        double best = 1e300;
+        for (int c = 0; c < k; ++c) {
+            const auto* q = centres.ptr<float>(c);
+            const double dist = (d[0] - q[0]) * (d[0] - q[0]) + (d[1] - q[1]) * (d[1] - q[1]) + (d[2] - q[2]) * (d[2] - q[2]);
+            if (dist < best) best = dist, nearest = c;
+        }
+        cluster_of.at<int>(r) = nearest;
+    }
 
     std::vector<double> share(static_cast<std::size_t>(k), 0.0);
-    for (int r = 0; r < tile_rows; ++r) share[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1.0 / tile_rows;
+    const int teaching_rows = static_cast<int>(std::count_if(train_rows.begin(), train_rows.end(), [&](int r) { return r < tile_rows; }));
+    for (int r = 0; r < tile_rows; ++r) {
+        if (cells[static_cast<std::size_t>(r / per_cell)].teaches) share[static_cast<std::size_t>(cluster_of.at<int>(r))] += 1.0 / std::max(1, teaching_rows);
+    }
     std::vector<std::vector<double>> prob(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
     // The table's colours: fixed, from the empty cells.
     const bool table_known = !table_cells.empty();
@@ -369,9 +403,10 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             });
             for (std::size_t c = 0; c < cells.size(); ++c) {
                 const std::size_t best = bests[c];
-                changed = changed || best != previous[c];
+                changed = changed || (best != previous[c] && cells[c].teaches);  // converged: no teaching cell changes
                 previous[c] = best;
                 if (table_known && looks_empty(c, best)) continue;  // a hole in the board teaches no terrain
+                if (!cells[c].teaches) continue;                      // nor does a cell offered on its outline alone
                 const auto& terrain = layouts[best].terrain;
                 for (int q = 0; q < per_cell; ++q) {
                     if (sample_counts(c, q)) counts[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl_at(c, q))] += 1;
@@ -390,7 +425,9 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         }
         if (!last_pass_full) for_each_cell([&](std::size_t c) { score_cell(c, {}, logp); });
         double total = 0;
-        for (std::size_t c = 0; c < cells.size(); ++c) total += *std::max_element(ll[c].begin(), ll[c].end());
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            if (cells[c].teaches) total += *std::max_element(ll[c].begin(), ll[c].end());
+        }
         return total;
     };
     // Two starts when they differ: field = the dominant cluster, and field = the greenest
@@ -414,6 +451,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int t = 0; t < kTerrains; ++t) {
         for (int c = 0; c < k; ++c) final_logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
     }
+    std::vector<bool> out_teaches;  // per cell of `out`: CellObservation::teaches
     for (std::size_t c = 0; c < cells.size(); ++c) {
         if (table_known) {
             const std::size_t best = static_cast<std::size_t>(std::max_element(ll[c].begin(), ll[c].end()) - ll[c].begin());
@@ -446,11 +484,16 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         }
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
         out.push_back(std::move(h));
+        out_teaches.push_back(cells[c].teaches);
     }
-    // A hand or an arm over a tile: colours no layout explains, far worse than the board's usual cell.
+    // A hand or an arm over a tile: colours no layout explains, far worse than the board's usual
+    // (teaching) cell.
     if (out.size() >= 4) {
         std::vector<double> fits;
-        for (const auto& h : out) fits.push_back(h.fit);
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (out_teaches[i]) fits.push_back(out[i].fit);
+        }
+        if (fits.empty()) return out;
         std::nth_element(fits.begin(), fits.begin() + static_cast<std::ptrdiff_t>(fits.size() / 2), fits.end());
         const double median = fits[fits.size() / 2];
         for (auto& h : out) h.hidden = h.fit < median - o.hidden_margin;

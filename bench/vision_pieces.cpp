@@ -36,7 +36,7 @@ struct PieceStats {
     Count all, standing, lying, occluded, on_read;  // right = matched (any colour); on_read: on a cell the reader decoded
     int oracle_games = 0, oracle_exact = 0;  // boards placed right, scored with the true tiles (a perfect tile reader)
     int true_board_games = 0, true_board_exact = 0;  // every game, scored on the true board (true lattice and tiles: the pieces alone)
-    int true_board_truth = 0, true_board_found = 0, true_board_matched = 0, true_board_feature_ok = 0;
+    int true_board_truth = 0, true_board_found = 0, true_board_matched = 0, true_board_feature_ok = 0, true_board_pose_ok = 0;
     int placed_boards = 0, placed_truth = 0, placed_found = 0, placed_matched = 0, placed_exact = 0;  // boards the reader placed right
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
     std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
@@ -181,18 +181,18 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
         const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
         const int f = tile == true_tiles.tiles.end() ? -1 : vtype->feature_at(rotate_port(tp.loc, g), tile->rot);
         if (d.col != cell.first || d.row != cell.second || f != d.feature) {
-            std::printf("  seed %llu oracle: %s put on feature %d (%s%s, want %d), base %.1f mm off\n", s, what.c_str(), d.feature,
-                        d.lying ? "lying, " : "standing, ", std::string(feature_kind_name(d.feature_kind)).c_str(), f,
-                        cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm);
+            std::printf("  seed %llu oracle: %s put on feature %d (%s%s, want %d), base %.1f mm off, fit standing %.2f lying %.2f\n", s, what.c_str(),
+                        d.feature, d.lying ? "lying, " : "standing, ", std::string(feature_kind_name(d.feature_kind)).c_str(), f,
+                        cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm, d.fit_standing, d.fit_lying);
             crop(tp, "feature");
         }
     }
     for (std::size_t j = 0; j < found.pieces.size(); ++j) {
         if (m.found_match[j] >= 0) continue;
         const auto& d = found.pieces[j];
-        std::printf("  seed %llu oracle: invented %s %s on %s at reading cell [%d, %d], %.0f mm2, confidence %.2f, solidity %.2f\n", s, d.colour.c_str(),
-                    d.lying ? "lying" : "standing", std::string(feature_kind_name(d.feature_kind)).c_str(), d.col, d.row, d.area_mm2, d.confidence,
-                    d.solidity);
+        std::printf("  seed %llu oracle: invented %s %s on %s at reading cell [%d, %d], %.0f mm2, confidence %.2f, solidity %.2f, fit %.2f / %.2f\n", s,
+                    d.colour.c_str(), d.lying ? "lying" : "standing", std::string(feature_kind_name(d.feature_kind)).c_str(), d.col, d.row, d.area_mm2,
+                    d.confidence, d.solidity, d.fit_standing, d.fit_lying);
     }
     std::vector<bool> used(found.tokens.size(), false);
     for (const auto& tt : truth.tokens) {
@@ -243,7 +243,7 @@ ScoredPieces score_pieces_on(const std::shared_ptr<const Catalog>& catalog, cons
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
-                      const std::string& dump_dir, const std::vector<std::string>& expansions) {
+                      const std::string& dump_dir, const std::vector<std::string>& expansions, bool true_board_only) {
     PieceStats st;
     const auto& types = catalog->tiles();
     vision::PieceDetectorOptions detector;  // look for the expansions' pieces only when they are in play
@@ -292,6 +292,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     ++st.true_board_matched;
                     const auto& d = on_true->pieces[static_cast<std::size_t>(m.truth_match[i])];
                     const auto& tp = truth.pieces[i];
+                    st.true_board_pose_ok += d.lying == tp.lying;
                     const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
                     // true_board() keeps the truth's tile order: the piece's tile is the same index.
                     const auto want = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
@@ -304,6 +305,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 }
             }
         }
+        if (true_board_only) continue;
         auto reading = vision::read_board(rendering->image, *catalog);
         if (!reading || !reading->found) {
             ++st.not_read;
@@ -559,9 +561,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
     std::printf("  on the true board (true lattice and tiles: the pieces alone): followers precision %.1f%%, recall %.1f%% (%d true, %d found),"
-                " feature right %.1f%% of matched; exact final score %d of %d\n",
+                " feature right %.1f%% of matched, pose right %.1f%%; exact final score %d of %d\n",
                 pct(st.true_board_matched, st.true_board_found), pct(st.true_board_matched, st.true_board_truth), st.true_board_truth, st.true_board_found,
-                pct(st.true_board_feature_ok, st.true_board_matched), st.true_board_exact, st.true_board_games);
+                pct(st.true_board_feature_ok, st.true_board_matched), pct(st.true_board_pose_ok, st.true_board_matched), st.true_board_exact,
+                st.true_board_games);
     if (!st.tokens.empty()) {
         std::printf("  %-10s %6s %6s %10s %8s %9s %9s   %s\n", "kind", "true", "found", "precision", "recall", "ports_ok", "colour_ok",
                     "on boards placed right: precision, recall (true)");

@@ -96,6 +96,13 @@ struct PieceDetectorOptions {
     double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
     double pose_doubt = 0.1;         // less than this (x height) over that threshold "lying" is a guess: the base takes the feature under it
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
+    bool silhouette_pose = true;     // pose and base from the meeple silhouette that fits the blob best (else the width rule)
+    int standing_yaws = 12;          // turns tried for a standing silhouette (over a half turn)
+    int lying_yaws = 24;             // turns tried for a lying one (over a full turn)
+    double lying_fit_bias = 0.03;    // lying when the lying silhouette's overlap is at least the standing one's less this
+    double pose_fit_doubt = 0.03;    // an overlap less than this from that threshold is a guess ("lying": the feature under the base decides)
+    double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
+                                     // (not applied at the board's rim, where the table cuts or joins the outline)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them (confidence) go; 0: no limit
     // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
@@ -131,6 +138,8 @@ struct DetectedPiece {
     double rect_short_mm = 0, rect_long_mm = 0;  // sides of the blob's smallest enclosing rectangle
     double smear_mm = 0;        // how far a standing follower's head would smear here (from the camera's height and distance)
     double confidence = 0;      // 0..1: how clearly the blob's pixels are of its colour
+    double fit_standing = 0;    // overlap (intersection over union) of the blob and the best standing meeple's silhouette
+    double fit_lying = 0;       // ... and the best lying one's
     std::vector<cv::Point> outline_px;  // the blob's outline in the frame (overlays)
     // Bridges, ferries and castles: `port` and `port2` are a bridge's two ends (middle ports of
     // opposite sides), a ferry's two jetties, a castle's city port on its first and second tile

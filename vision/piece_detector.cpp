@@ -622,6 +622,7 @@ Status PieceDetectorOptions::check() const {
     if (!(pose_fit_doubt >= 0 && pose_fit_doubt < 1)) return bad("pose_fit_doubt must be within [0, 1)");
     if (!(lying_fit_bias > -1 && lying_fit_bias < 1)) return bad("lying_fit_bias must be within (-1, 1)");
     if (!(min_fit >= 0 && min_fit < 1)) return bad("min_fit must be within [0, 1)");
+    if (!(field_pose_slack >= 0 && field_pose_slack <= 1)) return bad("field_pose_slack must be within [0, 1]");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
@@ -890,6 +891,31 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     const int open_px = static_cast<int>(std::lround(o.open_mm * o.px_per_mm));
     const cv::Mat opener = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * open_px + 1, 2 * open_px + 1));
     const double px2_per_mm2 = o.px_per_mm * o.px_per_mm;
+    // Puts a follower's base at `base_mm` (detection top view, mm) and on the feature there its pose prefers.
+    auto place = [&](DetectedPiece& piece, cv::Point2d base_mm, FeaturePreference prefer) {
+        const cv::Point2d base_det = base_mm * o.px_per_mm;
+        piece.top_px = apply_homography(top_to_det.inv(), base_det);
+        piece.image_px = apply_homography(det_to_image, base_det);
+        piece.table_mm = piece.top_px * (1.0 / view.px_per_mm);
+        const cv::Point2d cell_f = piece.top_px * (1.0 / view.pitch_px);
+        piece.col = static_cast<int>(std::floor(cell_f.x));
+        piece.row = static_cast<int>(std::floor(cell_f.y));
+        piece.on_tile = false;
+        piece.feature = -1;
+        piece.feature_kind = FeatureKind::Field;
+        const auto it = by_cell.find({piece.col, piece.row});
+        if (it == by_cell.end()) return;
+        piece.on_tile = true;
+        const DecodedTile& t = *it->second;
+        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
+        piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm, prefer);
+        if (piece.feature >= 0) {
+            const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
+            piece.feature_kind = def.kind;
+            piece.port = rotate_port(def.ports.front(), t.rot);
+        }
+    };
     for (int c = 0; c < n_colours; ++c) {
         const auto& model = colours.colours[static_cast<std::size_t>(c)];
         cv::Mat mask = best == c;
@@ -971,6 +997,8 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             // half its thickness); a lying piece's middle is the middle of its footprint.
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
             cv::Point2d base_mm = centre + along * base_along;
+            cv::Point2d lying_base_mm = base_mm;  // where the body's middle lies if it is a lying follower after all
+            double lying_fit_gap = 1.0;           // how much worse the lying silhouette fits than the standing one
             if (o.silhouette_pose) {
                 // The meeple silhouette (standing or lying, turned, smeared along the camera's ray)
                 // that covers the blob best gives the pose and the base.
@@ -984,11 +1012,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 piece.lying = lying_margin > 0;
                 pose_sure = !piece.lying || lying_margin >= o.pose_fit_doubt;
                 base_mm = piece.lying ? lie.base_mm : stand.base_mm;
+                lying_base_mm = lie.base_mm;
+                lying_fit_gap = stand.iou - lie.iou;
             }
-            const cv::Point2d base_det = base_mm * o.px_per_mm;
-            piece.top_px = apply_homography(top_to_det.inv(), base_det);
-            piece.image_px = apply_homography(det_to_image, base_det);
-            piece.table_mm = piece.top_px * (1.0 / view.px_per_mm);
             piece.area_mm2 = area_mm2;
             piece.length_mm = length;
             piece.width_mm = width;
@@ -1002,24 +1028,14 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 piece.outline_px.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
             }
             // 5. The feature under the base.
-            const cv::Point2d cell_f = piece.top_px * (1.0 / view.pitch_px);
-            piece.col = static_cast<int>(std::floor(cell_f.x));
-            piece.row = static_cast<int>(std::floor(cell_f.y));
-            const auto it = by_cell.find({piece.col, piece.row});
-            if (it != by_cell.end()) {
-                piece.on_tile = true;
-                const DecodedTile& t = *it->second;
-                const TileType& type = types[static_cast<std::size_t>(t.type)];
-                const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
-                piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm,
-                                                 !pose_sure ? FeaturePreference::Any
-                                                 : piece.lying ? FeaturePreference::Field
-                                                               : FeaturePreference::NotField);
-                if (piece.feature >= 0) {
-                    const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
-                    piece.feature_kind = def.kind;
-                    piece.port = rotate_port(def.ports.front(), t.rot);
-                }
+            place(piece, base_mm, !pose_sure ? FeaturePreference::Any : piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
+            // Nobody stands on a field (farmers lie): a standing silhouette with no road, city or
+            // monastery near its feet is a lying follower whose silhouette fitted nearly as well,
+            // else art of a player's colour.
+            if (o.silhouette_pose && piece.on_tile && !piece.lying && piece.feature_kind == FeatureKind::Field) {
+                if (lying_fit_gap > o.field_pose_slack) continue;
+                piece.lying = true;
+                place(piece, lying_base_mm, FeaturePreference::Field);
             }
             if (!piece.on_tile) continue;
             out.pieces.push_back(std::move(piece));

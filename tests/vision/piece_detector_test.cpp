@@ -355,8 +355,8 @@ TEST_CASE("a tilted camera: the meeple silhouette that fits each blob tells stan
     std::sort(base_mm.begin(), base_mm.end());
     REQUIRE_FALSE(base_mm.empty());
     INFO("median base error " << base_mm[base_mm.size() / 2] << " mm, worst " << base_mm.back() << " mm");
-    CHECK(base_mm[base_mm.size() / 2] < 2.5);
-    CHECK(base_mm.back() < 8.0);
+    CHECK(base_mm[base_mm.size() / 2] < 1.0);
+    CHECK(base_mm.back() < 3.0);
 }
 
 TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][pieces][bad-input]") {

@@ -39,7 +39,7 @@ struct PieceStats {
     int true_board_truth = 0, true_board_found = 0, true_board_matched = 0, true_board_feature_ok = 0, true_board_pose_ok = 0;
     int placed_boards = 0, placed_truth = 0, placed_found = 0, placed_matched = 0, placed_exact = 0;  // boards the reader placed right
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
-    std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
+    std::vector<double> ms, true_board_ms, base_err_standing, base_err_lying;  // ms per detection; mm on the tile plane
     // Bridges, ferries, castles: right = found on its cell(s); where = and its ports (axis, jetty pair) right.
     struct TokenCount {
         int truth = 0, found = 0, right = 0, where = 0, coloured = 0, colour_ok = 0;
@@ -243,7 +243,7 @@ ScoredPieces score_pieces_on(const std::shared_ptr<const Catalog>& catalog, cons
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
-                      const std::string& dump_dir, const std::vector<std::string>& expansions, bool true_board_only) {
+                      const std::string& dump_dir, const std::vector<std::string>& expansions, const PiecesBenchOptions& bench) {
     PieceStats st;
     const auto& types = catalog->tiles();
     vision::PieceDetectorOptions detector;  // look for the expansions' pieces only when they are in play
@@ -251,6 +251,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
         detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
     }
+    detector.silhouette_pose = !bench.width_pose;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -283,6 +284,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             if (on_true) {
                 auto [oracle, exact] = score_pieces_on(catalog, expansions, truth_game, board, on_true.value());
                 ++st.true_board_games;
+                st.true_board_ms.push_back(on_true->ms);
                 st.true_board_exact += exact;
                 const Matching m = match_followers(truth.pieces, on_true->pieces, board.view);
                 st.true_board_truth += static_cast<int>(truth.pieces.size());
@@ -305,7 +307,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 }
             }
         }
-        if (true_board_only) continue;
+        if (bench.true_board_only) continue;
         auto reading = vision::read_board(rendering->image, *catalog);
         if (!reading || !reading->found) {
             ++st.not_read;
@@ -561,10 +563,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
     std::printf("  on the true board (true lattice and tiles: the pieces alone): followers precision %.1f%%, recall %.1f%% (%d true, %d found),"
-                " feature right %.1f%% of matched, pose right %.1f%%; exact final score %d of %d\n",
+                " feature right %.1f%% of matched, pose right %.1f%%; exact final score %d of %d; detection med %.0f ms\n",
                 pct(st.true_board_matched, st.true_board_found), pct(st.true_board_matched, st.true_board_truth), st.true_board_truth, st.true_board_found,
                 pct(st.true_board_feature_ok, st.true_board_matched), pct(st.true_board_pose_ok, st.true_board_matched), st.true_board_exact,
-                st.true_board_games);
+                st.true_board_games, median_of(st.true_board_ms));
     if (!st.tokens.empty()) {
         std::printf("  %-10s %6s %6s %10s %8s %9s %9s   %s\n", "kind", "true", "found", "precision", "recall", "ports_ok", "colour_ok",
                     "on boards placed right: precision, recall (true)");

@@ -386,7 +386,7 @@ int main(int argc, char** argv) {
             bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump, expansions, pieces_bench);
             for (const double k : casts) bench::pieces_colour_cast(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, k);
         }
-        if (do_real) bench::pieces_real(catalog, real, overlays);
+        if (do_real) bench::pieces_real(catalog, real, overlays, pieces_bench);
     }
     return 0;
 }

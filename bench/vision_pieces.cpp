@@ -662,7 +662,7 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
     }
 }
 
-void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir) {
+void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench) {
     const std::string boards = dir + "/boards";
     if (!std::filesystem::exists(boards)) {
         std::printf("\nreal photos (pieces): %s not found, skipped\n", boards.c_str());
@@ -687,7 +687,9 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
             std::printf("  %-20s no board\n", f.filename().string().c_str());
             continue;
         }
-        auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog);
+        vision::PieceDetectorOptions detector;
+        detector.silhouette_pose = !bench.width_pose;
+        auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
         if (!detection) {
             std::printf("  %-20s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
             continue;

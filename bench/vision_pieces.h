@@ -30,6 +30,6 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
 void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed, double kelvin);
 // Draws the followers found on every board photo of `dir`/boards into `out_dir` (PNG) and
 // prints per-photo counts; skips cleanly when the folder is absent.
-void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir);
+void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench = {});
 
 }  // namespace meeplecam::bench

@@ -1030,10 +1030,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             // 5. The feature under the base.
             place(piece, base_mm, !pose_sure ? FeaturePreference::Any : piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
             // Nobody stands on a field (farmers lie): a standing silhouette with no road, city or
-            // monastery near its feet is a lying follower whose silhouette fitted nearly as well,
-            // else art of a player's colour.
-            if (o.silhouette_pose && piece.on_tile && !piece.lying && piece.feature_kind == FeatureKind::Field) {
-                if (lying_fit_gap > o.field_pose_slack) continue;
+            // monastery near its feet is a lying follower when its lying silhouette fitted nearly as
+            // well. (Else it stays: a real standing follower whose shaded faces its colour missed
+            // leaves only its lit top, whose feet then land on the field beside.)
+            if (o.silhouette_pose && piece.on_tile && !piece.lying && piece.feature_kind == FeatureKind::Field &&
+                lying_fit_gap <= o.field_pose_slack) {
                 piece.lying = true;
                 place(piece, lying_base_mm, FeaturePreference::Field);
             }

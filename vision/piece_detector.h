@@ -102,7 +102,7 @@ struct PieceDetectorOptions {
     double lying_fit_bias = 0.03;    // lying when the lying silhouette's overlap is at least the standing one's less this
     double pose_fit_doubt = 0.03;    // an overlap less than this from that threshold is a guess ("lying": the feature under the base decides)
     double field_pose_slack = 0.09;  // a standing silhouette on a field (nobody stands there) is a lying follower when the lying one
-                                     // fits at most this much worse, else no follower
+                                     // fits at most this much worse
     double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
                                      // (not applied at the board's rim, where the table cuts or joins the outline)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are

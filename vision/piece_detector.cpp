@@ -660,9 +660,25 @@ cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
     return out;
 }
 
+namespace {
+
+// The style whose feature regions say where a follower stands: the default one with the largest
+// monastery the styles draw (a monk stands anywhere on the building or its yard, and a printed
+// monastery is larger still).
+const TileStyle& follower_label_style() {
+    static const TileStyle style = [] {
+        TileStyle s = builtin_tile_styles().front();
+        for (const auto& other : builtin_tile_styles()) s.monastery_size = std::max(s.monastery_size, other.monastery_size);
+        return s;
+    }();
+    return style;
+}
+
+}  // namespace
+
 int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search, FeaturePreference prefer) {
     constexpr int kSide = 96;
-    const cv::Mat labels = feature_labels(type, rot, kSide);
+    const cv::Mat labels = feature_labels(type, rot, kSide, follower_label_style());
     const int x = std::clamp(static_cast<int>(uv.x * kSide), 0, kSide - 1), y = std::clamp(static_cast<int>(uv.y * kSide), 0, kSide - 1);
     // No follower stands on a lake (the rules: lakes take none).
     auto takes_follower = [&](int f) { return f >= 0 && type.features[static_cast<std::size_t>(f)].kind != FeatureKind::Lake; };

@@ -12,13 +12,13 @@
 // 3. Blobs: pixels of one colour are joined; a blob must have a follower's size (in mm on
 //    the plane), be solid and not a thin strip, and its base must lie on a decoded tile
 //    (a follower on the table beside the board is no follower in play).
-// 4. Pose and base: seen from above a lying follower is as wide as it is tall (its narrowest
-//    width is about its height) and less solid (arms and legs) than a standing one, whose
-//    shoulders are a third as deep. A standing follower is smeared away from the camera's
-//    foot point in the top view (its height is not on the plane); the foot point and the
-//    camera's height come from the homography (focal length from the plane's
-//    orthogonality). The base is the blob's end nearest the foot point (standing) or its
-//    middle (lying).
+// 4. Pose and base: the blob is matched against the silhouettes a meeple casts on the plane,
+//    standing or lying, turned every way, each corner of its slab projected along the ray from
+//    the camera (the foot point and the camera's height come from the homography, the focal
+//    length from the plane's orthogonality; a standing follower smears away from the foot
+//    point); the best overlap gives the pose and the base (feet, or the body's middle). A blob no
+//    silhouette fits is art. (The older rule, `silhouette_pose = false`: a lying follower is as
+//    wide as it is tall and less solid; base at the blob's end nearest the foot point.)
 // 5. Feature: the base falls in a cell; the decoded tile type and rotation give each
 //    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
 //    nearest field within a few mm, a standing one on the nearest road, city or monastery

@@ -2,7 +2,7 @@
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
-//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
+//                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
 //                        [--dump DIR]  (per board and per wrong cell: why; top views with the reading drawn, in DIR)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
@@ -349,6 +349,7 @@ int main(int argc, char** argv) {
     bool do_real = true;
     bool do_tiles = true, do_pieces = true;
     int pieces_n = -1;
+    bench::PiecesBenchOptions pieces_bench;  // --true-board-only, --width-pose
     std::string overlays = "build/vision_overlays";
     std::vector<std::string> expansions;  // --expansions bridges,castles,ferries: pieces games with them
     std::vector<double> casts;            // --cast K (repeatable): colour accuracy under light of K kelvin, with and without calibration
@@ -364,6 +365,8 @@ int main(int argc, char** argv) {
         else if (a == "--game") g_game = next();
         else if (a == "--no-tiles") do_tiles = false;
         else if (a == "--no-pieces") do_pieces = false;
+        else if (a == "--true-board-only") pieces_bench.true_board_only = true;
+        else if (a == "--width-pose") pieces_bench.width_pose = true;
         else if (a == "--pieces-n") pieces_n = std::max(1, std::atoi(next().c_str()));
         else if (a == "--overlays") overlays = next();
         else if (a == "--expansions") expansions = split_names(next());
@@ -372,7 +375,7 @@ int main(int argc, char** argv) {
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
-                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
+                                 "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--overlays DIR] [--expansions bridges,castles,ferries]\n"
                                  "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--dump DIR]\n");
             return 2;
         }
@@ -423,10 +426,10 @@ int main(int argc, char** argv) {
         while (std::getline(piece_list, name, ',')) {
             auto d = vision::parse_difficulty(name);
             if (!d) return 2;
-            bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump, expansions);
+            bench::pieces_synthetic(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, g_dump, expansions, pieces_bench);
             for (const double k : casts) bench::pieces_colour_cast(catalog, d.value(), pieces_n > 0 ? pieces_n : n, seed, k);
         }
-        if (do_real) bench::pieces_real(catalog, real, overlays);
+        if (do_real) bench::pieces_real(catalog, real, overlays, pieces_bench);
     }
     return 0;
 }

@@ -36,10 +36,10 @@ struct PieceStats {
     Count all, standing, lying, occluded, on_read;  // right = matched (any colour); on_read: on a cell the reader decoded
     int oracle_games = 0, oracle_exact = 0;  // boards placed right, scored with the true tiles (a perfect tile reader)
     int true_board_games = 0, true_board_exact = 0;  // every game, scored on the true board (true lattice and tiles: the pieces alone)
-    int true_board_truth = 0, true_board_found = 0, true_board_matched = 0, true_board_feature_ok = 0;
+    int true_board_truth = 0, true_board_found = 0, true_board_matched = 0, true_board_feature_ok = 0, true_board_pose_ok = 0;
     int placed_boards = 0, placed_truth = 0, placed_found = 0, placed_matched = 0, placed_exact = 0;  // boards the reader placed right
     int matched = 0, colour_ok = 0, feature_ok = 0, tile_right = 0, feature_ok_tile_right = 0, pose_ok = 0;
-    std::vector<double> ms, base_err_standing, base_err_lying;  // mm on the tile plane
+    std::vector<double> ms, true_board_ms, base_err_standing, base_err_lying;  // ms per detection; mm on the tile plane
     // Bridges, ferries, castles: right = found on its cell(s); where = and its ports (axis, jetty pair) right.
     struct TokenCount {
         int truth = 0, found = 0, right = 0, where = 0, coloured = 0, colour_ok = 0;
@@ -181,18 +181,18 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
         const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
         const int f = tile == true_tiles.tiles.end() ? -1 : vtype->feature_at(rotate_port(tp.loc, g), tile->rot);
         if (d.col != cell.first || d.row != cell.second || f != d.feature) {
-            std::printf("  seed %llu oracle: %s put on feature %d (%s%s, want %d), base %.1f mm off\n", s, what.c_str(), d.feature,
-                        d.lying ? "lying, " : "standing, ", std::string(feature_kind_name(d.feature_kind)).c_str(), f,
-                        cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm);
+            std::printf("  seed %llu oracle: %s put on feature %d (%s%s, want %d), base %.1f mm off, fit standing %.2f lying %.2f\n", s, what.c_str(),
+                        d.feature, d.lying ? "lying, " : "standing, ", std::string(feature_kind_name(d.feature_kind)).c_str(), f,
+                        cv::norm(vision::apply_homography(view.image_to_top, tp.base_px) - d.top_px) / view.px_per_mm, d.fit_standing, d.fit_lying);
             crop(tp, "feature");
         }
     }
     for (std::size_t j = 0; j < found.pieces.size(); ++j) {
         if (m.found_match[j] >= 0) continue;
         const auto& d = found.pieces[j];
-        std::printf("  seed %llu oracle: invented %s %s on %s at reading cell [%d, %d], %.0f mm2, confidence %.2f, solidity %.2f\n", s, d.colour.c_str(),
-                    d.lying ? "lying" : "standing", std::string(feature_kind_name(d.feature_kind)).c_str(), d.col, d.row, d.area_mm2, d.confidence,
-                    d.solidity);
+        std::printf("  seed %llu oracle: invented %s %s on %s at reading cell [%d, %d], %.0f mm2, confidence %.2f, solidity %.2f, fit %.2f / %.2f\n", s,
+                    d.colour.c_str(), d.lying ? "lying" : "standing", std::string(feature_kind_name(d.feature_kind)).c_str(), d.col, d.row, d.area_mm2,
+                    d.confidence, d.solidity, d.fit_standing, d.fit_lying);
     }
     std::vector<bool> used(found.tokens.size(), false);
     for (const auto& tt : truth.tokens) {
@@ -243,7 +243,7 @@ ScoredPieces score_pieces_on(const std::shared_ptr<const Catalog>& catalog, cons
 }  // namespace
 
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed0,
-                      const std::string& dump_dir, const std::vector<std::string>& expansions) {
+                      const std::string& dump_dir, const std::vector<std::string>& expansions, const PiecesBenchOptions& bench) {
     PieceStats st;
     const auto& types = catalog->tiles();
     vision::PieceDetectorOptions detector;  // look for the expansions' pieces only when they are in play
@@ -251,6 +251,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
         detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
     }
+    detector.silhouette_pose = !bench.width_pose;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -283,6 +284,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             if (on_true) {
                 auto [oracle, exact] = score_pieces_on(catalog, expansions, truth_game, board, on_true.value());
                 ++st.true_board_games;
+                st.true_board_ms.push_back(on_true->ms);
                 st.true_board_exact += exact;
                 const Matching m = match_followers(truth.pieces, on_true->pieces, board.view);
                 st.true_board_truth += static_cast<int>(truth.pieces.size());
@@ -292,6 +294,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     ++st.true_board_matched;
                     const auto& d = on_true->pieces[static_cast<std::size_t>(m.truth_match[i])];
                     const auto& tp = truth.pieces[i];
+                    st.true_board_pose_ok += d.lying == tp.lying;
                     const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
                     // true_board() keeps the truth's tile order: the piece's tile is the same index.
                     const auto want = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
@@ -304,6 +307,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 }
             }
         }
+        if (bench.true_board_only) continue;
         auto reading = vision::read_board(rendering->image, *catalog);
         if (!reading || !reading->found) {
             ++st.not_read;
@@ -559,9 +563,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
     std::printf("  on the true board (true lattice and tiles: the pieces alone): followers precision %.1f%%, recall %.1f%% (%d true, %d found),"
-                " feature right %.1f%% of matched; exact final score %d of %d\n",
+                " feature right %.1f%% of matched, pose right %.1f%%; exact final score %d of %d; detection med %.0f ms\n",
                 pct(st.true_board_matched, st.true_board_found), pct(st.true_board_matched, st.true_board_truth), st.true_board_truth, st.true_board_found,
-                pct(st.true_board_feature_ok, st.true_board_matched), st.true_board_exact, st.true_board_games);
+                pct(st.true_board_feature_ok, st.true_board_matched), pct(st.true_board_pose_ok, st.true_board_matched), st.true_board_exact,
+                st.true_board_games, median_of(st.true_board_ms));
     if (!st.tokens.empty()) {
         std::printf("  %-10s %6s %6s %10s %8s %9s %9s   %s\n", "kind", "true", "found", "precision", "recall", "ports_ok", "colour_ok",
                     "on boards placed right: precision, recall (true)");
@@ -657,7 +662,7 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
     }
 }
 
-void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir) {
+void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench) {
     const std::string boards = dir + "/boards";
     if (!std::filesystem::exists(boards)) {
         std::printf("\nreal photos (pieces): %s not found, skipped\n", boards.c_str());
@@ -682,7 +687,9 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
             std::printf("  %-20s no board\n", f.filename().string().c_str());
             continue;
         }
-        auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog);
+        vision::PieceDetectorOptions detector;
+        detector.silhouette_pose = !bench.width_pose;
+        auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
         if (!detection) {
             std::printf("  %-20s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
             continue;

@@ -17,8 +17,12 @@ namespace meeplecam::bench {
 // non-empty `dump_dir`, writes an overlay of every board with a mistake there.
 // With `expansions` (rule modules, e.g. bridges, castles, ferries) the games use them and the
 // table adds bridges, ferries and castle tokens per kind.
+struct PiecesBenchOptions {
+    bool true_board_only = false;  // score the true board only (the reader is not run: the pieces alone, quickly)
+    bool width_pose = false;       // the width rule's pose and base, not the fitted silhouette's (before and after)
+};
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
-                      const std::string& dump_dir, const std::vector<std::string>& expansions = {});
+                      const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});
 // Prints colour accuracy under a colour cast (the light at `kelvin`, which the camera's white
 // balance corrects only half-way): the daylight colour models on the raw photo, against a
 // calibration (render_colour_shot under the same light, calibrate_colours) whose white balance
@@ -26,6 +30,6 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
 void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed, double kelvin);
 // Draws the followers found on every board photo of `dir`/boards into `out_dir` (PNG) and
 // prints per-photo counts; skips cleanly when the folder is absent.
-void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir);
+void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench = {});
 
 }  // namespace meeplecam::bench

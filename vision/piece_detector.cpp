@@ -156,6 +156,96 @@ CameraFoot camera_foot(const cv::Matx33d& image_to_plane, cv::Size image_size, d
     return {cv::Point2d(centre[0], centre[1]), std::abs(centre[2]), f};
 }
 
+// A meeple pose matched against a blob: standing with its feet at `base_mm`, or lying with the
+// middle of its body over it, turned by `yaw`; `iou` is how well its silhouette covers the blob.
+struct SilhouetteFit {
+    double iou = 0;
+    double yaw = 0;
+    cv::Point2d base_mm;
+};
+
+// Draws into `mask` (pixels at `px_per_mm`, `origin_mm` at its top-left corner) the top-view
+// silhouette of a meeple `h` mm high: its slab's every face, each corner projected onto the
+// plane along the ray from the camera (a point z mm over the plane moves away from the foot
+// point by z / (zc - z) of its distance: the smear of a standing piece).
+void draw_meeple_top(cv::Mat& mask, cv::Point2d origin_mm, double px_per_mm, const CameraFoot& foot, double h, bool lying, double yaw,
+                     cv::Point2d base_mm) {
+    const double zc = std::max(foot.height_mm, 2 * h), half = 0.5 * kMeepleThickness * h;
+    const cv::Vec3d across(std::cos(yaw), std::sin(yaw), 0), depth(-std::sin(yaw), std::cos(yaw), 0), up(0, 0, 1);
+    const cv::Vec3d ox = across, oy = lying ? depth : up, oz = lying ? up : depth;
+    const cv::Vec3d base(base_mm.x, base_mm.y, 0);
+    const cv::Vec3d origin = lying ? base - depth * (0.5 * h) + up * half : base;
+    constexpr int kShift = 3;
+    auto project = [&](const cv::Point2d& p, double d) {
+        const cv::Vec3d w = origin + ox * (p.x * h) + oy * (p.y * h) + oz * d;
+        const cv::Point2d xy(w[0], w[1]);
+        const cv::Point2d q = foot.foot_mm + (xy - foot.foot_mm) * (zc / std::max(1e-3, zc - w[2]));
+        const cv::Point2d px = (q - origin_mm) * px_per_mm * static_cast<double>(1 << kShift);
+        return cv::Point(static_cast<int>(std::lround(px.x)), static_cast<int>(std::lround(px.y)));
+    };
+    const auto& outline = meeple_outline();
+    std::vector<std::vector<cv::Point>> faces(2);
+    for (const auto& p : outline) {
+        faces[0].push_back(project(p, half));
+        faces[1].push_back(project(p, -half));
+    }
+    for (std::size_t i = 0; i < outline.size(); ++i) {
+        const auto& a = outline[i];
+        const auto& b = outline[(i + 1) % outline.size()];
+        faces.push_back({project(a, half), project(b, half), project(b, -half), project(a, -half)});
+    }
+    for (const auto& f : faces) cv::fillConvexPoly(mask, f, cv::Scalar(255), cv::LINE_8, kShift);
+    // (front and back faces are not convex: fill them whole)
+    cv::fillPoly(mask, std::vector<std::vector<cv::Point>>{faces[0], faces[1]}, cv::Scalar(255), cv::LINE_8, kShift);
+}
+
+// Matches a blob (`blob`, CV_8UC1, its top-left pixel at `blob_origin_mm` on the plane at
+// `px_per_mm`) against a meeple's silhouette, standing or lying, over `yaws` turns (a half turn
+// for standing: its slab looks the same from behind): each silhouette is moved so that its
+// centroid meets the blob's, then nudged a pixel either way; the best overlap (intersection over union).
+SilhouetteFit fit_silhouette(const cv::Mat& blob, cv::Point2d blob_origin_mm, double px_per_mm, const CameraFoot& foot, double h, bool lying,
+                             int yaws) {
+    const int pad = static_cast<int>(std::ceil(0.8 * h * px_per_mm));
+    cv::Mat target(blob.rows + 2 * pad, blob.cols + 2 * pad, CV_8UC1, cv::Scalar(0));
+    blob.copyTo(target(cv::Rect(pad, pad, blob.cols, blob.rows)));
+    const cv::Point2d origin_mm = blob_origin_mm - cv::Point2d(pad, pad) * (1.0 / px_per_mm);
+    const cv::Moments mb = cv::moments(target, true);
+    if (mb.m00 <= 0) return {};
+    const cv::Point2d centroid_px(mb.m10 / mb.m00, mb.m01 / mb.m00);
+    const cv::Point2d centroid_mm = origin_mm + centroid_px * (1.0 / px_per_mm);
+    const int target_area = cv::countNonZero(target);
+    SilhouetteFit best;
+    cv::Mat hyp(target.size(), CV_8UC1);
+    auto overlap = [&](double yaw, cv::Point2d base) {
+        hyp.setTo(0);
+        draw_meeple_top(hyp, origin_mm, px_per_mm, foot, h, lying, yaw, base);
+        const int both = cv::countNonZero(hyp & target);
+        return both / static_cast<double>(cv::countNonZero(hyp) + target_area - both);
+    };
+    const double turn = (lying ? 2 : 1) * kPi / yaws;
+    for (int k = 0; k < yaws; ++k) {
+        const double yaw = k * turn;
+        // Where the silhouette's centroid falls for a base at the blob's centroid; then move it onto the blob's.
+        hyp.setTo(0);
+        draw_meeple_top(hyp, origin_mm, px_per_mm, foot, h, lying, yaw, centroid_mm);
+        const cv::Moments mh = cv::moments(hyp, true);
+        if (mh.m00 <= 0) continue;
+        const cv::Point2d base = centroid_mm + (centroid_px - cv::Point2d(mh.m10 / mh.m00, mh.m01 / mh.m00)) * (1.0 / px_per_mm);
+        const double iou = overlap(yaw, base);
+        if (iou > best.iou) best = {iou, yaw, base};
+    }
+    // Then the best turn nudged a pixel either way (the centroid of a partly hidden blob is off).
+    const SilhouetteFit start = best;
+    for (int dy = -1; dy <= 1; ++dy) {
+        for (int dx = -1; dx <= 1; ++dx) {
+            const cv::Point2d base = start.base_mm + cv::Point2d(dx, dy) * (1.0 / px_per_mm);
+            const double iou = (dx == 0 && dy == 0) ? start.iou : overlap(start.yaw, base);
+            if (iou > best.iou) best = {iou, start.yaw, base};
+        }
+    }
+    return best;
+}
+
 // The detection top view's place: reading cells to its pixels and back to the frame.
 struct Frame {
     cv::Matx33d top_to_det, det_to_image;
@@ -528,6 +618,11 @@ Status PieceDetectorOptions::check() const {
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(pose_doubt >= 0 && pose_doubt < 1)) return bad("pose_doubt must be within [0, 1)");
+    if (!(standing_yaws >= 1 && standing_yaws <= 180 && lying_yaws >= 1 && lying_yaws <= 360)) return bad("standing_yaws and lying_yaws must be within [1, 180] and [1, 360]");
+    if (!(pose_fit_doubt >= 0 && pose_fit_doubt < 1)) return bad("pose_fit_doubt must be within [0, 1)");
+    if (!(lying_fit_bias > -1 && lying_fit_bias < 1)) return bad("lying_fit_bias must be within (-1, 1)");
+    if (!(min_fit >= 0 && min_fit < 1)) return bad("min_fit must be within [0, 1)");
+    if (!(field_pose_slack >= 0 && field_pose_slack <= 1)) return bad("field_pose_slack must be within [0, 1]");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
@@ -565,9 +660,25 @@ cv::Mat draw_pieces(const cv::Mat& image, const PieceDetection& detection) {
     return out;
 }
 
+namespace {
+
+// The style whose feature regions say where a follower stands: the default one with the largest
+// monastery the styles draw (a monk stands anywhere on the building or its yard, and a printed
+// monastery is larger still).
+const TileStyle& follower_label_style() {
+    static const TileStyle style = [] {
+        TileStyle s = builtin_tile_styles().front();
+        for (const auto& other : builtin_tile_styles()) s.monastery_size = std::max(s.monastery_size, other.monastery_size);
+        return s;
+    }();
+    return style;
+}
+
+}  // namespace
+
 int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search, FeaturePreference prefer) {
     constexpr int kSide = 96;
-    const cv::Mat labels = feature_labels(type, rot, kSide);
+    const cv::Mat labels = feature_labels(type, rot, kSide, follower_label_style());
     const int x = std::clamp(static_cast<int>(uv.x * kSide), 0, kSide - 1), y = std::clamp(static_cast<int>(uv.y * kSide), 0, kSide - 1);
     // No follower stands on a lake (the rules: lakes take none).
     auto takes_follower = [&](int f) { return f >= 0 && type.features[static_cast<std::size_t>(f)].kind != FeatureKind::Lake; };
@@ -796,6 +907,31 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     const int open_px = static_cast<int>(std::lround(o.open_mm * o.px_per_mm));
     const cv::Mat opener = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * open_px + 1, 2 * open_px + 1));
     const double px2_per_mm2 = o.px_per_mm * o.px_per_mm;
+    // Puts a follower's base at `base_mm` (detection top view, mm) and on the feature there its pose prefers.
+    auto place = [&](DetectedPiece& piece, cv::Point2d base_mm, FeaturePreference prefer) {
+        const cv::Point2d base_det = base_mm * o.px_per_mm;
+        piece.top_px = apply_homography(top_to_det.inv(), base_det);
+        piece.image_px = apply_homography(det_to_image, base_det);
+        piece.table_mm = piece.top_px * (1.0 / view.px_per_mm);
+        const cv::Point2d cell_f = piece.top_px * (1.0 / view.pitch_px);
+        piece.col = static_cast<int>(std::floor(cell_f.x));
+        piece.row = static_cast<int>(std::floor(cell_f.y));
+        piece.on_tile = false;
+        piece.feature = -1;
+        piece.feature_kind = FeatureKind::Field;
+        const auto it = by_cell.find({piece.col, piece.row});
+        if (it == by_cell.end()) return;
+        piece.on_tile = true;
+        const DecodedTile& t = *it->second;
+        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
+        piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm, prefer);
+        if (piece.feature >= 0) {
+            const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
+            piece.feature_kind = def.kind;
+            piece.port = rotate_port(def.ports.front(), t.rot);
+        }
+    };
     for (int c = 0; c < n_colours; ++c) {
         const auto& model = colours.colours[static_cast<std::size_t>(c)];
         cv::Mat mask = best == c;
@@ -872,15 +1008,29 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             // Just over the threshold "lying" is a guess: the feature under the base (the blob's middle, which
             // lies on the follower's body either way) decides, not the pose's preference. A standing guess keeps
             // its preference: its base (feet) is uncertain along the ray by more than a road is wide.
-            const bool pose_sure = !piece.lying || pose_margin >= o.pose_doubt;
+            bool pose_sure = !piece.lying || pose_margin >= o.pose_doubt;
             // Base: a standing piece's feet are at the blob's end nearest the foot point (plus
             // half its thickness); a lying piece's middle is the middle of its footprint.
             const double base_along = piece.lying ? lo + 0.5 * (length - lie_smear) : lo + 0.22 * h;
-            const cv::Point2d base_mm = centre + along * base_along;
-            const cv::Point2d base_det = base_mm * o.px_per_mm;
-            piece.top_px = apply_homography(top_to_det.inv(), base_det);
-            piece.image_px = apply_homography(det_to_image, base_det);
-            piece.table_mm = piece.top_px * (1.0 / view.px_per_mm);
+            cv::Point2d base_mm = centre + along * base_along;
+            cv::Point2d lying_base_mm = base_mm;  // where the body's middle lies if it is a lying follower after all
+            double lying_fit_gap = 1.0;           // how much worse the lying silhouette fits than the standing one
+            if (o.silhouette_pose) {
+                // The meeple silhouette (standing or lying, turned, smeared along the camera's ray)
+                // that covers the blob best gives the pose and the base.
+                const cv::Point2d blob_origin_mm(box.x * mm_per_px, box.y * mm_per_px);
+                const SilhouetteFit stand = fit_silhouette(blob, blob_origin_mm, o.px_per_mm, foot, h, false, o.standing_yaws);
+                const SilhouetteFit lie = fit_silhouette(blob, blob_origin_mm, o.px_per_mm, foot, h, true, o.lying_yaws);
+                piece.fit_standing = stand.iou;
+                piece.fit_lying = lie.iou;
+                if (std::max(stand.iou, lie.iou) < o.min_fit && !at_rim) continue;  // (the table cuts or joins a rim blob's outline)
+                const double lying_margin = lie.iou - stand.iou + o.lying_fit_bias;
+                piece.lying = lying_margin > 0;
+                pose_sure = !piece.lying || lying_margin >= o.pose_fit_doubt;
+                base_mm = piece.lying ? lie.base_mm : stand.base_mm;
+                lying_base_mm = lie.base_mm;
+                lying_fit_gap = stand.iou - lie.iou;
+            }
             piece.area_mm2 = area_mm2;
             piece.length_mm = length;
             piece.width_mm = width;
@@ -894,24 +1044,15 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 piece.outline_px.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
             }
             // 5. The feature under the base.
-            const cv::Point2d cell_f = piece.top_px * (1.0 / view.pitch_px);
-            piece.col = static_cast<int>(std::floor(cell_f.x));
-            piece.row = static_cast<int>(std::floor(cell_f.y));
-            const auto it = by_cell.find({piece.col, piece.row});
-            if (it != by_cell.end()) {
-                piece.on_tile = true;
-                const DecodedTile& t = *it->second;
-                const TileType& type = types[static_cast<std::size_t>(t.type)];
-                const cv::Point2d uv(cell_f.x - piece.col - t.offset_px.x / view.pitch_px, cell_f.y - piece.row - t.offset_px.y / view.pitch_px);
-                piece.feature = feature_at_point(type, t.rot, uv, o.feature_search_mm / o.tile_mm,
-                                                 !pose_sure ? FeaturePreference::Any
-                                                 : piece.lying ? FeaturePreference::Field
-                                                               : FeaturePreference::NotField);
-                if (piece.feature >= 0) {
-                    const auto& def = type.features[static_cast<std::size_t>(piece.feature)];
-                    piece.feature_kind = def.kind;
-                    piece.port = rotate_port(def.ports.front(), t.rot);
-                }
+            place(piece, base_mm, !pose_sure ? FeaturePreference::Any : piece.lying ? FeaturePreference::Field : FeaturePreference::NotField);
+            // Nobody stands on a field (farmers lie): a standing silhouette with no road, city or
+            // monastery near its feet is a lying follower when its lying silhouette fitted nearly as
+            // well. (Else it stays: a real standing follower whose shaded faces its colour missed
+            // leaves only its lit top, whose feet then land on the field beside.)
+            if (o.silhouette_pose && piece.on_tile && !piece.lying && piece.feature_kind == FeatureKind::Field &&
+                lying_fit_gap <= o.field_pose_slack) {
+                piece.lying = true;
+                place(piece, lying_base_mm, FeaturePreference::Field);
             }
             if (!piece.on_tile) continue;
             out.pieces.push_back(std::move(piece));

@@ -12,13 +12,13 @@
 // 3. Blobs: pixels of one colour are joined; a blob must have a follower's size (in mm on
 //    the plane), be solid and not a thin strip, and its base must lie on a decoded tile
 //    (a follower on the table beside the board is no follower in play).
-// 4. Pose and base: seen from above a lying follower is as wide as it is tall (its narrowest
-//    width is about its height) and less solid (arms and legs) than a standing one, whose
-//    shoulders are a third as deep. A standing follower is smeared away from the camera's
-//    foot point in the top view (its height is not on the plane); the foot point and the
-//    camera's height come from the homography (focal length from the plane's
-//    orthogonality). The base is the blob's end nearest the foot point (standing) or its
-//    middle (lying).
+// 4. Pose and base: the blob is matched against the silhouettes a meeple casts on the plane,
+//    standing or lying, turned every way, each corner of its slab projected along the ray from
+//    the camera (the foot point and the camera's height come from the homography, the focal
+//    length from the plane's orthogonality; a standing follower smears away from the foot
+//    point); the best overlap gives the pose and the base (feet, or the body's middle). A blob no
+//    silhouette fits is art. (The older rule, `silhouette_pose = false`: a lying follower is as
+//    wide as it is tall and less solid; base at the blob's end nearest the foot point.)
 // 5. Feature: the base falls in a cell; the decoded tile type and rotation give each
 //    feature's region (vision/tile_art.h feature_labels); a lying follower goes on the
 //    nearest field within a few mm, a standing one on the nearest road, city or monastery
@@ -96,6 +96,15 @@ struct PieceDetectorOptions {
     double lying_width = 0.95;       // lying when the blob's narrowest width, less 0.94 x height x (solidity - 0.9), exceeds this x height
     double pose_doubt = 0.1;         // less than this (x height) over that threshold "lying" is a guess: the base takes the feature under it
     double default_fov_deg = 60;     // horizontal field of view assumed when the plane cannot give the focal length
+    bool silhouette_pose = true;     // pose and base from the meeple silhouette that fits the blob best (else the width rule)
+    int standing_yaws = 12;          // turns tried for a standing silhouette (over a half turn)
+    int lying_yaws = 24;             // turns tried for a lying one (over a full turn)
+    double lying_fit_bias = 0.03;    // lying when the lying silhouette's overlap is at least the standing one's less this
+    double pose_fit_doubt = 0.03;    // an overlap less than this from that threshold is a guess ("lying": the feature under the base decides)
+    double field_pose_slack = 0.09;  // a standing silhouette on a field (nobody stands there) is a lying follower when the lying one
+                                     // fits at most this much worse
+    double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
+                                     // (not applied at the board's rim, where the table cuts or joins the outline)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them (confidence) go; 0: no limit
     // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
@@ -131,6 +140,8 @@ struct DetectedPiece {
     double rect_short_mm = 0, rect_long_mm = 0;  // sides of the blob's smallest enclosing rectangle
     double smear_mm = 0;        // how far a standing follower's head would smear here (from the camera's height and distance)
     double confidence = 0;      // 0..1: how clearly the blob's pixels are of its colour
+    double fit_standing = 0;    // overlap (intersection over union) of the blob and the best standing meeple's silhouette
+    double fit_lying = 0;       // ... and the best lying one's
     std::vector<cv::Point> outline_px;  // the blob's outline in the frame (overlays)
     // Bridges, ferries and castles: `port` and `port2` are a bridge's two ends (middle ports of
     // opposite sides), a ferry's two jetties, a castle's city port on its first and second tile

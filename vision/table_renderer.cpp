@@ -341,7 +341,8 @@ Hand draw_hand(cv::Size size, cv::Point2d target, cv::Point2d direction, double 
 // ---------------------------------------------------------------------------------------
 // Pieces: a meeple is its outline (in a vertical plane) extruded to a slab.
 
-// The meeple outline, counter-clockwise, in units of its height: x across (-0.5..0.5), y up (0..1).
+}  // namespace
+
 const std::vector<cv::Point2d>& meeple_outline() {
     static const std::vector<cv::Point2d> outline = [] {
         std::vector<cv::Point2d> pts = {{-0.5, 0}, {-0.19, 0}, {0, 0.25}, {0.19, 0}, {0.5, 0}, {0.34, 0.44},
@@ -355,6 +356,8 @@ const std::vector<cv::Point2d>& meeple_outline() {
     }();
     return outline;
 }
+
+namespace {
 
 Result<cv::Scalar> piece_colour(const std::string& name) {
     static const std::map<std::string, cv::Scalar> colours = {
@@ -419,7 +422,7 @@ void draw_prism(cv::Mat& image, const Camera& cam, const std::vector<cv::Point2d
 void draw_meeple(cv::Mat& image, const Camera& cam, cv::Vec3d base, double yaw, double height, bool lying,
                  const cv::Scalar& colour, const cv::Vec3d& light, cv::Mat& silhouette) {
     const cv::Vec3d across(std::cos(yaw), std::sin(yaw), 0), depth(-std::sin(yaw), std::cos(yaw), 0), up(0, 0, -1);
-    const double half_thick = 0.22 * height;
+    const double half_thick = 0.5 * kMeepleThickness * height;
     // The outline's x runs along `ox`, its y along `oy`; the slab's thickness along `oz`.
     const cv::Vec3d ox = across, oy = lying ? depth : up, oz = lying ? up : depth;
     const cv::Vec3d origin = lying ? base - depth * (0.5 * height) + up * half_thick : base;

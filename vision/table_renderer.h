@@ -82,6 +82,12 @@ std::vector<SceneTile> scene_tiles(const Board& board);
 // castles when its rule modules have them.
 Scene scene_of(const Game& game);
 
+// The meeple's outline (its side view), counter-clockwise, in units of its height: x across
+// (-0.5..0.5), y up (0..1). The renderer extrudes it to a slab 0.44 of its height thick; the
+// piece detector matches the silhouettes it casts (standing or lying) against what it finds.
+const std::vector<cv::Point2d>& meeple_outline();
+constexpr double kMeepleThickness = 0.44;  // the slab's thickness, in units of the height
+
 // Sizes of the expansion pieces (mm), shared by the renderer and the piece detector.
 struct TokenSizes {
     double bridge_length = 40, bridge_width = 11, bridge_height = 7;  // the arch; a follower stands on its deck

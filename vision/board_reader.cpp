@@ -335,14 +335,7 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
 std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, std::vector<CellObservation> cells, const LatticeOptions& lattice,
                                                      double min_alignment, int rounds) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
-    const double p = view.pitch_px;
-    const cv::Matx33d top_to_image = view.image_to_top.inv();
-    auto in_frame = [&](double x, double y) {
-        const cv::Vec3d v = top_to_image * cv::Vec3d(x * p, y * p, 1);
-        if (v[2] <= 0) return false;
-        const double u = v[0] / v[2], w = v[1] / v[2];
-        return u >= 0 && w >= 0 && u < view.frame.width && w < view.frame.height;
-    };
+    auto in_frame = [&view](double x, double y) { return view.in_frame(x, y); };
     constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     for (int round = 0; round < rounds; ++round) {
         std::map<std::pair<int, int>, const CellObservation*> at;
@@ -551,6 +544,13 @@ Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCel
     reading.ms_classify += ms;
     reading.ms_total += ms;
     return Ok{};
+}
+
+bool LatticeView::in_frame(double x_cells, double y_cells) const {
+    const cv::Vec3d v = image_to_top.inv() * cv::Vec3d(x_cells * pitch_px, y_cells * pitch_px, 1);
+    if (v[2] <= 0) return false;
+    const double u = v[0] / v[2], w = v[1] / v[2];
+    return u >= 0 && w >= 0 && u < frame.width && w < frame.height;
 }
 
 }  // namespace meeplecam::vision

@@ -85,6 +85,8 @@ struct LatticeView {
     cv::Size frame;                   // the camera frame's size
 
     cv::Point2d cell_centre(int col, int row) const { return {(col + 0.5) * pitch_px, (row + 0.5) * pitch_px}; }
+    // Whether the top-view point (x, y), in cells from the view's origin, lies inside the camera frame.
+    bool in_frame(double x_cells, double y_cells) const;
 };
 
 struct CellObservation {

@@ -136,13 +136,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         for (const auto& c : cells) {
             if (c.teaches) taken.insert({c.col, c.row});  // a cell offered on its outline alone still teaches the table, as before it was offered
         }
-        const cv::Matx33d top_to_image = view.image_to_top.inv();
-        auto in_frame = [&](double x, double y) {
-            const cv::Vec3d v = top_to_image * cv::Vec3d(x * p, y * p, 1);
-            if (v[2] <= 0) return false;
-            const double u = v[0] / v[2], w = v[1] / v[2];
-            return u >= 0 && w >= 0 && u < view.frame.width && w < view.frame.height;
-        };
+        auto in_frame = [&view](double x, double y) { return view.in_frame(x, y); };
         for (const auto& c : cells) {
             if (!c.teaches) continue;
             for (int dr = -o.table_reach; dr <= o.table_reach; ++dr) {

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -661,6 +662,23 @@ double read_rms_mm(const cv::Mat& image, const vision::RenderTruth& truth, const
     return reading->found ? vision::rectification_rms_mm(reading->view, truth) : -1;
 }
 
+// How many of the boards rendered with `render` at `seeds` (first random_board(tiles(seed),
+// seed)) the reader, set up by `set`, reads within `max_rms_mm`; each outcome is logged.
+int boards_read_within(const vision::RenderOptions& render, const std::vector<std::uint64_t>& seeds, int (*tiles)(std::uint64_t),
+                       const std::function<void(vision::ReaderOptions&)>& set, double max_rms_mm, const std::string& what) {
+    int good = 0;
+    for (const std::uint64_t seed : seeds) {
+        auto r = vision::render_table(random_board(tiles(seed), seed), render, seed);
+        REQUIRE(r);
+        vision::ReaderOptions reader;
+        set(reader);
+        const double rms = read_rms_mm(r->image, r->truth, reader);
+        UNSCOPED_INFO("seed " << seed << ", " << what << ": " << (rms < 0 ? "no board" : "rms " + std::to_string(rms) + " mm"));
+        good += rms >= 0 && rms < max_rms_mm;
+    }
+    return good;
+}
+
 }  // namespace
 
 TEST_CASE("a lattice framing many cells weakly beats one framing few sharply", "[vision][board-reader][lattice-check]") {
@@ -672,18 +690,10 @@ TEST_CASE("a lattice framing many cells weakly beats one framing few sharply", "
     // without it. (Hard renders of bench/vision seeds 1011 and 5009.)
     auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Hard);
     auto good_boards = [&](double weak_tile_contrast) {
-        int good = 0;
-        for (const std::uint64_t seed : {1011u, 5009u}) {
-            const auto tiles = random_board(60 + static_cast<int>(seed % 21), seed);
-            auto r = vision::render_table(tiles, options, seed);
-            REQUIRE(r);
-            vision::ReaderOptions reader;
-            reader.weak_tile_contrast = weak_tile_contrast;
-            const double rms = read_rms_mm(r->image, r->truth, reader);
-            UNSCOPED_INFO("seed " << seed << ", weak_tile_contrast " << weak_tile_contrast << ": " << (rms < 0 ? "no board" : "rms " + std::to_string(rms) + " mm"));
-            good += rms >= 0 && rms < 3.0;
-        }
-        return good;
+        return boards_read_within(
+            options, {1011u, 5009u}, [](std::uint64_t seed) { return 60 + static_cast<int>(seed % 21); },
+            [&](vision::ReaderOptions& r) { r.weak_tile_contrast = weak_tile_contrast; }, 3.0,
+            "weak_tile_contrast " + std::to_string(weak_tile_contrast));
     };
     const vision::ReaderOptions defaults;
     const int with_weak = good_boards(defaults.weak_tile_contrast), clear_only = good_boards(defaults.min_tile_contrast);
@@ -702,18 +712,9 @@ TEST_CASE("a small board on a busy table is searched again in a crop around it",
     options.fill = {0.3, 0.4};
     options.hand_chance = 0;
     auto good_boards = [&](double min_zoom) {
-        int good = 0;
-        for (std::uint64_t seed = 61; seed <= 66; ++seed) {
-            const auto tiles = random_board(60, seed);
-            auto r = vision::render_table(tiles, options, seed);
-            REQUIRE(r);
-            vision::ReaderOptions reader;
-            reader.min_zoom = min_zoom;
-            const double rms = read_rms_mm(r->image, r->truth, reader);
-            UNSCOPED_INFO("seed " << seed << ", min_zoom " << min_zoom << ": " << (rms < 0 ? "no board" : "rms " + std::to_string(rms) + " mm"));
-            good += rms >= 0 && rms < 5.0;
-        }
-        return good;
+        return boards_read_within(
+            options, {61u, 62u, 63u, 64u, 65u, 66u}, [](std::uint64_t) { return 60; }, [&](vision::ReaderOptions& r) { r.min_zoom = min_zoom; },
+            5.0, "min_zoom " + std::to_string(min_zoom));
     };
     const vision::ReaderOptions defaults;
     const int zoomed = good_boards(defaults.min_zoom), unzoomed = good_boards(100);

@@ -25,6 +25,7 @@ namespace meeplecam::cli {
 namespace {
 
 constexpr const char* kFootageHelp = R"(usage: meeplecam render-footage RECORD.json -o DIR [--seed N] [--preset easy|medium|hard] [--size WxH]
+                               [--png] [--follower-with-tile]
 
 Renders a whole match as the frames a fixed camera would see: for every move a hand
 reaching in and leaving, then still frames; the light drifts slowly over the match; once a
@@ -38,6 +39,8 @@ ferries, bridges).
   --preset P          render preset the scene is drawn from (default easy)
   --size WxH          frame size (default 1280x720)
   --png               write PNG frames instead of JPEG
+  --follower-with-tile  a follower comes down in the same move as its tile (one hand, no
+                      still frame between) instead of in a move of its own
 
 exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal move
 )";
@@ -45,6 +48,7 @@ exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal m
 constexpr const char* kTrackHelp = R"(usage: meeplecam track (--images DIR | --video FILE) (--truth-camera DIR/truth.json | --calibration C.json)
                        [--game G] [--expansions A,B] [--players red,blue] [--edition E]
                        -o RECORD.json [--journal F] [--enter-from-truth] [--unfinished] [--verbose]
+                       [--no-follower-with-tile]
 
 Runs the session tracker over camera frames, headless: waits for still frames without
 hands, reads each new tile (and the follower on it) against the last confirmed table, has
@@ -67,6 +71,8 @@ the rules engine check it and records it. Prints the recorded match and the scor
                       stands in for the players typing them
   --unfinished        do not run final scoring at the end of the frames
   --verbose           print every analysed frame
+  --no-follower-with-tile  do not look for a follower put down in the same move as its tile
+                      (by its player's colour, daylight models)
 
 exit codes: 0 ok; 2 unreadable or invalid input
 )";
@@ -112,7 +118,7 @@ Result<cv::Matx33d> read_calibration(const std::string& path) {
 }  // namespace
 
 int run_render_footage(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"output", "seed", "preset", "size"}, {"help", "png"});
+    auto args = parse_args(argv, {"output", "seed", "preset", "size"}, {"help", "png", "follower-with-tile"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kFootageHelp;
@@ -137,6 +143,7 @@ int run_render_footage(const std::vector<std::string>& argv) {
         fo.height = static_cast<int>(h.value());
     }
     if (args->has("png")) fo.image_ext = ".png";
+    fo.follower_with_tile = args->has("follower-with-tile");
     auto record = read_record(args->positional[0]);
     if (!record) return report(record.error());
     auto frames = session::write_footage(record.value(), fo, *output);
@@ -150,7 +157,7 @@ int run_track(const std::vector<std::string>& argv) {
     auto args = parse_args(argv,
                            {"images", "video", "truth-camera", "calibration", "game", "expansions", "players", "edition", "output",
                             "journal"},
-                           {"help", "enter-from-truth", "unfinished", "verbose"});
+                           {"help", "enter-from-truth", "unfinished", "verbose", "no-follower-with-tile"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kTrackHelp;
@@ -166,6 +173,7 @@ int run_track(const std::vector<std::string>& argv) {
     }
     // Camera and set-up.
     session::TrackerOptions topt;
+    if (args->has("no-follower-with-tile")) topt.read_follower_with_tile = false;
     cv::Matx33d image_to_table;
     std::optional<calibration::Calibration> calibration_file;  // the tracker waits for the start tile on its plane
     std::optional<session::FootageTruth> truth;
@@ -385,6 +393,13 @@ int run_track(const std::vector<std::string>& argv) {
         std::cout << "moves: " << visible << " seen in the script; committed right " << right << ", wrong " << wrong
                   << "; ambiguous " << picks.size() << " (first candidate right " << pick_right << "); not recorded " << missed
                   << "\n";
+        int followers_seen = 0, followers_right = 0, followers_wrong = 0;
+        for (std::size_t i = 1; i < want.size(); ++i) followers_seen += want[i].type == "meeple";
+        for (const auto& e : rec.events) {
+            if (e.type == "meeple") (in_script(e.to_json()) ? followers_right : followers_wrong)++;
+        }
+        std::cout << "followers: " << followers_seen << " in the script; recorded right " << followers_right << ", wrong "
+                  << followers_wrong << ", missed " << followers_seen - followers_right << "\n";
         // Where the correction menu (ranked by the tracker's likelihoods) puts the true tile of
         // each tile committed wrong: its rank among the legal placements other than the one read.
         std::vector<int> ranks;  // 1 = the menu's first choice; 0 = not among the placements judged

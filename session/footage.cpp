@@ -170,14 +170,22 @@ Result<FootageCamera> render_footage(const Record& record, const FootageOptions&
         }
         const vision::Scene before = vision::scene_of(game);
         if (auto st = game.apply(e, static_cast<int>(i)); !st) return invalid(where(i), st.error().message);
+        // The follower put on this tile comes down with it.
+        int shown_after = shown + 1;
+        if (fo.follower_with_tile && e.type == "tile" && i + 1 < record.events.size() && record.events[i + 1].type == "meeple" &&
+            record.events[i + 1].at == e.at) {
+            ++i;
+            if (auto st = game.apply(record.events[i], static_cast<int>(i)); !st) return invalid(where(i), st.error().message);
+            shown_after = static_cast<int>(i) + 1;
+        }
         const vision::Scene after = vision::scene_of(game);
         std::optional<Cell> at;
         if (e.type == "tile" || e.type == "meeple" || e.raw.contains("at")) at = e.at;
         if (entered_by_players(e)) {
             script.enter(static_cast<int>(i));
-            if (!same_scene(before, after)) script.move(before, after, at, shown, shown + 1, "move");
+            if (!same_scene(before, after)) script.move(before, after, at, shown, shown_after, "move");
         } else {
-            script.move(before, after, at, shown, shown + 1, "move");
+            script.move(before, after, at, shown, shown_after, "move");
         }
         if (e.type == "tile") ++tiles_seen;
     }

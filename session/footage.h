@@ -29,6 +29,8 @@ struct FootageOptions {
     double exposure_drift = 0.12;  // exposure falls by this share from the first frame to the last
     double colour_drift_k = 500;   // the light's colour temperature falls this much (kelvin) over the match
     bool knock_follower = true;    // once per match a follower is knocked aside and put back
+    bool follower_with_tile = false;  // a follower comes down in the same move as its tile (one hand, no
+                                      // still frame between), as players often do; else in a move of its own
     std::string image_ext = ".jpg";  // .jpg or .png (write_footage)
 
     // Checks every field; the error names it.

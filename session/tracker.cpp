@@ -15,6 +15,7 @@
 #include <opencv2/video/tracking.hpp>
 
 #include "calibration/start_tile_plane.h"
+#include "engine/cell_neighbour.h"
 #include "engine/correction.h"
 #include "engine/ports.h"
 #include "session/table_view.h"
@@ -242,6 +243,40 @@ PennantLayout pennant_layout(const TileType& with_pennant, int rot, int n) {
     return out;
 }
 
+// Where the art of a tile draws coloured details of its own (n x n masks, 255): `small` where a
+// follower may stand over them (its pennants: a disc around every spot the art may put one
+// on; its monastery), `buildings` where none stands (a bazaar's stall, inns).
+struct ArtDetails {
+    cv::Mat small, buildings;
+};
+
+ArtDetails art_details(const TileType& type, int rot, int n) {
+    constexpr double kPennantHeight = 0.12;  // the art's pennant height, share of the tile
+    ArtDetails out{cv::Mat(n, n, CV_8UC1, cv::Scalar(0)), cv::Mat(n, n, CV_8UC1, cv::Scalar(0))};
+    for (const auto& ties : pennant_spots(type, rot)) {
+        for (const auto& sp : ties) {
+            cv::circle(out.small, cv::Point2d(sp.x * n, sp.y * n), static_cast<int>(std::lround(kPennantHeight * n * 0.8)), cv::Scalar(255), cv::FILLED);
+        }
+    }
+    const cv::Mat labels = vision::feature_labels(type, rot, n);
+    for (int y = 0; y < n; ++y) {
+        for (int x = 0; x < n; ++x) {
+            const int f = labels.at<int>(y, x);
+            if (f >= 0 && type.features[static_cast<std::size_t>(f)].kind == FeatureKind::Monastery) out.small.at<std::uint8_t>(y, x) = 255;
+        }
+    }
+    // Drawn at rotation 0, then turned.
+    auto fill = [&](const cv::Rect2d& box) {
+        cv::rectangle(out.buildings, cv::Rect(cv::Point(static_cast<int>(std::floor(box.x * n)), static_cast<int>(std::floor(box.y * n))),
+                                              cv::Point(static_cast<int>(std::ceil((box.x + box.width) * n)), static_cast<int>(std::ceil((box.y + box.height) * n)))),
+                      cv::Scalar(255), cv::FILLED);
+    };
+    if (type.has_tag("bazaar")) fill({0.36, 0.36, 0.28, 0.28});
+    for (const cv::Rect2d& inn : vision::inn_boxes(type)) fill(inn);
+    for (int k = 0; k < ((rot % 4) + 4) % 4; ++k) cv::rotate(out.buildings, out.buildings, cv::ROTATE_90_CLOCKWISE);
+    return out;
+}
+
 // Returns the float Lab pixels of the disc of `radius` within `reach` px of `centre` that has
 // the largest share of pixels `wanted`.
 std::vector<cv::Vec3f> best_disc(const cv::Mat& lab, cv::Point2d centre, double radius, int reach,
@@ -339,6 +374,8 @@ Status TrackerOptions::check() const {
     for (const auto& st : checks) {
         if (!st) return st;
     }
+    if (auto st = piece_colours.check(); !st) return invalid("tracker options: piece_colours", st.error().message);
+    if (auto st = follower_on_tile.check(); !st) return st;
     return in_range(piece_colour_threshold, 1, 200, "piece_colour_threshold");
 }
 
@@ -354,6 +391,10 @@ struct Tracker::State {
     std::vector<std::string> corrections;
     std::map<Cell, std::vector<CandidateMove>> likelihood;  // per cell read: every legal placement, likeliest first
     std::map<Cell, FollowerReading> follower_reading;       // per cell a follower was read in: what was seen of it
+    // What this table's art shows in each player's colour: the largest follower-like blob (share
+    // of the cell) found on placed tiles that hold no follower, and the cells already looked at.
+    std::map<std::string, double> art_blob_share;
+    std::set<std::pair<int, int>> art_learnt;
     mutable std::map<std::tuple<std::string, int, int>, PennantLayout> pennant_layouts;  // (type, rot, side px) -> where its pennants show
 
     // Motion.
@@ -412,6 +453,19 @@ struct Tracker::State {
     // one did (the record and game are then replaced; no correction event: nobody corrected it).
     bool rerank_last_tile(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up);
     void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
+    // Looks at the confirmed look of placed tiles whose turn is over and that hold no follower:
+    // any follower-like blob there in a player's colour is art (red roofs), and a follower put
+    // down with its tile must be clearly larger than it.
+    void learn_art_colours();
+    // Whether `blob` stands out from the art of `colour` learnt so far.
+    bool larger_than_art(const std::string& colour, const FollowerBlob& blob) const;
+    // The side of the tile at `at` in camera pixels (the mean of its four sides).
+    double tile_side_px(Cell at) const;
+    // The view with a follower of `player`'s colour on the new tile at `at` painted over (so the
+    // tile is read without it); `view_img` itself when none is seen there.
+    cv::Mat without_new_follower(const cv::Mat& view_img, Cell at, int player, TrackerUpdate* up) const;
+    // The pixels of `r` that changed since the confirmed look (CV_8U, r's size; 255: changed).
+    cv::Mat changed_since_confirmed(const cv::Mat& view_img, const cv::Rect& r) const;
     bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
                                   TrackerUpdate& up);
     bool follower_present(const Follower& f, const cv::Mat& lab_now) const;
@@ -1083,13 +1137,99 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
     return true;
 }
 
-// Looks for a follower standing on a tile that was placed in this same frame: pixels far from
-// their own terrain's colour (the classifier's terrain map of the committed placement).
+cv::Mat Tracker::State::changed_since_confirmed(const cv::Mat& view_img, const cv::Rect& r) const {
+    cv::Mat now_blur, then_blur;
+    cv::GaussianBlur(view_img(r), now_blur, cv::Size(), 1.0);
+    cv::GaussianBlur(confirmed(r), then_blur, cv::Size(), 1.0);
+    // Half the change threshold: a follower on a table of nearly its colour still changed; what
+    // stood there before (a neighbour's follower) did not.
+    return lab_distance(to_lab(now_blur), to_lab(then_blur)) > 0.5 * opt.change_threshold;
+}
+
+void Tracker::State::learn_art_colours() {
+    const Board& board = game->board();
+    const int open_tile = game->turn_tile();
+    for (int i = 0; i < static_cast<int>(board.tiles().size()); ++i) {
+        const Cell at = board.tiles()[static_cast<std::size_t>(i)].at;
+        if (i == open_tile || art_learnt.count({at.x, at.y}) || !view.window().contains(at)) continue;
+        art_learnt.insert({at.x, at.y});
+        const bool holds_piece = std::any_of(board.followers().begin(), board.followers().end(), [&](const auto& f) { return f.at == at; }) ||
+                                 std::find(decorated.begin(), decorated.end(), at) != decorated.end();
+        if (holds_piece) continue;
+        const cv::Rect cell = view.cell_rect(at) & cv::Rect(cv::Point(0, 0), confirmed.size());
+        if (cell.area() == 0) continue;
+        const cv::Mat lab = to_lab(confirmed(cell));
+        for (const auto& p : game->players()) {
+            const vision::ColourModel* colour = opt.piece_colours.find(p.color);
+            if (colour == nullptr) continue;
+            if (const auto blob = find_follower_by_colour(lab, *colour, opt.follower_on_tile)) {
+                double& seen = art_blob_share[p.color];
+                seen = std::max(seen, blob->share);
+            }
+        }
+    }
+}
+
+double Tracker::State::tile_side_px(Cell at) const {
+    const cv::Matx33d to_image = image_to_table.inv();
+    const double half = opt.tile_mm / 2, cx = at.x * pitch(), cy = at.y * pitch();
+    std::vector<cv::Point2d> table{{cx - half, cy - half}, {cx + half, cy - half}, {cx + half, cy + half}, {cx - half, cy + half}}, image;
+    cv::perspectiveTransform(table, image, cv::Mat(to_image));
+    double sum = 0;
+    for (int i = 0; i < 4; ++i) sum += cv::norm(image[static_cast<std::size_t>(i)] - image[static_cast<std::size_t>((i + 1) % 4)]);
+    return sum / 4;
+}
+
+bool Tracker::State::larger_than_art(const std::string& colour, const FollowerBlob& blob) const {
+    const auto it = art_blob_share.find(colour);
+    return it == art_blob_share.end() || blob.share > opt.follower_on_tile.art_margin * it->second;
+}
+
+// Returns the view with a follower of `player`'s colour on the new tile at `at` painted over
+// (only pixels that changed since the confirmed look: a neighbour's follower leaning over the
+// cell was there before).
+cv::Mat Tracker::State::without_new_follower(const cv::Mat& view_img, Cell at, int player, TrackerUpdate* up) const {
+    if (player < 0 || player >= static_cast<int>(game->players().size()) || game->followers_left(player) <= 0) return view_img;
+    const vision::ColourModel* colour = opt.piece_colours.find(game->players()[static_cast<std::size_t>(player)].color);
+    if (colour == nullptr || !view.window().contains(at)) return view_img;
+    if (tile_side_px(at) < opt.follower_on_tile.min_tile_px) {
+        if (up != nullptr) up->notes.push_back("tiles are too small in the frame to tell a follower put down with its tile from the art");
+        return view_img;
+    }
+    const cv::Rect cell = view.cell_rect(at) & cv::Rect(cv::Point(0, 0), view_img.size());
+    if (cell.area() == 0) return view_img;
+    const auto blob = find_follower_by_colour(to_lab(view_img(cell)), *colour, opt.follower_on_tile, changed_since_confirmed(view_img, cell));
+    if (!blob) return view_img;
+    if (!larger_than_art(colour->name, *blob)) {
+        if (up != nullptr) {
+            up->notes.push_back("a " + colour->name + " patch on the new tile at " + to_string(at) + " is no larger than the " +
+                                colour->name + " art of the tiles placed: not read as a follower");
+        }
+        return view_img;
+    }
+    cv::Mat out = view_img.clone();
+    clear_follower(view_img(cell), blob->mask, opt.follower_on_tile).copyTo(out(cell));
+    if (up != nullptr) {
+        up->notes.push_back("a " + colour->name + " follower came with the tile at " + to_string(at) + " (" +
+                            std::to_string(static_cast<int>(std::lround(100 * blob->share))) + "% of the cell, solidity " +
+                            std::to_string(static_cast<int>(std::lround(100 * blob->solidity))) + "%): the tile is read without it");
+    }
+    return out;
+}
+
+// Looks for a follower standing on a tile that was placed in this same frame: pixels of the
+// player's colour (when the colour is known) that are far from their own terrain's colour (the
+// classifier's terrain map of the committed placement).
 void Tracker::State::detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up) {
     const int tile_index = game->turn_tile();
     if (!opt.read_follower_with_tile || tile_index < 0 || game->current_follower_options().empty()) return;
+    if (tile_side_px(at) < opt.follower_on_tile.min_tile_px) return;
     const auto& placed = game->board().tiles()[static_cast<std::size_t>(tile_index)];
-    const cv::Rect cell = view.cell_core(at, opt.tile_mm / pitch() * 0.96);
+    const vision::ColourModel* colour = opt.piece_colours.find(game->players()[static_cast<std::size_t>(game->turn_player())].color);
+    // By colour: the whole cell, as the tile was read (the same blob that was painted over then).
+    const cv::Rect cell = colour != nullptr ? view.cell_rect(at) & cv::Rect(cv::Point(0, 0), view_img.size())
+                                            : view.cell_core(at, opt.tile_mm / pitch() * 0.96);
+    if (cell.area() == 0) return;
     const cv::Mat lab = to_lab(view_img);
     const cv::Mat lab_cell = lab(cell);
     const cv::Mat labels = vision::feature_labels(*placed.type, placed.rot, std::max(16, cell.width));
@@ -1123,9 +1263,29 @@ void Tracker::State::detect_follower_on_new_tile(const cv::Mat& view_img, Cell a
             if (cv::norm(lab_cell.at<cv::Vec3f>(y, x) - m) > opt.piece_colour_threshold) odd.at<std::uint8_t>(y, x) = 255;
         }
     }
-    const int open_px = std::max(3, static_cast<int>(std::lround(0.12 * cell.width)));
-    const Blob blob = largest_blob(odd, open_px);
-    if (blob.area < opt.piece_min_area * cell.area()) return;
+    Blob blob;
+    if (colour != nullptr) {
+        const auto found = find_follower_by_colour(lab_cell, *colour, opt.follower_on_tile, changed_since_confirmed(view_img, cell));
+        if (!found || !larger_than_art(colour->name, *found)) return;
+        blob = Blob{found->mask, found->centroid, found->area};
+        // A patch mostly on the art's stall or inns (where nobody stands), or a small one mostly
+        // on its pennants or monastery, is that art (a red awning or roof, a blue pennant): a
+        // follower standing over a pennant or monastery is larger than the art under it.
+        const ArtDetails details = art_details(*placed.type, placed.rot, std::max(16, cell.width));
+        cv::Mat small, buildings;
+        cv::resize(details.small, small, cell.size(), 0, 0, cv::INTER_NEAREST);
+        cv::resize(details.buildings, buildings, cell.size(), 0, 0, cv::INTER_NEAREST);
+        const int on_buildings = cv::countNonZero(blob.mask & buildings), on_small = cv::countNonZero(blob.mask & small);
+        if (10 * on_buildings >= 7 * blob.area ||
+            (2 * (on_small + on_buildings) >= blob.area && found->share < opt.follower_on_tile.art_max_share)) {
+            up.notes.push_back("a " + colour->name + " patch on " + to_string(at) + " lies on the art's building or pennant: no follower");
+            return;
+        }
+    } else {
+        const int open_px = std::max(3, static_cast<int>(std::lround(0.12 * cell.width)));
+        blob = largest_blob(odd, open_px);
+        if (blob.area < opt.piece_min_area * cell.area()) return;
+    }
     place_follower_from_blob(blob, cell, lab, bare, up);
 }
 
@@ -1164,24 +1324,43 @@ std::optional<cv::Matx33d> Tracker::State::camera_moved(const cv::Mat& frame, Tr
     b.convertTo(b, CV_32F);
     cv::GaussianBlur(a, a, cv::Size(), 1.5);
     cv::GaussianBlur(b, b, cv::Size(), 1.5);
-    cv::Mat window;
-    cv::createHanningWindow(window, a.size(), CV_32F);
-    const cv::Point2d shift = cv::phaseCorrelate(a, b, window);  // content of `a` sits at +shift in `b`
-    const double shift_mm = cv::norm(shift) / view.px_per_mm();
-    if (shift_mm < opt.camera_shift_min_mm || shift_mm > opt.camera_shift_max_mm) return std::nullopt;
-    // Refine with a turn: b(W x) ~ a(x), W maps the confirmed view's pixels to where they are now.
-    cv::Mat warp = (cv::Mat_<float>(2, 3) << 1, 0, static_cast<float>(shift.x), 0, 1, static_cast<float>(shift.y));
     // Only the confirmed tiles are sure to be there: a new tile or a hand lies beside them.
     cv::Mat tiles_mask(roi.size(), CV_8UC1, cv::Scalar(0));
     for (const auto& t : board.tiles()) {
         if (view.window().contains(t.at)) tiles_mask((view.cell_rect(t.at) - roi.tl()) & cv::Rect(cv::Point(0, 0), roi.size())).setTo(255);
     }
+    // The window is the Hann window over the confirmed tiles (grown by a quarter tile, soft):
+    // a new tile beside a lone start tile would otherwise outweigh it and pin the shift at zero.
+    cv::Mat window, near_tiles;
+    cv::createHanningWindow(window, a.size(), CV_32F);
+    const int grow = static_cast<int>(std::lround(0.25 * view.pitch_px())) * 2 + 1;
+    cv::dilate(tiles_mask, near_tiles, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(grow, grow)));
+    near_tiles.convertTo(near_tiles, CV_32F, 1.0 / 255);
+    cv::GaussianBlur(near_tiles, near_tiles, cv::Size(), grow / 4.0);
+    window = window.mul(near_tiles);
+    const cv::Point2d shift = cv::phaseCorrelate(a, b, window);  // content of `a` sits at +shift in `b`
+    const double shift_mm = cv::norm(shift) / view.px_per_mm();
+    if (shift_mm < opt.camera_shift_min_mm || shift_mm > opt.camera_shift_max_mm) return std::nullopt;
+    // Refine with a turn: b(W x) ~ a(x), W maps the confirmed view's pixels to where they are now.
+    cv::Mat warp = (cv::Mat_<float>(2, 3) << 1, 0, static_cast<float>(shift.x), 0, 1, static_cast<float>(shift.y));
     double correlation = 0;
     try {
         correlation = cv::findTransformECC(a, b, warp, cv::MOTION_EUCLIDEAN,
                                            cv::TermCriteria(cv::TermCriteria::COUNT + cv::TermCriteria::EPS, 60, 1e-4), tiles_mask, 3);
     } catch (const cv::Exception&) {
-        return std::nullopt;  // the fit did not converge: no sure movement
+        // The turn could not be fitted (one lone tile gives ECC little to hold): the shift alone,
+        // when the confirmed tiles moved by it match well enough.
+        warp = (cv::Mat_<float>(2, 3) << 1, 0, static_cast<float>(shift.x), 0, 1, static_cast<float>(shift.y));
+        cv::Mat moved;
+        cv::warpAffine(a, moved, warp, a.size(), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
+        cv::Mat moved_mask;
+        cv::warpAffine(tiles_mask, moved_mask, warp, a.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::Scalar ma, sa, mb, sb;
+        cv::meanStdDev(moved, ma, sa, moved_mask);
+        cv::meanStdDev(b, mb, sb, moved_mask);
+        if (sa[0] <= 1e-6 || sb[0] <= 1e-6) return std::nullopt;
+        cv::Mat da = moved - ma[0], db = b - mb[0];
+        correlation = cv::mean(da.mul(db), moved_mask)[0] / (sa[0] * sb[0]);
     }
     if (correlation < opt.camera_min_correlation) return std::nullopt;
     // In whole-view pixels: W_full = T(o) W T(-o).
@@ -1253,6 +1432,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     }
     up.state = FrameState::Stable;
     pending.clear();
+    if (opt.read_follower_with_tile) learn_art_colours();
     std::vector<Cell> refreshed;  // cells whose change is explained: their look becomes the confirmed one
 
 
@@ -1287,6 +1467,14 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     if (new_cells.size() > 1) {
         up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
     }
+    // A follower placed at `at` explains its cell's change, and the open neighbours' it leans over.
+    auto explain_follower = [&](Cell at) {
+        refreshed.push_back(at);
+        for (int side = 0; side < 4; ++side) {
+            const Cell n = neighbour(at, side);
+            if (game->board().tile_at(n) < 0) refreshed.push_back(n);
+        }
+    };
     bool tile_committed = false;
     // Several tiles may have come since the last read (a tile that could not be read, then the
     // next move): each is read in turn, in the order they came, as long as each commits.
@@ -1295,7 +1483,8 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         if (k > 0 && !tile_committed) break;
         std::optional<IllegalMove> illegal;
         const bool forced = k == 0 && play_went_on;
-        auto candidates = rank_candidates(now, at, forced ? nullptr : &illegal, &up);
+        const cv::Mat read_view = opt.read_follower_with_tile ? without_new_follower(now, at, game->next_player(), &up) : now;
+        auto candidates = rank_candidates(read_view, at, forced ? nullptr : &illegal, &up);
         if (forced) up.notes.push_back("play went on after the illegal reading at " + to_string(at) + ": reading its best legal placement");
         if (illegal) {
             up.illegal = illegal;
@@ -1319,6 +1508,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         }
         tile_committed = true;
         refreshed.push_back(at);
+        if (!up.committed.empty() && up.committed.back().type == "meeple" && up.committed.back().at == at) explain_follower(at);
     }
 
     // A follower placed on the open turn's tile after the tile itself.
@@ -1332,7 +1522,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             const int open_px = std::max(3, static_cast<int>(std::lround(0.08 * cell.width)));
             const Blob blob = largest_blob(changed(cell), open_px);
             if (blob.area >= opt.piece_min_area * cell.area()) {
-                if (place_follower_from_blob(blob, cell, lab_now, lab_then, up)) refreshed.push_back(at);
+                if (place_follower_from_blob(blob, cell, lab_now, lab_then, up)) explain_follower(at);
             }
         }
     }
@@ -1580,6 +1770,15 @@ Status Tracker::choose(int candidate) {
     if (auto st = s.commit_tile(move, s.pending_view, up); !st) return st;
     const cv::Rect r = s.view.cell_rect(move.at);
     s.pending_view(r).copyTo(s.confirmed(r));
+    // A follower read with the tile leans over the open neighbours: their look is explained too.
+    if (!up.committed.empty() && up.committed.back().type == "meeple") {
+        for (int side = 0; side < 4; ++side) {
+            const Cell n = neighbour(move.at, side);
+            if (s.game->board().tile_at(n) >= 0 || !s.view.window().contains(n)) continue;
+            const cv::Rect nr = s.view.cell_rect(n);
+            s.pending_view(nr).copyTo(s.confirmed(nr));
+        }
+    }
     s.regrow_view(s.pending_frame);
     s.pending.clear();
     s.pending_view.release();

@@ -24,6 +24,8 @@
 #include "engine/error.h"
 #include "engine/game.h"
 #include "engine/record.h"
+#include "session/follower_on_tile.h"
+#include "vision/piece_detector.h"
 
 namespace meeplecam::session {
 
@@ -76,8 +78,13 @@ struct TrackerOptions {
     double pennant_spot_slack = 0.06;   // how far off its spot (share of the tile) the disc is looked for
 
     // Followers.
-    bool read_follower_with_tile = false;  // also look for a follower put down in the same move as its tile
-                                           // (off by default: tile art with red roofs and blue pennants fools it)
+    // A follower put down in the same move as its tile: found on the new tile by its player's
+    // colour (piece_colours) and painted over before the tile is read, then placed on the
+    // feature under it once the tile is committed (session/follower_on_tile.h). A player colour
+    // without a model falls back to pixels unlike their terrain's colour (art fools that).
+    bool read_follower_with_tile = true;
+    vision::ColourModels piece_colours = vision::ColourModels::daylight();  // the app passes the table's calibrated colours
+    FollowerOnTileOptions follower_on_tile;
     double piece_min_area = 0.02;       // a follower blob covers at least this share of the tile
     double piece_colour_threshold = 30.0;  // Lab distance above the tile's own terrain colour for a follower pixel
 

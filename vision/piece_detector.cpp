@@ -523,6 +523,8 @@ std::string colour_summary(const ColourModel& m) { return "colour model '" + m.n
 
 }  // namespace
 
+bool colour_matches(const ColourModel& model, const cv::Vec3f& lab) { return passes_gate(model, lab); }
+
 ColourModels ColourModels::daylight() {
     ColourModels m;
     // Lit faces of the usual wooden pieces (hue from a, b); shaded faces keep the hue but lose

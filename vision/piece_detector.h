@@ -68,6 +68,9 @@ struct ColourModels {
     Status check() const;
 };
 
+// Whether a Lab pixel (L 0..100) could be a face of a piece of colour `model`, lit or in shade.
+bool colour_matches(const ColourModel& model, const cv::Vec3f& lab);
+
 // Builds a model from a calibrated Lab mean and covariance (of the lit follower's pixels):
 // achromatic below a chroma of 12, else hue and chroma limits from the spread; the
 // lightness range is widened for shaded faces. Errors: non-finite or negative variances.

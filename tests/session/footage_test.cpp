@@ -34,7 +34,9 @@ struct Outcome {
 // Plays a seeded random game, renders it as footage and tracks it. Events a camera cannot
 // see are entered where the footage says the players enter them; ambiguities are answered
 // with the tracker's first candidate (as a headless run does), so a wrong guess shows.
-Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansions, int tiles) {
+// With `follower_with_tile`, each follower comes down in the same move as its tile (one hand,
+// no still frame between); the tracker reads it with the tile (its default options).
+Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansions, int tiles, bool follower_with_tile = false) {
     constexpr int kStableFrames = 2;  // still frames the tracker waits for (the first still frame still differs from the hand's)
     RandomGameOptions ro;
     ro.seed = seed;
@@ -55,6 +57,7 @@ Outcome track_scripted_game(std::uint64_t seed, std::vector<std::string> expansi
     fo.approach_frames = 1;
     fo.leave_frames = 1;
     fo.still_frames = kStableFrames + 1;
+    fo.follower_with_tile = follower_with_tile;
     Record setup = out.script;
     setup.events.resize(1);
     setup.finished = false;
@@ -155,6 +158,17 @@ TEST_CASE("footage: a whole scripted Bridges, Castles and Bazaars game is tracke
 
 TEST_CASE("footage: a whole scripted Ferries game is tracked move for move", "[session][footage][whole]") {
     check_same_match(track_scripted_game(2, {"ferries"}, whole_game_tiles()));
+}
+
+TEST_CASE("footage: followers put down with their tiles are read with them (four 12-tile base games)", "[session][footage][follower-with-tile]") {
+    // Each follower of these games comes in the same move as its tile: the tile is read with
+    // the follower painted over, then the follower is placed on the feature under it.
+    for (const std::uint64_t seed : {3, 4, 5, 6}) {
+        INFO("seed " << seed);
+        const Outcome o = track_scripted_game(seed, {}, 12, true);
+        REQUIRE(std::count_if(o.script.events.begin(), o.script.events.end(), [](const Event& e) { return e.type == "meeple"; }) >= 3);
+        check_same_match(o);
+    }
 }
 
 TEST_CASE("footage: the frames show each move's hand, stills and the knocked follower", "[session][footage]") {

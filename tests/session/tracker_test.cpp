@@ -1,6 +1,7 @@
 // Tracker unit tests on rendered frames with a fixed camera: stable-frame detection, an
 // illegal move flagged and not recorded, an ambiguity answered with choose(), a follower
-// placed after its tile, and a follower vanishing without a scoring.
+// placed after its tile or with it (session/follower_on_tile.h), and a follower vanishing
+// without a scoring.
 #include <catch2/catch.hpp>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "engine/record.h"
+#include "session/follower_on_tile.h"
 #include "session/tracker.h"
 #include "vision/table_renderer.h"
 
@@ -223,6 +225,86 @@ TEST_CASE("tracker: a follower placed after its tile is recorded on its feature 
     CHECK(again->removed_by_mistake[0].at == Cell{0, 1});
     CHECK(again->removed_by_mistake[0].colour == "red");
     CHECK(tracker->record().events.size() == 3);
+}
+
+TEST_CASE("tracker: a follower put down with its tile is read with it, and the tile without it", "[session][follower-with-tile]") {
+    TableCamera cam({{0, 0}, {1, 0}, {0, 1}}, 24);
+    // E turned twice: its city faces south, its field meets D's field; a red follower on its city
+    // comes in the same move.
+    const auto tiles = std::vector<TableCamera::Tile>{{"D", {0, 0}, 0}, {"E", {0, 1}, 2}};
+    const cv::Mat bare = cam.shoot(cam.scene({{"D", {0, 0}, 0}}));
+    const cv::Mat with_follower = cam.shoot(cam.scene(tiles, {{{0, 1}, "S", "red"}}));
+    for (const bool read_with_tile : {true, false}) {
+        INFO("read_follower_with_tile " << read_with_tile);
+        session::TrackerOptions options = cam.tracker_options();
+        options.read_follower_with_tile = read_with_tile;
+        auto tracker = session::Tracker::create(two_player_setup(), options, cam.image_to_table());
+        REQUIRE(tracker.has_value());
+        feed(*tracker, bare, 4);
+        const auto ups = feed(*tracker, with_follower, 4);
+        const auto* read = analysed(ups);
+        REQUIRE(read != nullptr);
+        REQUIRE(!read->committed.empty());
+        CHECK(read->committed[0].type == "tile");
+        CHECK(read->committed[0].tile == "E");
+        if (!read_with_tile) {
+            CHECK(read->committed.size() == 1);  // the follower is not looked for
+            continue;
+        }
+        for (const auto& n : read->notes) UNSCOPED_INFO(n);
+        REQUIRE(read->committed.size() == 2);
+        CHECK(read->committed[1].type == "meeple");
+        CHECK(read->committed[1].player == "red");
+        const TileType* e = tracker->game().catalog().find("E");
+        const auto port = parse_port(read->committed[1].loc);
+        REQUIRE(port.has_value());
+        CHECK(e->features[static_cast<std::size_t>(e->feature_at(*port, 2))].kind == FeatureKind::City);
+    }
+}
+
+TEST_CASE("a follower's blob is found by its colour, not in art of that colour, and painted over", "[session][follower-with-tile]") {
+    // A 90 px tile square in float Lab: green grass, a brown city band along the top.
+    const cv::Vec3f grass(55, -35, 40), city(60, 15, 35), red(45, 60, 40);
+    cv::Mat lab(90, 90, CV_32FC3, cv::Scalar(grass[0], grass[1], grass[2]));
+    lab(cv::Rect(0, 0, 90, 25)).setTo(cv::Scalar(city[0], city[1], city[2]));
+    const vision::ColourModel* red_model = vision::ColourModels::daylight().find("red");
+    const vision::ColourModel* green_model = vision::ColourModels::daylight().find("green");
+    REQUIRE(red_model != nullptr);
+    REQUIRE(green_model != nullptr);
+    SECTION("no follower: nothing") { CHECK_FALSE(session::find_follower_by_colour(lab, *red_model).has_value()); }
+    SECTION("a red follower (a 24x18 px body) is found where it stands") {
+        cv::rectangle(lab, cv::Rect(50, 40, 18, 24), cv::Scalar(red[0], red[1], red[2]), cv::FILLED);
+        const auto blob = session::find_follower_by_colour(lab, *red_model);
+        REQUIRE(blob.has_value());
+        CHECK(blob->centroid.x == Approx(58.5).margin(1.0));
+        CHECK(blob->centroid.y == Approx(51.5).margin(1.0));
+        CHECK(blob->share == Approx(18.0 * 24 / (90 * 90)).epsilon(0.15));
+        // Pixels that did not change since the tile came (a neighbour's follower leaning over) are not looked at.
+        const cv::Mat unchanged(lab.size(), CV_8UC1, cv::Scalar(0));
+        CHECK_FALSE(session::find_follower_by_colour(lab, *red_model, {}, unchanged).has_value());
+    }
+    SECTION("red art smaller than a follower (a roof, a pennant) is no follower") {
+        cv::rectangle(lab, cv::Rect(20, 5, 9, 9), cv::Scalar(red[0], red[1], red[2]), cv::FILLED);
+        cv::rectangle(lab, cv::Rect(60, 8, 10, 8), cv::Scalar(red[0], red[1], red[2]), cv::FILLED);
+        CHECK_FALSE(session::find_follower_by_colour(lab, *red_model).has_value());
+    }
+    SECTION("a green follower on green grass cannot be told: nothing is found") {
+        const cv::Vec3f green(55, -50, 43);
+        cv::Mat meadow(90, 90, CV_32FC3, cv::Scalar(green[0], green[1] + 3, green[2] - 2));
+        cv::rectangle(meadow, cv::Rect(50, 40, 18, 24), cv::Scalar(green[0], green[1], green[2]), cv::FILLED);
+        CHECK_FALSE(session::find_follower_by_colour(meadow, *green_model).has_value());
+    }
+    SECTION("painting over takes the colour of the surroundings") {
+        cv::Mat bgr(90, 90, CV_8UC3, cv::Scalar(40, 160, 90));
+        cv::rectangle(bgr, cv::Rect(50, 40, 18, 24), cv::Scalar(30, 30, 200), cv::FILLED);
+        cv::Mat mask(bgr.size(), CV_8UC1, cv::Scalar(0));
+        cv::rectangle(mask, cv::Rect(50, 40, 18, 24), cv::Scalar(255), cv::FILLED);
+        const cv::Mat cleared = session::clear_follower(bgr, mask);
+        const cv::Vec3b centre = cleared.at<cv::Vec3b>(52, 59);
+        CHECK(std::abs(centre[0] - 40) <= 6);
+        CHECK(std::abs(centre[1] - 160) <= 6);
+        CHECK(std::abs(centre[2] - 90) <= 6);
+    }
 }
 
 TEST_CASE("tracker: bad set-up and options are refused with a reason", "[session]") {

@@ -28,7 +28,8 @@ constexpr double kBorderBand = 0.04;       // samples this close (tile fraction)
 constexpr int kFullRounds = 3;             // EM rounds that score every layout of every cell...
 constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
 constexpr float kLightnessWeight = 0.5f;    // lightness counts this much against colour in the clusters (glare and shade change it most)
-constexpr double kCloisterHalo = 0.24;      // around a monastery, buildings and paths vary: terrain unknown within this radius
+constexpr double kCloisterHalo = 0.24;
+constexpr double kGrassChroma = 16.0;       // a cluster this near the field's chroma (8-bit a*, b*) starts as field too      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
     switch (k) {
@@ -43,6 +44,41 @@ int terrain_of(FeatureKind k) {
         case FeatureKind::Residential: return kField;
     }
     return kOther;
+}
+
+// The chroma (a*, b*) distance between two cluster centres (lightness left out: glare and shade).
+double chroma_distance(const cv::Mat& centres, int a, int b) {
+    return std::hypot(centres.at<float>(a, 1) - centres.at<float>(b, 1), centres.at<float>(a, 2) - centres.at<float>(b, 2));
+}
+
+// Sets the EM's first terrain model (prob[kField], prob[kRoad], prob[kCity]) from the colour
+// clusters: field = cluster `field` and every cluster of nearly its chroma (the same grass under
+// glare or shade: starting those as city let a glared board read its fields as cities, medium
+// 1015), road = the brightest other common cluster, city = the rest.
+void start_terrain_model(const cv::Mat& centres, const std::vector<double>& share, int field, std::vector<std::vector<double>>& prob) {
+    const int k = centres.rows;
+    std::vector<bool> grass(static_cast<std::size_t>(k), false);
+    for (int c = 0; c < k; ++c) grass[static_cast<std::size_t>(c)] = c == field || chroma_distance(centres, c, field) < kGrassChroma;
+    int road = -1;
+    for (int pass = 0; pass < 2 && road < 0; ++pass) {  // a grass cluster is road only when no other cluster can be
+        for (int c = 0; c < k; ++c) {
+            if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare || (pass == 0 && grass[static_cast<std::size_t>(c)])) continue;
+            if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
+        }
+    }
+    if (road >= 0) grass[static_cast<std::size_t>(road)] = false;
+    const int n_grass = static_cast<int>(std::count(grass.begin(), grass.end(), true));
+    double grass_share = 0;
+    for (int c = 0; c < k; ++c) grass_share += grass[static_cast<std::size_t>(c)] ? share[static_cast<std::size_t>(c)] : 0.0;
+    const int rest = k - n_grass - (road >= 0 ? 1 : 0);
+    for (int c = 0; c < k; ++c) {
+        const auto cu = static_cast<std::size_t>(c);
+        // Field: kFieldInit over the grass clusters (by share; the chosen one at least its old mass), the rest evenly.
+        prob[kField][cu] = grass[cu] ? kFieldInit * (n_grass == 1 || grass_share <= 0 ? 1.0 : share[cu] / grass_share)
+                                     : (1 - kFieldInit) / std::max(1, k - n_grass);
+        prob[kRoad][cu] = road < 0 ? 1.0 / k : c == road ? kRoadInit : (1 - kRoadInit) / (k - 1);
+        prob[kCity][cu] = (grass[cu] || c == road) ? (1 - kCityInit) / std::max(1, n_grass + (road >= 0 ? 1 : 0)) : kCityInit / std::max(1, rest);
+    }
 }
 
 }  // namespace
@@ -348,22 +384,10 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // Start: field = `field`, road = the brightest other, city = the rest; returns the
     // frame's log-likelihood under each cell's best layout.
     auto run_em = [&](int field) {
-        int road = -1;
-        for (int c = 0; c < k; ++c) {
-            if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
-            if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
-        }
         prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+        start_terrain_model(centres, share, field, prob);
         prob[kOther] = share;
         prob[kTable] = table_prob;
-        auto spread = [&](int t, int favoured, double mass) {
-            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
-        };
-        spread(kField, field, kFieldInit);
-        if (road >= 0) spread(kRoad, road, kRoadInit);
-        for (int c = 0; c < k; ++c) {
-            prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
-        }
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
         std::vector<std::size_t> bests(cells.size(), 0);
         previous.assign(cells.size(), layouts.size());

@@ -81,6 +81,33 @@ void start_terrain_model(const cv::Mat& centres, const std::vector<double>& shar
     }
 }
 
+// Per sample of terrain_layout(type, rot, samples, inset): the index of the road feature (arm)
+// whose road the sample lies on, or -1. Cached like the layouts.
+const std::vector<std::int8_t>& road_arms_of(const TileType& type, int rot, int samples, double inset) {
+    using Key = std::tuple<std::string, std::string, std::size_t, int, int, double>;
+    static std::mutex mutex;
+    static std::map<Key, std::vector<std::int8_t>> cache;  // std::map: references stay valid as it grows
+    const Key key{type.set, type.id, type.features.size(), rot, samples, inset};
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const auto terrain = terrain_layout(type, rot, samples, inset);
+    const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
+    std::vector<std::int8_t> arms(terrain.size(), -1);
+    for (int j = 0; j < samples; ++j) {
+        for (int i = 0; i < samples; ++i) {
+            const auto q = static_cast<std::size_t>(j * samples + i);
+            if (terrain[q] != kRoad) continue;
+            const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
+            const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
+            arms[q] = static_cast<std::int8_t>(labels.at<int>(y, x));
+        }
+    }
+    std::lock_guard lock(mutex);
+    return cache.emplace(key, std::move(arms)).first->second;
+}
+
 }  // namespace
 
 Status ClassifierOptions::check() const {
@@ -96,6 +123,8 @@ Status ClassifierOptions::check() const {
     if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
     if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
     if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
+    if (!(min_arm_road > 0 && min_arm_road <= 1)) return bad("min_arm_road must be within (0, 1]");
+    if (!(arm_penalty >= 0)) return bad("arm_penalty must be >= 0");
     return Ok{};
 }
 
@@ -469,6 +498,31 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int t = 0; t < kTerrains; ++t) {
         for (int c = 0; c < k; ++c) final_logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
     }
+    // Every road arm a layout draws must show road along it: the share of its samples in colour
+    // clusters the road explains better than the field (the model just learnt). Road samples of
+    // true roads often fall on the grass beside them (thin, wobbly roads), so the road's colours
+    // include grass and an arm invented over grass is nearly free in the likelihood (B read as
+    // A: a road stub beside the monastery). Below `min_arm_road` a layout loses up to `arm_penalty`.
+    auto arm_penalty = [&](std::size_t c, std::size_t h) {
+        if (o.arm_penalty <= 0) return 0.0;
+        const Layout& layout = layouts[h];
+        const auto& arms = road_arms_of(catalog.tiles()[static_cast<std::size_t>(layout.type)], layout.rot, n, o.sample_inset);
+        const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        std::map<int, std::pair<int, int>> shown;  // arm -> (samples road-like, samples)
+        for (int q = 0; q < per_cell; ++q) {
+            const int arm = arms[static_cast<std::size_t>(q)];
+            if (arm < 0 || !sample_counts(c, q)) continue;
+            auto& [road_like, all] = shown[arm];
+            road_like += prob[kRoad][static_cast<std::size_t>(cl[q])] > prob[kField][static_cast<std::size_t>(cl[q])] ? 1 : 0;
+            ++all;
+        }
+        double penalty = 0;
+        for (const auto& [arm, counts] : shown) {
+            const double road_share = static_cast<double>(counts.first) / std::max(1, counts.second);
+            penalty += o.arm_penalty * std::max(0.0, o.min_arm_road - road_share) / o.min_arm_road;
+        }
+        return penalty;
+    };
     std::vector<bool> out_teaches;  // per cell of `out`: CellObservation::teaches
     for (std::size_t c = 0; c < cells.size(); ++c) {
         if (table_known) {
@@ -483,7 +537,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.bridge_axis = bridge_axis[c];
         for (std::size_t i = 0; i < layouts.size(); ++i) {
             if (bridge_axis[c] < 0) {
-                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i], false});
+                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i] - arm_penalty(c, i), false});
                 continue;
             }
             // Under a bridge: the layouts that take it, and every layout bare (the bridge found may be none).

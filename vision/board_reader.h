@@ -208,6 +208,8 @@ struct ClassifierOptions {
     double hidden_margin = 0.9;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm)
     double bridge_band = 0.3;     // under a bridge, samples this close (tile fraction) to its axis are left out (the bridge, its shadow and its lean)
     double unbridged_penalty = 12.0; // score lost by reading a cell with a bridge found on it as bare (the bridge found was none, or not there)
+    double min_arm_road = 0.3;    // a road arm whose samples lie in road-like colour clusters less than this share...
+    double arm_penalty = 3.0;     // ...costs its layout up to this score (none drawn: an arm invented over grass)
     Status check() const;
 };
 

@@ -28,7 +28,8 @@ constexpr double kBorderBand = 0.04;       // samples this close (tile fraction)
 constexpr int kFullRounds = 3;             // EM rounds that score every layout of every cell...
 constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
 constexpr float kLightnessWeight = 0.5f;    // lightness counts this much against colour in the clusters (glare and shade change it most)
-constexpr double kCloisterHalo = 0.24;      // around a monastery, buildings and paths vary: terrain unknown within this radius
+constexpr double kCloisterHalo = 0.24;
+constexpr double kGrassChroma = 16.0;       // a cluster this near the field's chroma (8-bit a*, b*) starts as field too      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
     switch (k) {
@@ -43,6 +44,68 @@ int terrain_of(FeatureKind k) {
         case FeatureKind::Residential: return kField;
     }
     return kOther;
+}
+
+// The chroma (a*, b*) distance between two cluster centres (lightness left out: glare and shade).
+double chroma_distance(const cv::Mat& centres, int a, int b) {
+    return std::hypot(centres.at<float>(a, 1) - centres.at<float>(b, 1), centres.at<float>(a, 2) - centres.at<float>(b, 2));
+}
+
+// Sets the EM's first terrain model (prob[kField], prob[kRoad], prob[kCity]) from the colour
+// clusters: field = cluster `field` and every cluster of nearly its chroma (the same grass under
+// glare or shade: starting those as city let a glared board read its fields as cities, medium
+// 1015), road = the brightest other common cluster, city = the rest.
+void start_terrain_model(const cv::Mat& centres, const std::vector<double>& share, int field, std::vector<std::vector<double>>& prob) {
+    const int k = centres.rows;
+    std::vector<bool> grass(static_cast<std::size_t>(k), false);
+    for (int c = 0; c < k; ++c) grass[static_cast<std::size_t>(c)] = c == field || chroma_distance(centres, c, field) < kGrassChroma;
+    int road = -1;
+    for (int pass = 0; pass < 2 && road < 0; ++pass) {  // a grass cluster is road only when no other cluster can be
+        for (int c = 0; c < k; ++c) {
+            if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare || (pass == 0 && grass[static_cast<std::size_t>(c)])) continue;
+            if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
+        }
+    }
+    if (road >= 0) grass[static_cast<std::size_t>(road)] = false;
+    const int n_grass = static_cast<int>(std::count(grass.begin(), grass.end(), true));
+    double grass_share = 0;
+    for (int c = 0; c < k; ++c) grass_share += grass[static_cast<std::size_t>(c)] ? share[static_cast<std::size_t>(c)] : 0.0;
+    const int rest = k - n_grass - (road >= 0 ? 1 : 0);
+    for (int c = 0; c < k; ++c) {
+        const auto cu = static_cast<std::size_t>(c);
+        // Field: kFieldInit over the grass clusters (by share; the chosen one at least its old mass), the rest evenly.
+        prob[kField][cu] = grass[cu] ? kFieldInit * (n_grass == 1 || grass_share <= 0 ? 1.0 : share[cu] / grass_share)
+                                     : (1 - kFieldInit) / std::max(1, k - n_grass);
+        prob[kRoad][cu] = road < 0 ? 1.0 / k : c == road ? kRoadInit : (1 - kRoadInit) / (k - 1);
+        prob[kCity][cu] = (grass[cu] || c == road) ? (1 - kCityInit) / std::max(1, n_grass + (road >= 0 ? 1 : 0)) : kCityInit / std::max(1, rest);
+    }
+}
+
+// Per sample of terrain_layout(type, rot, samples, inset): the index of the road feature (arm)
+// whose road the sample lies on, or -1. Cached like the layouts.
+const std::vector<std::int8_t>& road_arms_of(const TileType& type, int rot, int samples, double inset) {
+    using Key = std::tuple<std::string, std::string, std::size_t, int, int, double>;
+    static std::mutex mutex;
+    static std::map<Key, std::vector<std::int8_t>> cache;  // std::map: references stay valid as it grows
+    const Key key{type.set, type.id, type.features.size(), rot, samples, inset};
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    const auto terrain = terrain_layout(type, rot, samples, inset);
+    const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
+    std::vector<std::int8_t> arms(terrain.size(), -1);
+    for (int j = 0; j < samples; ++j) {
+        for (int i = 0; i < samples; ++i) {
+            const auto q = static_cast<std::size_t>(j * samples + i);
+            if (terrain[q] != kRoad) continue;
+            const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
+            const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
+            arms[q] = static_cast<std::int8_t>(labels.at<int>(y, x));
+        }
+    }
+    std::lock_guard lock(mutex);
+    return cache.emplace(key, std::move(arms)).first->second;
 }
 
 }  // namespace
@@ -60,6 +123,8 @@ Status ClassifierOptions::check() const {
     if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
     if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
     if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
+    if (!(min_arm_road > 0 && min_arm_road <= 1)) return bad("min_arm_road must be within (0, 1]");
+    if (!(arm_penalty >= 0)) return bad("arm_penalty must be >= 0");
     return Ok{};
 }
 
@@ -348,22 +413,10 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // Start: field = `field`, road = the brightest other, city = the rest; returns the
     // frame's log-likelihood under each cell's best layout.
     auto run_em = [&](int field) {
-        int road = -1;
-        for (int c = 0; c < k; ++c) {
-            if (c == field || share[static_cast<std::size_t>(c)] < kMinClusterShare) continue;
-            if (road < 0 || centres.at<float>(c, 0) > centres.at<float>(road, 0)) road = c;
-        }
         prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
+        start_terrain_model(centres, share, field, prob);
         prob[kOther] = share;
         prob[kTable] = table_prob;
-        auto spread = [&](int t, int favoured, double mass) {
-            for (int c = 0; c < k; ++c) prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = c == favoured ? mass : (1 - mass) / (k - 1);
-        };
-        spread(kField, field, kFieldInit);
-        if (road >= 0) spread(kRoad, road, kRoadInit);
-        for (int c = 0; c < k; ++c) {
-            prob[kCity][static_cast<std::size_t>(c)] = (c == field || c == road) ? (1 - kCityInit) / 2 : kCityInit / std::max(1, k - 2);
-        }
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
         std::vector<std::size_t> bests(cells.size(), 0);
         previous.assign(cells.size(), layouts.size());
@@ -445,6 +498,31 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int t = 0; t < kTerrains; ++t) {
         for (int c = 0; c < k; ++c) final_logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
     }
+    // Every road arm a layout draws must show road along it: the share of its samples in colour
+    // clusters the road explains better than the field (the model just learnt). Road samples of
+    // true roads often fall on the grass beside them (thin, wobbly roads), so the road's colours
+    // include grass and an arm invented over grass is nearly free in the likelihood (B read as
+    // A: a road stub beside the monastery). Below `min_arm_road` a layout loses up to `arm_penalty`.
+    auto arm_penalty = [&](std::size_t c, std::size_t h) {
+        if (o.arm_penalty <= 0) return 0.0;
+        const Layout& layout = layouts[h];
+        const auto& arms = road_arms_of(catalog.tiles()[static_cast<std::size_t>(layout.type)], layout.rot, n, o.sample_inset);
+        const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+        std::map<int, std::pair<int, int>> shown;  // arm -> (samples road-like, samples)
+        for (int q = 0; q < per_cell; ++q) {
+            const int arm = arms[static_cast<std::size_t>(q)];
+            if (arm < 0 || !sample_counts(c, q)) continue;
+            auto& [road_like, all] = shown[arm];
+            road_like += prob[kRoad][static_cast<std::size_t>(cl[q])] > prob[kField][static_cast<std::size_t>(cl[q])] ? 1 : 0;
+            ++all;
+        }
+        double penalty = 0;
+        for (const auto& [arm, counts] : shown) {
+            const double road_share = static_cast<double>(counts.first) / std::max(1, counts.second);
+            penalty += o.arm_penalty * std::max(0.0, o.min_arm_road - road_share) / o.min_arm_road;
+        }
+        return penalty;
+    };
     std::vector<bool> out_teaches;  // per cell of `out`: CellObservation::teaches
     for (std::size_t c = 0; c < cells.size(); ++c) {
         if (table_known) {
@@ -459,7 +537,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.bridge_axis = bridge_axis[c];
         for (std::size_t i = 0; i < layouts.size(); ++i) {
             if (bridge_axis[c] < 0) {
-                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i], false});
+                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i] - arm_penalty(c, i), false});
                 continue;
             }
             // Under a bridge: the layouts that take it, and every layout bare (the bridge found may be none).

@@ -14,6 +14,10 @@ namespace meeplecam::vision {
 namespace {
 
 constexpr int kField = 0, kRoad = 1, kCity = 2, kBuilding = 3, kLake = 4, kKinds = 5;
+// Variants of the region maps (geometry_variants), tile fractions: the field cap beside a band or
+// 3-side city (the renderer's is 0.30), and how far a corner city's wall bulges past the diagonal
+// (the renderer's 0.07; negative: bowed towards the corner).
+constexpr double kThinFieldDepth = 0.20, kBowedCornerBulge = -0.08;
 
 Status range(double v, double lo, double hi, const char* name) {
     if (!(v >= lo && v <= hi)) {
@@ -86,6 +90,66 @@ cv::Rect2d turned_box(cv::Rect2d box, int quarters) {
     return box;
 }
 
+// The sides a city owns as the art draws it (tile_art.cpp): the side's middle port, or two of its three.
+std::vector<int> city_sides(const FeatureDef& city) {
+    std::vector<int> sides;
+    for (int side = 0; side < 4; ++side) {
+        int owned = 0;
+        bool middle = false;
+        for (const Port p : city.ports) {
+            if (p == kCentre || side_of(p) != side) continue;
+            ++owned;
+            middle = middle || p % 3 == 1;
+        }
+        if (middle || owned >= 2) sides.push_back(side);
+    }
+    return sides;
+}
+
+// The region maps each type is fitted with, as (type, style) pairs for feature_labels(): the
+// renderer's own, and where printed art is known to draw otherwise, a variant (each a hypothesis
+// of the same type and rotation; the best fit stands for it; the synthetic styles barely move,
+// bench/vision_tiles). Printed cities on two opposite or three sides leave thinner field caps
+// than the renderer's (real scans: G's band read as a 3-side city). Printed corner cities end in
+// a wall bowed towards their corner. Printed road bends turn near the centre (K read as L, V as
+// a junction): a 2-port road on adjacent sides is also drawn as two arms meeting at the centre.
+std::vector<std::pair<TileType, TileStyle>> geometry_variants(const TileType& type) {
+    const TileStyle& drawn = builtin_tile_styles().front();
+    std::vector<std::pair<TileType, TileStyle>> out = {{type, drawn}};
+    bool wide_city = false, corner_city = false;
+    for (const FeatureDef& f : type.features) {
+        if (f.kind != FeatureKind::City) continue;
+        const auto sides = city_sides(f);
+        wide_city = wide_city || sides.size() == 3 || (sides.size() == 2 && (sides[1] - sides[0]) % 2 == 0);
+        corner_city = corner_city || (sides.size() == 2 && (sides[1] - sides[0]) % 2 == 1);
+    }
+    if (wide_city) {
+        TileStyle thin_caps = drawn;
+        thin_caps.field_depth = kThinFieldDepth;
+        out.emplace_back(type, thin_caps);
+    }
+    if (corner_city) {
+        TileStyle bowed = drawn;
+        bowed.corner_bulge = kBowedCornerBulge;
+        out.emplace_back(type, bowed);
+    }
+    for (std::size_t f = 0; f < type.features.size(); ++f) {
+        const FeatureDef& road = type.features[f];
+        std::vector<Port> ends;
+        for (const Port p : road.ports) {
+            if (p != kCentre) ends.push_back(p);
+        }
+        if (road.kind != FeatureKind::Road || ends.size() != 2 || (side_of(ends[0]) - side_of(ends[1]) + 4) % 2 == 0) continue;
+        TileType elbow = type;  // the bend as two arms to the centre: the second arm a feature of its own
+        FeatureDef arm = road;
+        elbow.features[f].ports = {ends[0]};
+        arm.ports = {ends[1]};
+        elbow.features.push_back(arm);
+        out.emplace_back(std::move(elbow), drawn);
+    }
+    return out;
+}
+
 }  // namespace
 
 Status TileClassifierOptions::check() const {
@@ -96,7 +160,8 @@ Status TileClassifierOptions::check() const {
                     range(lightness_weight, 0, 4, "lightness_weight"), range(boundary_weight, 0, 1, "boundary_weight"), range(road_slack_px, 0, 8, "road_slack_px"),
                     range(contrast_margin, 0, 100, "contrast_margin"), range(contrast_weight, 0, 100, "contrast_weight"),
                     range(green_weight, 0, 100, "green_weight"), range(field_max_a, -100, 100, "field_max_a"), range(field_green_weight, 0, 100, "field_green_weight"), range(pennant_blue, 0, 100, "pennant_blue"), range(pennant_contrast, 0, 100, "pennant_contrast"),
-                    range(pennant_area, 1e-5, 0.5, "pennant_area"), range(pennant_weight, 0, 100, "pennant_weight"),
+                    range(pennant_area, 1e-5, 0.5, "pennant_area"),
+                    range(road_min_cover, 0, 1, "road_min_cover"), range(road_cover_weight, 0, 100, "road_cover_weight"), range(pennant_weight, 0, 100, "pennant_weight"),
                     range(min_texture, 0, 50, "min_texture"), range(temperature, 1e-3, 100, "temperature"),
                     range(library_weight, 0, 100, "library_weight"), range(max_alternatives, 0, 100, "max_alternatives")}) {
         if (!st) return st;
@@ -142,21 +207,22 @@ Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const
         // All four turns, even of symmetric types: the art drawn on a symmetric tile (a monastery,
         // a pennant) is not symmetric. Turns that place the same tile are merged when scored.
         const std::vector<int> rots = {0, 1, 2, 3};
+        for (const auto& [shape, style] : geometry_variants(type)) {
         for (const int r : rots) {
-            const cv::Mat labels = feature_labels(type, r, hi);
+            const cv::Mat labels = feature_labels(shape, r, hi, style);
             cv::Mat kinds(hi, hi, CV_8S);
             for (int y = 0; y < hi; ++y) {
                 for (int x = 0; x < hi; ++x) {
                     const int l = labels.at<int>(y, x);
                     kinds.at<schar>(y, x) = static_cast<schar>(
-                        l < 0 ? -1 : kind_of(type.features[static_cast<std::size_t>(l)].kind));
+                        l < 0 ? -1 : kind_of(shape.features[static_cast<std::size_t>(l)].kind));
                 }
             }
             // Buildings that belong to no feature, each a part of its own: the market stall in the
             // centre (wide, low) and an inn beside its road.
             std::vector<cv::Rect2d> buildings;
-            if (type.has_tag("bazaar")) buildings.emplace_back(0.39, 0.43, 0.22, 0.11);
-            for (const cv::Rect2d& inn : inn_boxes(type)) buildings.push_back(inn);
+            if (shape.has_tag("bazaar")) buildings.emplace_back(0.39, 0.43, 0.22, 0.11);
+            for (const cv::Rect2d& inn : inn_boxes(shape)) buildings.push_back(inn);
             cv::Mat building_at(hi, hi, CV_8S, cv::Scalar(-1));
             for (std::size_t b = 0; b < buildings.size(); ++b) {
                 const cv::Rect2d box = turned_box(buildings[b], r);
@@ -185,23 +251,23 @@ Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const
                     if (k >= 0) h.kinds_present |= 1 << k;
                     // The non-field feature under the block's centre, when it has the block's terrain.
                     const int l = labels.at<int>(4 * y + 2, 4 * x + 2);
-                    if (k > kField && l >= 0 && kind_of(type.features[static_cast<std::size_t>(l)].kind) == k) {
+                    if (k > kField && l >= 0 && kind_of(shape.features[static_cast<std::size_t>(l)].kind) == k) {
                         h.part[i] = static_cast<std::int8_t>(l);
                     } else if (k == kBuilding) {  // a stall or an inn: a part of its own
                         const int b = building_at.at<schar>(4 * y + 2, 4 * x + 2);
-                        h.part[i] = static_cast<std::int8_t>(type.features.size() + static_cast<std::size_t>(std::max(0, b)));
+                        h.part[i] = static_cast<std::int8_t>(shape.features.size() + static_cast<std::size_t>(std::max(0, b)));
                     }
                 }
             }
             {
-                std::vector<int> index(type.features.size() + buildings.size() + 1, -1);
+                std::vector<int> index(shape.features.size() + buildings.size() + 1, -1);
                 for (auto& pt : h.part) {
                     if (pt < 0) continue;
                     auto& ix = index[static_cast<std::size_t>(pt)];
                     if (ix < 0) {
                         ix = h.parts++;
                         const auto f = static_cast<std::size_t>(pt);
-                        h.part_kind.push_back(f < type.features.size() ? kind_of(type.features[f].kind) : kBuilding);
+                        h.part_kind.push_back(f < shape.features.size() ? kind_of(shape.features[f].kind) : kBuilding);
                     }
                     pt = static_cast<std::int8_t>(ix);
                 }
@@ -225,6 +291,7 @@ Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const
                 }
             }
             c.hyps_.push_back(std::move(h));
+        }
         }
     }
     return c;
@@ -341,6 +408,34 @@ Result<cv::Mat> TileClassifier::extract_tile(const cv::Mat& image, bool* found,
     }
     cv::warpPerspective(src, out, h, cv::Size(side, side), cv::INTER_LINEAR, cv::BORDER_REPLICATE);
     return out;
+}
+
+// Every road arm a hypothesis draws must show a road band along its length: the share of its
+// pixels whose colour (the best within road_slack_px, as fitted) is nearer the road's than the
+// field's must reach road_min_cover, else road_cover_weight x sqrt(its area share) per missing
+// unit. An arm invented over grass costs little residual when a house or a dark patch lies
+// near it (the slack finds it); along its length it shows grass (real scans: V read as a
+// junction, K as L).
+double TileClassifier::road_band_cost(const Hypothesis& h, const std::vector<cv::Vec3f>& px, const std::vector<int>& road_src,
+                                      const cv::Vec3f& road, const cv::Vec3f& field, double total_w) const {
+    if (options_.road_cover_weight <= 0 || h.parts == 0) return 0;
+    std::vector<double> covered(static_cast<std::size_t>(h.parts), 0.0), weight(static_cast<std::size_t>(h.parts), 0.0);
+    for (std::size_t i = 0; i < px.size(); ++i) {
+        if (h.kind[i] != kRoad || h.part[i] < 0) continue;
+        const cv::Vec3f& c = px[static_cast<std::size_t>(road_src[i])];
+        const cv::Vec3f dr = c - road, df = c - field;
+        const double to_road = std::abs(dr[0]) + std::abs(dr[1]) + std::abs(dr[2]), to_field = std::abs(df[0]) + std::abs(df[1]) + std::abs(df[2]);
+        const auto j = static_cast<std::size_t>(h.part[i]);
+        weight[j] += h.weight[i];
+        covered[j] += to_road < to_field ? h.weight[i] : 0.0;
+    }
+    double cost = 0;
+    for (std::size_t j = 0; j < weight.size(); ++j) {
+        if (weight[j] <= 0) continue;
+        const double cover = covered[j] / weight[j];
+        cost += options_.road_cover_weight * std::sqrt(weight[j] / total_w) * std::max(0.0, options_.road_min_cover - cover);
+    }
+    return cost;
 }
 
 std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& tile, const std::string& only_type) const {
@@ -486,6 +581,7 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
                 }
             }
         }
+        if (has_field && !road_src.empty()) cost += road_band_cost(h, px, road_src, s.means[kRoad], s.means[kField], total_w);
         if (has_field) cost += options_.field_green_weight * std::max(0.0, static_cast<double>(s.means[kField][1]) - options_.field_max_a);
         if (wsum[kCity] > 0) {
             const double p = std::min(1.0, pennant_px / static_cast<double>(np) / options_.pennant_area);

@@ -37,6 +37,8 @@ struct TileClassifierOptions {
     double lightness_weight = 0.5;    // weight of L against a*, b* in colour distances
     int road_slack_px = 2;            // a road pixel may match the best pixel this far away (model pixels)
     double boundary_weight = 0.3;     // weight of pixels next to a region boundary (art differs there)
+    double road_min_cover = 0.6;      // share of a road arm's pixels that must look more like road than field (a band along its length)...
+    double road_cover_weight = 10.0;  // ...else this cost per missing unit, times the arm's area share^0.5
     double contrast_margin = 14.0;    // a non-field terrain must differ from the field by this (Lab)
     double contrast_weight = 0.6;     // cost per Lab unit missing from the margin, times the terrain's area share^0.5
     double green_weight = 0.25;       // cost per a* unit a non-field terrain is greener than the field
@@ -123,6 +125,8 @@ private:
     };
     struct Scored;
     std::vector<Scored> score_all(const cv::Mat& tile, const std::string& only_type) const;
+    double road_band_cost(const Hypothesis& h, const std::vector<cv::Vec3f>& px, const std::vector<int>& road_src, const cv::Vec3f& road,
+                          const cv::Vec3f& field, double total_w) const;
 
     std::vector<TileType> types_;
     TileClassifierOptions options_;

@@ -778,3 +778,92 @@ TEST_CASE("reader options refuse a growth alignment below 1", "[vision][board-re
     o.grow_rounds = 2;
     CHECK(o.check());
 }
+
+namespace {
+
+// One tile of a rendered board as read: its truth and the type read on its cell (the rotation
+// checked modulo the type's symmetry).
+struct TileRead {
+    const TileType* truth = nullptr;
+    const TileType* read = nullptr;
+    bool right = false;
+};
+
+// Renders the bench's board `seed` at `preset` (60-80 tiles of a random game, as bench/vision
+// draws them) and reads it; returns every true tile whose cell was read.
+std::vector<TileRead> bench_board_read(std::uint64_t seed, vision::Difficulty preset) {
+    const auto& catalog = *base();
+    RandomGameOptions rg;
+    rg.seed = seed;
+    rg.max_tiles = 60 + static_cast<int>(seed % 21);
+    auto game = play_random_game(base(), rg);
+    REQUIRE(game);
+    auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(preset), seed);
+    REQUIRE(r);
+    auto reading = vision::read_board(r->image, catalog);
+    REQUIRE(reading);
+    REQUIRE(reading->found);
+    const auto& view = reading->view;
+    // The board's quarter turn in the top view, from the first tile's NW -> NE edge.
+    const cv::Point2d nw = vision::apply_homography(view.image_to_top, r->truth.tiles[0].corners_px[0]);
+    const cv::Point2d ne = vision::apply_homography(view.image_to_top, r->truth.tiles[0].corners_px[1]);
+    const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
+    std::map<std::pair<int, int>, const vision::DecodedTile*> read;
+    for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
+    std::vector<TileRead> out;
+    for (const auto& t : r->truth.tiles) {
+        const auto it = read.find(cell_of(view, t.centre_px));
+        if (it == read.end()) continue;
+        TileRead tr;
+        tr.truth = catalog.find(t.tile);
+        tr.read = &catalog.tiles()[static_cast<std::size_t>(it->second->type)];
+        const int period = static_cast<int>(tr.truth->distinct_rotations.size());
+        const int want = (t.rot_deg / 90 + g) % 4;
+        tr.right = tr.read->id == t.tile && ((it->second->rot - want) % period + period) % period == 0;
+        out.push_back(tr);
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a glared board's grass is not read as city", "[vision][board-reader][classify]") {
+    // The bench's medium board 1015 (classic art, a busy red cloth, glare over the board's middle):
+    // the glared grass made a colour cluster of its own, which the EM started as city; 23 of its
+    // 67 tiles were read as cities (C, S, P, Q) on the right lattice.
+    auto city_ports = [](const TileType& tt) {
+        int n = 0;
+        for (const auto& f : tt.features) n += f.kind == FeatureKind::City ? static_cast<int>(f.ports.size()) : 0;
+        return n;
+    };
+    int misread = 0, as_city = 0;
+    const auto tiles = bench_board_read(1015, vision::Difficulty::Medium);
+    const int matched = static_cast<int>(tiles.size());
+    for (const auto& t : tiles) {
+        misread += !t.right;
+        as_city += !t.right && city_ports(*t.read) > city_ports(*t.truth);  // city invented over its grass
+    }
+    INFO(misread << " of " << matched << " tiles misread, " << as_city << " of them with city invented");
+    // Measured: 0 of 67 (was 23, every one with city invented).
+    REQUIRE(matched >= 60);
+    CHECK(misread <= 3);
+    CHECK(as_city <= 1);
+}
+
+TEST_CASE("a monastery without a road is not read with a road stub", "[vision][board-reader][classify]") {
+    // The bench's easy boards 1002, 1003, 1009 and 1019 each read one B (a monastery alone) as A
+    // (a road from one side to the monastery): road samples of thin roads fall on grass, so the
+    // road's colours include grass and an arm over grass was nearly free.
+    int b_tiles = 0, b_as_a = 0, a_tiles = 0, a_right = 0;
+    for (const std::uint64_t seed : {1002u, 1009u, 1019u}) {
+        for (const auto& t : bench_board_read(seed, vision::Difficulty::Easy)) {
+            if (t.truth->id == "B") ++b_tiles, b_as_a += t.read->id == "A";
+            if (t.truth->id == "A") ++a_tiles, a_right += t.right;
+        }
+    }
+    INFO(b_as_a << " of " << b_tiles << " B read as A; " << a_right << " of " << a_tiles << " A read right");
+    // Measured: 0 of 12 (was 3: one per board); A: 6 of 6.
+    REQUIRE(b_tiles >= 6);
+    CHECK(b_as_a == 0);
+    CHECK(a_right >= a_tiles - 1);
+}

@@ -251,3 +251,77 @@ TEST_CASE("the inn tells CB11 from CB10, and its side gives the turn", "[vision]
     INFO(ok << " of " << n << " right");
     CHECK(ok == n);
 }
+
+TEST_CASE("tiles drawn with printed art's shapes read as their type", "[vision][tile-classifier][variants]") {
+    // Printed tile sets draw other region shapes than the renderer's: thinner field caps beside a
+    // band or 3-side city (a real G read as R), and road bends turning at the centre (a real K
+    // read as L, V as a junction). Drawn here with the renderer itself, so the truth is known.
+    auto clf = TileClassifier::create(base_catalog());
+    REQUIRE(clf);
+    const TileStyle& classic = builtin_tile_styles().front();
+    TileStyle thin_caps = classic;
+    thin_caps.field_depth = 0.17;
+    std::mt19937_64 rng(5);
+    int n = 0, ok = 0;
+    std::string misses;
+    auto check = [&](const TileType& drawn, const std::string& want, int rot, const TileStyle& style) {
+        const cv::Mat img = photo_of(drawn, rot, style, rng, true);
+        const auto res = clf->classify(img);
+        REQUIRE(res);
+        ++n;
+        const bool right = res->best.tile == want && same_rotation(*base_catalog().find(want), res->best.rot, rot);
+        ok += right;
+        if (!right) misses += " " + want + std::to_string(rot) + "->" + res->best.tile + std::to_string(res->best.rot);
+    };
+    for (const char* id : {"G", "F", "R", "Q"}) {
+        for (int rot = 0; rot < 4; ++rot) check(*base_catalog().find(id), id, rot, thin_caps);
+    }
+    // A bend as two arms meeting at the centre: the road split into its two arms (the art then
+    // draws a small village where they meet).
+    for (const char* id : {"K", "V", "J"}) {
+        TileType elbow = *base_catalog().find(id);
+        for (std::size_t f = 0; f < elbow.features.size(); ++f) {
+            if (elbow.features[f].kind != FeatureKind::Road || elbow.features[f].ports.size() != 2) continue;
+            FeatureDef arm = elbow.features[f];
+            arm.ports = {elbow.features[f].ports[1]};
+            elbow.features[f].ports = {elbow.features[f].ports[0]};
+            elbow.features.push_back(arm);
+            break;
+        }
+        for (int rot = 0; rot < 4; ++rot) check(elbow, id, rot, classic);
+    }
+    INFO(ok << " of " << n << " right; misses:" << misses);
+    // Measured: 28 of 28 (15 of 28 with the renderer's shapes alone: K read as L, V as W, ...).
+    CHECK(ok >= n - 2);
+}
+
+TEST_CASE("a road arm over plain grass costs its hypothesis", "[vision][tile-classifier][variants]") {
+    // U (a straight road N-S) drawn clean: the junction W (arms E, S, W) and the crossing X fit its
+    // road as well along N-S only where their arms lie on it; an arm over grass shows no road band.
+    const TileType& u = *base_catalog().find("U");
+    std::mt19937_64 rng(9);
+    const cv::Mat art = render_tile(u, 1, 96, builtin_tile_styles().front(), rng);  // the road runs E-W
+    TileClassifierOptions with, without;
+    without.road_cover_weight = 0;
+    auto a = TileClassifier::create(base_catalog(), with);
+    auto b = TileClassifier::create(base_catalog(), without);
+    REQUIRE(a);
+    REQUIRE(b);
+    auto cost_of = [](const TileClassifier& clf, const cv::Mat& tile, const std::string& id, int rot) {
+        for (const auto& h : clf.score_canonical(tile, id)) {
+            if (same_rotation(*base_catalog().find(id), h.rot, rot)) return h.cost;
+        }
+        return -1.0;
+    };
+    // W at rotation 0 has arms E, S, W: its S arm lies on grass.
+    const double w_with = cost_of(*a, art, "W", 0), w_without = cost_of(*b, art, "W", 0);
+    const double u_with = cost_of(*a, art, "U", 1), u_without = cost_of(*b, art, "U", 1);
+    INFO("W: " << w_without << " -> " << w_with << ", U: " << u_without << " -> " << u_with);
+    CHECK(w_with > w_without + 0.5);
+    CHECK(u_with == Approx(u_without).margin(1e-9));
+    CHECK_FALSE([] {
+        TileClassifierOptions bad;
+        bad.road_min_cover = 1.5;
+        return static_cast<bool>(bad.check());
+    }());
+}

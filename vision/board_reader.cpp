@@ -9,6 +9,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <cstdio>
+#include <tuple>
 
 #include <opencv2/imgproc.hpp>
 
@@ -107,6 +109,8 @@ Status ReaderOptions::check() const {
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
+    if (!(min_median_alignment >= 0 && min_median_alignment <= 2)) return invalid("reader options", "min_median_alignment must be within [0, 2]");
+    if (min_aligned_cells < 1) return invalid("reader options", "min_aligned_cells must be at least 1");
     if (!(min_added_alignment >= 1)) return invalid("reader options", "min_added_alignment must be at least 1");
     if (grow_rounds < 0 || grow_rounds > 10) return invalid("reader options", "grow_rounds must be within [0, 10]");
     if (max_frame_side < 640 || max_frame_side > 100000) return invalid("reader options", "max_frame_side must be within [640, 100000]");
@@ -259,6 +263,19 @@ std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const 
         }
     }
     return {pairs, agreeing};
+}
+
+// Touching sides of each cell's best hypothesis alone (the classifier's reading before the
+// decoder makes neighbours agree; hidden cells left out), and how many show the same edge kind.
+std::pair<int, int> unary_agreement(const std::vector<CellHypotheses>& cells, const Catalog& catalog) {
+    std::vector<DecodedTile> best;
+    for (const auto& c : cells) {
+        if (c.hyps.empty() || c.hidden) continue;
+        DecodedTile d;
+        d.col = c.col, d.row = c.row, d.type = c.hyps.front().type, d.rot = c.hyps.front().rot;
+        best.push_back(d);
+    }
+    return side_agreement(best, catalog);
 }
 
 // The number of tiles in the game (copies in the edition).
@@ -506,6 +523,21 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     reading.ms_decode = elapsed_ms(decoded_at);
     reading.found = !reading.tiles.empty();
     if (!reading.found) reading.message = "no board found";
+    {
+        auto& e = reading.evidence;
+        std::tie(e.side_pairs, e.sides_agreeing) = side_agreement(reading.tiles, catalog);
+        std::tie(e.unary_pairs, e.unary_agreeing) = unary_agreement(hyps, catalog);
+        std::vector<CellObservation> shown;
+        for (const auto& t : reading.tiles) {
+            if (!t.hidden) shown.push_back({t.col, t.row, 1.0, t.offset_px});
+        }
+        auto aligned = cell_alignment(reading.view, shown, options.lattice);
+        e.aligned_cells = static_cast<int>(aligned.size());
+        if (!aligned.empty()) {
+            std::nth_element(aligned.begin(), aligned.begin() + static_cast<std::ptrdiff_t>(aligned.size() / 2), aligned.end());
+            e.median_alignment = aligned[aligned.size() / 2];
+        }
+    }
     // On a board the decoder makes touching sides agree; tiles laid out apart (a printed
     // reference sheet, tiles sorted in rows) leave many that cannot.
     if (const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
@@ -513,6 +545,17 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         reading.found = false;
         reading.message = "no board found: " + std::to_string(pairs - agreeing) + " of " + std::to_string(pairs) +
                           " touching sides do not match (tiles laid out apart, not a board)";
+        reading.tiles.clear();
+    }
+    // On a board nearly every cell is a tile, framed by its gaps; a decoy's lattice (a cake's
+    // tiers, a poster's panels) holds plain cells framed by nothing, whose squares half a
+    // pitch away stand out as much (cell_alignment about 1 or below).
+    if (const auto& e = reading.evidence;
+        reading.found && e.aligned_cells >= options.min_aligned_cells && e.median_alignment < options.min_median_alignment) {
+        reading.found = false;
+        char median[16];
+        std::snprintf(median, sizeof median, "%.2f", e.median_alignment);
+        reading.message = "no board found: the tiles' outlines do not frame the cells (median alignment " + std::string(median) + ", not a board)";
         reading.tiles.clear();
     }
     reading.ms_total = elapsed_ms(start);

@@ -108,8 +108,9 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             for (const auto& c : reading->checked) {
                 std::vector<cv::Point2d> at, want;
                 for (const auto& t : truth.tiles) at.push_back(apply(c.image_to_top, t.centre_px) / c.px_per_mm), want.push_back(t.centre_mm);
-                std::printf("    candidate seed %llu (%s): %d cells, contrast %.2f, evidence %.1f, rect %.1f mm%s%s\n", static_cast<unsigned long long>(seed),
-                            c.search, c.cells, c.contrast, c.contrast * std::sqrt(static_cast<double>(c.cells)), vision::rigid_alignment_rms(at, want),
+                std::printf("    candidate seed %llu (%s): %d cells, contrast %.2f, evidence %.1f, unary sides %.2f, rect %.1f mm%s%s\n",
+                            static_cast<unsigned long long>(seed), c.search, c.cells, c.contrast, c.contrast * std::sqrt(static_cast<double>(c.cells)),
+                            c.unary_agreement, vision::rigid_alignment_rms(at, want),
                             c.refusal.empty() ? "" : ": ", c.refusal.c_str());
             }
         }
@@ -345,8 +346,8 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                         e.unary_agreeing, e.unary_pairs, e.median_alignment, e.aligned_cells);
             // Every candidate checked (no truth: cells, contrast, refusal), the frame at half size and the top view read.
             for (const auto& c : reading->checked) {
-                std::printf("    candidate %s (%s): %d cells, contrast %.2f, evidence %.1f%s%s\n", f[0].c_str(), c.search, c.cells, c.contrast,
-                            c.contrast * std::sqrt(static_cast<double>(c.cells)), c.refusal.empty() ? "" : ": ", c.refusal.c_str());
+                std::printf("    candidate %s (%s): %d cells, contrast %.2f, evidence %.1f, unary sides %.2f%s%s\n", f[0].c_str(), c.search, c.cells, c.contrast,
+                            c.contrast * std::sqrt(static_cast<double>(c.cells)), c.unary_agreement, c.refusal.empty() ? "" : ": ", c.refusal.c_str());
             }
             const std::string stem = g_dump + "/real_" + std::filesystem::path(f[0]).stem().string();
             cv::imwrite(stem + "_frame.png", half_size(image.value()));

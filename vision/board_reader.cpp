@@ -109,6 +109,7 @@ Status ReaderOptions::check() const {
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
+    if (!(min_unary_gain >= 0)) return invalid("reader options", "min_unary_gain must be >= 0 (1 or more: off)");
     if (!(min_median_alignment >= 0 && min_median_alignment <= 2)) return invalid("reader options", "min_median_alignment must be within [0, 2]");
     if (min_aligned_cells < 1) return invalid("reader options", "min_aligned_cells must be at least 1");
     if (!(min_added_alignment >= 1)) return invalid("reader options", "min_added_alignment must be at least 1");
@@ -231,7 +232,16 @@ struct CheckedLattice {
     std::vector<CellObservation> cells;
     std::string refusal;     // empty: a plausible board (cell count, tile size)
     TileContrast contrast;
+    std::size_t checked_at = 0;  // its place in BoardReading::checked
 };
+
+// The median of cell_alignment over `cells` (0 for none).
+double median_alignment(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice) {
+    auto aligned = cell_alignment(view, cells, lattice);
+    if (aligned.empty()) return 0;
+    std::nth_element(aligned.begin(), aligned.begin() + static_cast<std::ptrdiff_t>(aligned.size() / 2), aligned.end());
+    return aligned[aligned.size() / 2];
+}
 
 // How surely a checked lattice is the board: its tile contrast, weighted by the square root
 // of the cells it was measured on.
@@ -276,6 +286,17 @@ std::pair<int, int> unary_agreement(const std::vector<CellHypotheses>& cells, co
         best.push_back(d);
     }
     return side_agreement(best, catalog);
+}
+
+// The share of touching sides a checked lattice's cells agree on when each takes its best
+// hypothesis alone (light evened out and cells classified on a copy of its top view); -1 when
+// fewer than min_side_pairs sides touch.
+double unary_share(const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options) {
+    LatticeView view = c.view;
+    view.top = c.view.top.clone();
+    even_out_light(view, c.cells, options.light);
+    const auto [pairs, agreeing] = unary_agreement(classify_cells(view, c.cells, catalog, options.classifier), catalog);
+    return pairs >= options.min_side_pairs ? static_cast<double>(agreeing) / pairs : -1;
 }
 
 // The number of tiles in the game (copies in the edition).
@@ -419,6 +440,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     // clearly is the board (the search stops at a sure one: sure_tile_contrast). Near the
     // board's colours first, then in the whole frame (the table's colours can hide the board).
     std::optional<CheckedLattice> chosen, fallback;
+    std::vector<CheckedLattice> plausible;  // every candidate over min_checked_tiles cells not refused (its images shared, not copied)
     bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
     std::string first_failure;
     // The searches in order: near the board's colours, in the whole frame, and, when neither
@@ -467,7 +489,10 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
             ++stages.candidates;
             if (!checked) return checked.error();
             reading.checked.push_back({search == Search::near_board ? "near board" : whole ? "whole frame" : "zoomed", checked->view.image_to_top,
-                                       checked->view.px_per_mm, static_cast<int>(checked->cells.size()), checked->contrast.ratio(), checked->refusal});
+                                       checked->view.px_per_mm, static_cast<int>(checked->cells.size()), checked->contrast.ratio(), -1.0,
+                                       checked->refusal});
+            checked->checked_at = reading.checked.size() - 1;
+            if (checked->refusal.empty() && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) plausible.push_back(*checked);
             if (!checked->refusal.empty()) {
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
                 continue;
@@ -487,6 +512,30 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) break;
     }
     if (!chosen) chosen = std::move(fallback);
+    // No candidate framed its cells clearly over many cells: the outlines (blurred, steep) cannot
+    // choose. The classifier can: on a lattice cutting across the tiles no layout fits a cell, so
+    // each cell's best hypothesis agrees with its neighbours' far less often than on the tiles.
+    // (Only another lattice's reading is chosen: a frame where no lattice was taken stays without a board.)
+    const bool unsure = chosen && (chosen->contrast.ratio() < options.min_tile_contrast ||
+                                   static_cast<int>(chosen->cells.size()) < 2 * options.min_checked_tiles);
+    if (unsure && plausible.size() >= 2 && options.min_unary_gain < 1) {
+        // Scored like the tile contrast: the share weighted by the square root of the cells (a
+        // few cells agree by chance more easily).
+        double chosen_share = -1, best_share = -1, best_score = -1;
+        std::size_t best = 0;
+        for (std::size_t i = 0; i < plausible.size(); ++i) {
+            const double share = unary_share(plausible[i], catalog, options);
+            reading.checked[plausible[i].checked_at].unary_agreement = share;
+            if (plausible[i].checked_at == chosen->checked_at) chosen_share = share;
+            const double score = share * std::sqrt(static_cast<double>(plausible[i].cells.size()));
+            if (share >= 0 && score > best_score) best_score = score, best_share = share, best = i;
+        }
+        if (best_share >= 0 && plausible[best].checked_at != chosen->checked_at && best_share >= chosen_share + options.min_unary_gain) {
+            chosen = std::move(plausible[best]);
+        }
+        clock.add_to(stages.refit);
+    }
+    plausible.clear();
     reading.ms_lattice = elapsed_ms(start);
     if (!chosen) {
         reading.message = first_failure.empty() ? "no board found" : first_failure;
@@ -531,12 +580,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         for (const auto& t : reading.tiles) {
             if (!t.hidden) shown.push_back({t.col, t.row, 1.0, t.offset_px});
         }
-        auto aligned = cell_alignment(reading.view, shown, options.lattice);
-        e.aligned_cells = static_cast<int>(aligned.size());
-        if (!aligned.empty()) {
-            std::nth_element(aligned.begin(), aligned.begin() + static_cast<std::ptrdiff_t>(aligned.size() / 2), aligned.end());
-            e.median_alignment = aligned[aligned.size() / 2];
-        }
+        e.aligned_cells = static_cast<int>(shown.size());
+        e.median_alignment = median_alignment(reading.view, shown, options.lattice);
     }
     // On a board the decoder makes touching sides agree; tiles laid out apart (a printed
     // reference sheet, tiles sorted in rows) leave many that cannot.

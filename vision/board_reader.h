@@ -337,9 +337,9 @@ struct ReaderOptions {
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
     int min_side_pairs = 8;          // ...when it has at least this many touching sides (tiles laid out apart: a reference sheet)
-    double min_unary_gain = 0.1;     // when no candidate frames its cells clearly over 2 min_checked_tiles cells, the candidates over
-                                     // min_checked_tiles cells are classified, and one whose cells' best hypotheses agree on this share
-                                     // of touching sides more than the choice's replaces it (cells cut across tiles fit no layout)
+    double min_unary_gain = 0.1;     // when the lattice taken shows no tiles (the fold's fallback) or holds under 2 min_checked_tiles
+                                     // cells, every candidate over min_checked_tiles cells is classified, and one whose cells' best
+                                     // hypotheses continue each other's roads on this share of sides more than the choice's replaces it
     double min_median_alignment = 0.76; // a reading whose tiles' median cell_alignment is below this is no board (a decoy: plain cells
                                         // framed by nothing; real boards measured 0.82-2.6, a decorated cake 0.71; ReadingEvidence)...
     int min_aligned_cells = 8;          // ...when it has at least this many tiles (a median over fewer is noise)
@@ -376,7 +376,8 @@ struct CheckedCandidate {
     double px_per_mm = 1.0;
     int cells = 0;                         // cells kept after the refit
     double contrast = 0;                   // tile_contrast ratio
-    double unary_agreement = -1;           // share of touching sides its cells' best hypotheses agree on (ReaderOptions::min_unary_gain); -1: not measured
+    double unary_agreement = -1;           // of touching sides where its cells' best hypotheses show a road, the share where both do
+                                           // (ReaderOptions::min_unary_gain); -1: not measured
     std::string refusal;                   // empty: a plausible board
 };
 

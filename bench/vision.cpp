@@ -108,10 +108,16 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             for (const auto& c : reading->checked) {
                 std::vector<cv::Point2d> at, want;
                 for (const auto& t : truth.tiles) at.push_back(apply(c.image_to_top, t.centre_px) / c.px_per_mm), want.push_back(t.centre_mm);
-                std::printf("    candidate seed %llu (%s): %d cells, contrast %.2f, evidence %.1f, rect %.1f mm%s%s\n", static_cast<unsigned long long>(seed),
-                            c.search, c.cells, c.contrast, c.contrast * std::sqrt(static_cast<double>(c.cells)), vision::rigid_alignment_rms(at, want),
+                std::printf("    candidate seed %llu (%s): %d cells, contrast %.2f, evidence %.1f, unary sides %.2f, rect %.1f mm%s%s\n",
+                            static_cast<unsigned long long>(seed), c.search, c.cells, c.contrast, c.contrast * std::sqrt(static_cast<double>(c.cells)),
+                            c.unary_agreement, vision::rigid_alignment_rms(at, want),
                             c.refusal.empty() ? "" : ": ", c.refusal.c_str());
             }
+        }
+        if (reading && !g_dump.empty()) {
+            const auto& e = reading->evidence;
+            std::printf("    evidence seed %llu: sides %d/%d, unary sides %d/%d, median alignment %.2f over %d tiles\n", static_cast<unsigned long long>(seed),
+                        e.sides_agreeing, e.side_pairs, e.unary_agreeing, e.unary_pairs, e.median_alignment, e.aligned_cells);
         }
         if (!reading || !reading->found) {
             if (!g_dump.empty()) {
@@ -334,6 +340,26 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         else ++decoys, decoys_refused += !found;
         std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
                     p ? 100.0 * ok / p : 0.0, t_ms, cpu_ms.back(), reading ? reading->message.c_str() : reading.error().to_string().c_str());
+        if (!g_dump.empty() && reading) {
+            const auto& e = reading->evidence;
+            std::printf("    evidence %s: sides %d/%d, unary sides %d/%d, median alignment %.2f over %d tiles\n", f[0].c_str(), e.sides_agreeing, e.side_pairs,
+                        e.unary_agreeing, e.unary_pairs, e.median_alignment, e.aligned_cells);
+            // Every candidate checked (no truth: cells, contrast, refusal), the frame at half size and the top view read.
+            for (const auto& c : reading->checked) {
+                std::printf("    candidate %s (%s): %d cells, contrast %.2f, evidence %.1f, unary sides %.2f%s%s\n", f[0].c_str(), c.search, c.cells, c.contrast,
+                            c.contrast * std::sqrt(static_cast<double>(c.cells)), c.unary_agreement, c.refusal.empty() ? "" : ": ", c.refusal.c_str());
+            }
+            const std::string stem = g_dump + "/real_" + std::filesystem::path(f[0]).stem().string();
+            cv::imwrite(stem + "_frame.png", half_size(image.value()));
+            if (found) {
+                cv::Mat img = reading->view.top.clone();
+                for (const auto& t : reading->tiles) {
+                    cv::putText(img, types[static_cast<std::size_t>(t.type)].id + std::to_string(t.rot), reading->view.cell_centre(t.col, t.row) - cv::Point2d(10, 0),
+                                cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(0, 0, 255), 1);
+                }
+                cv::imwrite(stem + "_top.png", img);
+            }
+        }
     }
     std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image (wall), %.1f ms CPU\n",
                 boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms), median(cpu_ms));

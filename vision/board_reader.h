@@ -339,6 +339,12 @@ struct ReaderOptions {
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
     int min_side_pairs = 8;          // ...when it has at least this many touching sides (tiles laid out apart: a reference sheet)
+    double min_unary_gain = 0.1;     // when the lattice taken shows no tiles (the fold's fallback) or holds under 2 min_checked_tiles
+                                     // cells, every candidate over min_checked_tiles cells is classified, and one whose cells' best
+                                     // hypotheses continue each other's roads on this share of sides more than the choice's replaces it
+    double min_median_alignment = 0.76; // a reading whose tiles' median cell_alignment is below this is no board (a decoy: plain cells
+                                        // framed by nothing; real boards measured 0.82-2.6, a decorated cake 0.71; ReadingEvidence)...
+    int min_aligned_cells = 8;          // ...when it has at least this many tiles (a median over fewer is noise)
     double min_added_alignment = 1.6; // an empty cell beside the board whose outline stands out this much (cell_alignment) is offered
                                       // to the classifier as a tile (one coloured like the table, which occupancy missed)...
     int grow_rounds = 2;              // ...this many times outward (0: off)
@@ -372,11 +378,25 @@ struct CheckedCandidate {
     double px_per_mm = 1.0;
     int cells = 0;                         // cells kept after the refit
     double contrast = 0;                   // tile_contrast ratio
+    double unary_agreement = -1;           // of touching sides where its cells' best hypotheses show a road, the share where both do
+                                           // (ReaderOptions::min_unary_gain); -1: not measured
     std::string refusal;                   // empty: a plausible board
+};
+
+// What the read tiles say of whether a board was read at all (the refusals in read_board;
+// bench/vision --dump prints it). A decoy (a cake decorated with tile art, a poster) can pass
+// the lattice check: cells framed by something square, touching sides made to agree by the decoder.
+struct ReadingEvidence {
+    int side_pairs = 0, sides_agreeing = 0;     // touching sides of the decoded tiles (hidden left out), and how many match
+    int unary_pairs = 0, unary_agreeing = 0;    // the same for each cell's best hypothesis alone, before the decoder
+    int aligned_cells = 0;                      // decoded tiles (hidden left out) whose alignment was measured...
+    double median_alignment = 0;                // ...and the median of their cell_alignment: how much more each cell's square
+                                                // outline stands out than the squares half a pitch away
 };
 
 struct BoardReading {
     bool found = false;
+    ReadingEvidence evidence;             // filled when tiles were decoded
     std::string message;                  // why no board was found
     LatticeView view;
     std::vector<DecodedTile> tiles;

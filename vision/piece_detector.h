@@ -90,6 +90,10 @@ struct PieceDetectorOptions {
     double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
     double common_share = 0.15;      // a terrain colour is common (explains pixels) above this share of the terrain
     double terrain_piece_share = 0.3;  // a terrain this much of whose pixels look like one piece colour learns that colour too
+    bool local_terrain = true;       // also learn each terrain's colours per tile from it and its 8 neighbours (light and print vary over a board)
+    double local_min_mm2 = 1500;     // ... when the neighbourhood shows this much of the terrain (a few followers on it stay uncommon)
+    double grow_mm = 8.0;            // what is left of a piece grows this far over pixels its colour's gate passes and a terrain explained (0: no growth)
+    double grow_fit_gain = 0.02;     // ... and the grown blob replaces the pieces in it when its silhouette fits this much better
     double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance

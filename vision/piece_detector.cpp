@@ -102,11 +102,11 @@ TerrainColours learn_terrain(const std::vector<cv::Vec3f>& samples) {
 
 // Distance (Lab units, lightness counted a quarter: shading) from a pixel to the nearest
 // common colour of a terrain.
-double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share) {
+double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share, double lightness_weight = 0.25) {
     double best = 1e9;
     for (std::size_t i = 0; i < t.centres.size(); ++i) {
         if (t.shares[i] < min_share) continue;
-        const double dl = (lab[0] - t.centres[i][0]) / 4, da = lab[1] - t.centres[i][1], db = lab[2] - t.centres[i][2];
+        const double dl = (lab[0] - t.centres[i][0]) * lightness_weight, da = lab[1] - t.centres[i][1], db = lab[2] - t.centres[i][2];
         best = std::min(best, std::sqrt(dl * dl + da * da + db * db));
     }
     return best;
@@ -619,6 +619,7 @@ Status PieceDetectorOptions::check() const {
     if (!(local_min_mm2 >= 0)) return bad("local_min_mm2 must be >= 0");
     if (!(grow_mm >= 0 && grow_mm <= meeple_mm)) return bad("grow_mm must be within [0, meeple_mm]");
     if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");
+    if (!(own_colour_lightness >= 0 && own_colour_lightness <= 4)) return bad("own_colour_lightness must be within [0, 4]");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(pose_doubt >= 0 && pose_doubt < 1)) return bad("pose_doubt must be within [0, 1)");
@@ -949,9 +950,13 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             for (int k = 0; k < kTerrainKinds && !explained; ++k) {
                 const auto& n = near[static_cast<std::size_t>(k)];
                 if (n.empty() || !n.at<std::uint8_t>(y, x)) continue;
-                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                // A terrain of the piece's own colour (green grass, a green follower) explains by lightness too:
+                // a follower's faces are shaded, the flat print is not.
+                const bool own = own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
+                const double lw = own ? o.own_colour_lightness : 0.25;
+                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw) < to_piece + o.terrain_margin;
                 if (!explained && k != kTableTerrain && ti >= 0) {
-                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share) <
+                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share, lw) <
                                 to_piece + o.terrain_margin;
                 }
                 if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {

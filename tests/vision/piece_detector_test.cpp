@@ -435,8 +435,10 @@ TEST_CASE("a follower of the grass's own colour is told from the flat print by i
     // there (own_colour_lightness), a follower's shaded faces and darker top stand out from the flat print.
     vision::PieceDetectorOptions hue_only;
     hue_only.own_colour_lightness = 0.25;
+    vision::PieceDetectorOptions shading;
+    shading.own_colour_lightness = 0.6;
     const auto before = detect_on_true_board(5001, hue_only);
-    const auto after = detect_on_true_board(5001, {});
+    const auto after = detect_on_true_board(5001, shading);
     const auto& truth = after.rendering.truth.pieces;
     int green = 0, green_before = 0, green_after = 0;
     for (std::size_t i = 0; i < truth.size(); ++i) {

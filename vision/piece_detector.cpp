@@ -8,6 +8,7 @@
 #include <bit>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include <opencv2/imgproc.hpp>
@@ -101,11 +102,11 @@ TerrainColours learn_terrain(const std::vector<cv::Vec3f>& samples) {
 
 // Distance (Lab units, lightness counted a quarter: shading) from a pixel to the nearest
 // common colour of a terrain.
-double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share) {
+double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share, double lightness_weight = 0.25) {
     double best = 1e9;
     for (std::size_t i = 0; i < t.centres.size(); ++i) {
         if (t.shares[i] < min_share) continue;
-        const double dl = (lab[0] - t.centres[i][0]) / 4, da = lab[1] - t.centres[i][1], db = lab[2] - t.centres[i][2];
+        const double dl = (lab[0] - t.centres[i][0]) * lightness_weight, da = lab[1] - t.centres[i][1], db = lab[2] - t.centres[i][2];
         best = std::min(best, std::sqrt(dl * dl + da * da + db * db));
     }
     return best;
@@ -617,6 +618,10 @@ Status PieceDetectorOptions::check() const {
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
+    if (!(local_min_mm2 >= 0)) return bad("local_min_mm2 must be >= 0");
+    if (!(grow_mm >= 0 && grow_mm <= meeple_mm)) return bad("grow_mm must be within [0, meeple_mm]");
+    if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");
+    if (!(own_colour_lightness >= 0 && own_colour_lightness <= 4)) return bad("own_colour_lightness must be within [0, 4]");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(pose_doubt >= 0 && pose_doubt < 1)) return bad("pose_doubt must be within [0, 1)");
@@ -748,6 +753,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
 
     // 2. What each pixel should show: the decoded tile's terrain there.
     cv::Mat terrain(det_size, CV_32SC1, cv::Scalar(kNoTile));
+    cv::Mat tile_of(det_size, CV_32SC1, cv::Scalar(-1));  // index into reading.tiles of the tile drawn at each pixel
     const int cell_px = std::max(16, static_cast<int>(std::lround(pitch)));
     std::map<std::pair<int, int>, const DecodedTile*> by_cell;
     for (const auto& t : reading.tiles) {
@@ -762,6 +768,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             for (int x = dst.x; x < dst.x + dst.width; ++x) {
                 const int l = labels.at<int>(y - y0, x - x0);
                 terrain.at<int>(y, x) = l < 0 ? kDecorationTerrain : static_cast<int>(type.features[static_cast<std::size_t>(l)].kind);
+                tile_of.at<int>(y, x) = static_cast<int>(&t - reading.tiles.data());
             }
         }
     }
@@ -788,6 +795,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     std::array<std::vector<cv::Vec3f>, kTerrainKinds> samples;
     std::array<std::vector<std::vector<cv::Vec3f>>, kTerrainKinds> gated;  // per terrain, per colour model
     for (auto& g : gated) g.resize(n_models);
+    struct TileSample {
+        cv::Vec3f lab;
+        std::uint8_t terrain, admitted;  // admitted: the colour model whose gate passes it (n_models: none)
+    };
+    std::vector<std::vector<TileSample>> tile_samples(reading.tiles.size());
     const int step = std::max(1, static_cast<int>(o.px_per_mm));
     for (int y = 0; y < det_size.height; y += step) {
         for (int x = 0; x < det_size.width; x += step) {
@@ -804,17 +816,54 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             }
             if (admitted < n_models) gated[static_cast<std::size_t>(k)][admitted].push_back(v);
             else samples[static_cast<std::size_t>(k)].push_back(v);
+            if (const int ti = tile_of.at<int>(y, x); ti >= 0 && k != kTableTerrain) {
+                tile_samples[static_cast<std::size_t>(ti)].push_back({v, static_cast<std::uint8_t>(k), static_cast<std::uint8_t>(admitted)});
+            }
         }
     }
     std::array<TerrainColours, kTerrainKinds> terrain_colours;
+    std::array<std::vector<bool>, kTerrainKinds> own_colour;  // per terrain: the piece colours that are its own
     for (std::size_t k = 0; k < samples.size(); ++k) {
         std::size_t all = samples[k].size();
         for (const auto& g : gated[k]) all += g.size();
-        for (const auto& g : gated[k]) {
-            if (static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all)) samples[k].insert(samples[k].end(), g.begin(), g.end());
+        own_colour[k].assign(n_models + 1, false);
+        own_colour[k][n_models] = true;
+        for (std::size_t c = 0; c < n_models; ++c) {
+            const auto& g = gated[k][c];
+            own_colour[k][c] = static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all);
+            if (own_colour[k][c]) samples[k].insert(samples[k].end(), g.begin(), g.end());
         }
         terrain_colours[k] = learn_terrain(samples[k]);
     }
+    // The same per tile, from the tile and its eight neighbours: the light and the print vary over
+    // a board (a gradient, a vignette, each copy's colour gain), so a terrain far off shows other
+    // colours than one here. Which piece colours are a terrain's own is the whole board's call.
+    std::vector<std::array<TerrainColours, kTerrainKinds>> local_colours(o.local_terrain ? reading.tiles.size() : 0);
+    for (std::size_t i = 0; i < local_colours.size(); ++i) {
+        const DecodedTile& t = reading.tiles[i];
+        std::array<std::vector<cv::Vec3f>, kTerrainKinds> block;
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                const auto it = by_cell.find({t.col + dx, t.row + dy});
+                if (it == by_cell.end()) continue;
+                for (const auto& sample : tile_samples[static_cast<std::size_t>(it->second - reading.tiles.data())]) {
+                    if (own_colour[sample.terrain][sample.admitted]) block[sample.terrain].push_back(sample.lab);
+                }
+            }
+        }
+        for (std::size_t k = 0; k < block.size(); ++k) {
+            if (static_cast<double>(block[k].size()) >= o.local_min_mm2 * o.px_per_mm * o.px_per_mm / (step * step)) {
+                local_colours[i][k] = learn_terrain(block[k]);
+            }
+        }
+    }
+    // The tile whose neighbourhood explains pixel (x, y): the one drawn there, else the cell's (a gap), else none (-1).
+    auto local_tile = [&](int x, int y) {
+        if (local_colours.empty()) return -1;
+        if (const int ti = tile_of.at<int>(y, x); ti >= 0) return ti;
+        const auto it = by_cell.find({c0 + static_cast<int>(std::floor(x / pitch - o.margin_tiles)), r0 + static_cast<int>(std::floor(y / pitch - o.margin_tiles))});
+        return it == by_cell.end() ? -1 : static_cast<int>(it->second - reading.tiles.data());
+    };
     // Terrains near each pixel (a few mm, for the jitter of the tiles off their cells).
     const int near_px = std::max(1, static_cast<int>(std::lround(o.terrain_reach_mm * o.px_per_mm)));
     const cv::Mat disc = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * near_px + 1, 2 * near_px + 1));
@@ -846,6 +895,8 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 }
             }
         }
+        // (The board's terrain colours only: a bridge is a large share of the terrain around it, which
+        // a neighbourhood's colours would learn.)
         shadow_zone = find_tokens(lab, on_board & ~claimed, near, terrain_colours, by_cell, types, frame, o, out);
     }
     // Terrain colours in shade (near a token): each common colour darkened in RGB.
@@ -868,6 +919,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     // 3. Per colour: pixels passing its gate that no nearby terrain explains; blobs of them.
     const int n_colours = static_cast<int>(colours.colours.size());
     cv::Mat best(det_size, CV_8UC1, cv::Scalar(255));  // index of the passing colour, 255: none
+    cv::Mat passing(det_size, CV_8UC1, cv::Scalar(255));  // the same before the terrains explain any: where a piece may grow
     cv::Mat closeness(det_size, CV_32FC1, cv::Scalar(0));
     for (int y = 0; y < det_size.height; ++y) {
         const auto* in = lab.ptr<cv::Vec3f>(y);
@@ -885,13 +937,30 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 if (d < pick_d) pick = c, pick_d = d;
             }
             if (pick < 0) continue;
-            // Background when a common colour of a terrain nearby is about as close as the piece colour.
+            // (Not within reach of a terrain whose own colour this is: its art may show there.)
+            bool own_near = terrain.at<int>(y, x) < 0;
+            for (int k = 0; k < kTerrainKinds && !own_near; ++k) {
+                const auto& n = near[static_cast<std::size_t>(k)];
+                own_near = !n.empty() && n.at<std::uint8_t>(y, x) && own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
+            }
+            if (!own_near) passing.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>(pick);
+            // Background when a common colour of a terrain nearby (the board's, or this neighbourhood's) is
+            // about as close as the piece colour.
+            const int ti = local_tile(x, y);
             const double to_piece = piece_distance(colours.colours[static_cast<std::size_t>(pick)], in[x]) * o.piece_bias;
             bool explained = false;
             for (int k = 0; k < kTerrainKinds && !explained; ++k) {
                 const auto& n = near[static_cast<std::size_t>(k)];
                 if (n.empty() || !n.at<std::uint8_t>(y, x)) continue;
-                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                // A terrain of the piece's own colour (green grass, a green follower) explains by lightness too:
+                // a follower's faces are shaded, the flat print is not.
+                const bool own = own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
+                const double lw = own ? o.own_colour_lightness : 0.25;
+                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw) < to_piece + o.terrain_margin;
+                if (!explained && k != kTableTerrain && ti >= 0) {
+                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share, lw) <
+                                to_piece + o.terrain_margin;
+                }
                 if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
                     explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
                 }
@@ -936,12 +1005,24 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     };
     for (int c = 0; c < n_colours; ++c) {
         const auto& model = colours.colours[static_cast<std::size_t>(c)];
-        cv::Mat mask = best == c;
-        if (open_px > 0) cv::morphologyEx(mask, mask, cv::MORPH_OPEN, opener);
-        // Close small holes (a face in deep shade, glare on a face).
-        cv::morphologyEx(mask, mask, cv::MORPH_CLOSE, opener);
-        cv::Mat comp, stats, centroids;
-        const int n = cv::connectedComponentsWithStats(mask, comp, stats, centroids, 8, CV_32S);
+        // Blobs: what no terrain explains (`seeds`), and the same grown over the pixels its colour's
+        // gate passes that a terrain explained (`grown`: a grey follower's faces on a grey road).
+        auto tidy = [&](cv::Mat& m) {
+            if (open_px > 0) cv::morphologyEx(m, m, cv::MORPH_OPEN, opener);
+            cv::morphologyEx(m, m, cv::MORPH_CLOSE, opener);  // close small holes (a face in deep shade, glare on a face)
+        };
+        cv::Mat seeds = best == c;
+        tidy(seeds);
+        cv::Mat grown;
+        if (o.grow_mm > 0) {
+            // As far as a follower reaches, and not over a terrain whose own colour this is (grass of a
+            // green follower's colour would grow without end).
+            const int grow_px = static_cast<int>(std::lround(o.grow_mm * o.px_per_mm));
+            cv::Mat reach;
+            cv::dilate(seeds, reach, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * grow_px + 1, 2 * grow_px + 1)));
+            grown = (reach & (passing == c)) | seeds;
+            tidy(grown);
+        }
         // A follower lies mostly on the tiles' interiors, not along the gaps between them; at the
         // board's rim it may lean over the table, which then counts for neither.
         auto on_interiors = [&](const cv::Mat& blob, const cv::Rect& box, int area) {
@@ -949,15 +1030,16 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const int in_cells = cv::countNonZero(blob & (terrain(box) != kNoTile));
             return interior >= o.min_interior_share * in_cells && interior >= o.min_on_board_share * area;
         };
-        for (int i = 1; i < n; ++i) {
+        // The follower blob `i` of the labels `comp` (with their `stats`) would be; none when it is not one.
+        auto evaluate = [&](const cv::Mat& comp, const cv::Mat& stats, int i) -> std::optional<DetectedPiece> {
             const double area_mm2 = stats.at<int>(i, cv::CC_STAT_AREA) / px2_per_mm2;
-            if (area_mm2 < o.min_area_mm2 || area_mm2 > o.max_area_mm2) continue;
+            if (area_mm2 < o.min_area_mm2 || area_mm2 > o.max_area_mm2) return std::nullopt;
             const cv::Rect box(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP), stats.at<int>(i, cv::CC_STAT_WIDTH),
                                stats.at<int>(i, cv::CC_STAT_HEIGHT));
             cv::Mat blob = comp(box) == i;
             std::vector<std::vector<cv::Point>> contours;
             cv::findContours(blob.clone(), contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_SIMPLE);
-            if (contours.empty()) continue;
+            if (contours.empty()) return std::nullopt;
             std::size_t biggest = 0;
             for (std::size_t k = 1; k < contours.size(); ++k) {
                 if (cv::contourArea(contours[k]) > cv::contourArea(contours[biggest])) biggest = k;
@@ -967,11 +1049,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const double solidity = stats.at<int>(i, cv::CC_STAT_AREA) / std::max(1.0, cv::contourArea(hull));
             // Off the cells (at the board's rim) the table cuts or joins a follower's outline: a looser test there.
             const bool at_rim = cv::countNonZero(blob & (terrain(box) == kNoTile)) > 0.1 * stats.at<int>(i, cv::CC_STAT_AREA);
-            if (solidity < (at_rim ? o.min_solidity_rim : o.min_solidity)) continue;
-            if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) continue;
+            if (solidity < (at_rim ? o.min_solidity_rim : o.min_solidity)) return std::nullopt;
+            if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) return std::nullopt;
             if (std::min(cv::minAreaRect(contours[biggest]).size.width, cv::minAreaRect(contours[biggest]).size.height) * mm_per_px <
                 o.min_width_mm) {
-                continue;
+                return std::nullopt;
             }
             // Geometry on the plane (mm): centroid, and extents along and across the ray from the foot point.
             std::vector<cv::Point2d> pts;
@@ -1025,7 +1107,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const SilhouetteFit lie = fit_silhouette(blob, blob_origin_mm, o.px_per_mm, foot, h, true, o.lying_yaws);
                 piece.fit_standing = stand.iou;
                 piece.fit_lying = lie.iou;
-                if (std::max(stand.iou, lie.iou) < o.min_fit && !at_rim) continue;  // (the table cuts or joins a rim blob's outline)
+                if (std::max(stand.iou, lie.iou) < o.min_fit && !at_rim) return std::nullopt;  // (the table cuts or joins a rim blob's outline)
                 const double lying_margin = lie.iou - stand.iou + o.lying_fit_bias;
                 piece.lying = lying_margin > 0;
                 pose_sure = !piece.lying || lying_margin >= o.pose_fit_doubt;
@@ -1056,8 +1138,48 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 piece.lying = true;
                 place(piece, lying_base_mm, FeaturePreference::Field);
             }
-            if (!piece.on_tile) continue;
-            out.pieces.push_back(std::move(piece));
+            if (!piece.on_tile) return std::nullopt;
+            return piece;
+        };
+        cv::Mat seed_comp, seed_stats, seed_centroids;
+        const int n = cv::connectedComponentsWithStats(seeds, seed_comp, seed_stats, seed_centroids, 8, CV_32S);
+        std::vector<std::optional<DetectedPiece>> by_seed(static_cast<std::size_t>(n));
+        for (int i = 1; i < n; ++i) by_seed[static_cast<std::size_t>(i)] = evaluate(seed_comp, seed_stats, i);
+        auto fit_of = [](const std::optional<DetectedPiece>& p) { return p ? std::max(p->fit_standing, p->fit_lying) : -1.0; };
+        std::vector<bool> replaced(static_cast<std::size_t>(n), false);
+        if (!grown.empty()) {
+            // A grown blob replaces the seeds in it when its silhouette fits better than every one of
+            // theirs (the follower's explained faces joined to the rest); else the seeds stay (the
+            // growth took in a shadow or the art beside, or joined two followers).
+            cv::Mat grown_comp, grown_stats, grown_centroids;
+            const int m = cv::connectedComponentsWithStats(grown, grown_comp, grown_stats, grown_centroids, 8, CV_32S);
+            std::vector<std::vector<int>> seeds_in(static_cast<std::size_t>(m));
+            std::vector<bool> seen(static_cast<std::size_t>(n), false);
+            for (int y = 0; y < seeds.rows; ++y) {
+                const auto* sc = seed_comp.ptr<int>(y);
+                const auto* gc = grown_comp.ptr<int>(y);
+                for (int x = 0; x < seeds.cols; ++x) {
+                    if (sc[x] > 0 && gc[x] > 0 && !seen[static_cast<std::size_t>(sc[x])]) {
+                        seen[static_cast<std::size_t>(sc[x])] = true;
+                        seeds_in[static_cast<std::size_t>(gc[x])].push_back(sc[x]);
+                    }
+                }
+            }
+            for (int g = 1; g < m; ++g) {
+                const auto& in = seeds_in[static_cast<std::size_t>(g)];
+                int seed_area = 0;
+                for (const int i : in) seed_area += seed_stats.at<int>(i, cv::CC_STAT_AREA);
+                if (in.empty() || grown_stats.at<int>(g, cv::CC_STAT_AREA) == seed_area) continue;  // nothing grew
+                double best_seed_fit = -1;
+                for (const int i : in) best_seed_fit = std::max(best_seed_fit, fit_of(by_seed[static_cast<std::size_t>(i)]));
+                auto piece = evaluate(grown_comp, grown_stats, g);
+                if (!piece || fit_of(piece) <= best_seed_fit + o.grow_fit_gain) continue;
+                for (const int i : in) replaced[static_cast<std::size_t>(i)] = true;
+                out.pieces.push_back(std::move(*piece));
+            }
+        }
+        for (int i = 1; i < n; ++i) {
+            if (!replaced[static_cast<std::size_t>(i)] && by_seed[static_cast<std::size_t>(i)]) out.pieces.push_back(std::move(*by_seed[static_cast<std::size_t>(i)]));
         }
     }
     attach_followers(frame, o, out);

@@ -6,12 +6,15 @@
 // 2. Colour: every pixel is gated by each player's colour model (Lab: hue and chroma for
 //    the colourful players, lightness at low chroma for black and grey), then compared with
 //    the colours the decoded tiles are expected to show there (each terrain's common colours,
-//    learned from the frame by k-means; the table's around the board and in the gaps): a
-//    pixel nearer a terrain colour than the piece colour is background, so grass, city and
-//    road do not pass as followers (small art such as roofs is left to the size filters).
+//    learned from the frame by k-means, over the board and per tile neighbourhood, as the light
+//    varies; the table's around the board and in the gaps): a pixel nearer a terrain colour than
+//    the piece colour is background, so grass, city and road do not pass as followers (small
+//    art such as roofs is left to the size filters).
 // 3. Blobs: pixels of one colour are joined; a blob must have a follower's size (in mm on
 //    the plane), be solid and not a thin strip, and its base must lie on a decoded tile
-//    (a follower on the table beside the board is no follower in play).
+//    (a follower on the table beside the board is no follower in play). A blob grown over the
+//    pixels its colour passes that a terrain explained (a grey follower's faces on a grey road)
+//    replaces the blobs in it when a meeple's silhouette fits it better.
 // 4. Pose and base: the blob is matched against the silhouettes a meeple casts on the plane,
 //    standing or lying, turned every way, each corner of its slab projected along the ray from
 //    the camera (the foot point and the camera's height come from the homography, the focal
@@ -93,6 +96,11 @@ struct PieceDetectorOptions {
     double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
     double common_share = 0.15;      // a terrain colour is common (explains pixels) above this share of the terrain
     double terrain_piece_share = 0.3;  // a terrain this much of whose pixels look like one piece colour learns that colour too
+    bool local_terrain = true;       // also learn each terrain's colours per tile from it and its 8 neighbours (light and print vary over a board)
+    double local_min_mm2 = 1500;     // ... when the neighbourhood shows this much of the terrain (a few followers on it stay uncommon)
+    double grow_mm = 8.0;            // what is left of a piece grows this far over pixels its colour's gate passes and a terrain explained (0: no growth)
+    double grow_fit_gain = 0.02;     // ... and the grown blob replaces the pieces in it when its silhouette fits this much better
+    double own_colour_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain whose own colour is the piece's explains a pixel
     double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance

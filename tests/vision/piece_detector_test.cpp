@@ -68,6 +68,8 @@ vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const 
     return out;
 }
 
+void match_pieces(Detected& d);
+
 // Renders, reads (the tiles as the truth has them) and detects; matches detections to true
 // pieces within 40 % of a tile.
 Detected render_and_detect(const vision::Scene& scene, const RenderOptions& options, std::uint64_t seed,
@@ -81,6 +83,31 @@ Detected render_and_detect(const vision::Scene& scene, const RenderOptions& opti
     auto detection = vision::detect_pieces(rendering->image, reading, *test::base_catalog_for_render(), vision::ColourModels::daylight(), detector);
     REQUIRE(detection);
     Detected d{std::move(rendering.value()), std::move(reading), std::move(detection.value()), {}, 0};
+    match_pieces(d);
+    return d;
+}
+
+// Detects the pieces of a finished random game as bench/vision's pieces section renders it
+// (`seed`: the game, 2 + seed % 5 players, and the render; the medium preset) on the true
+// board (a perfect lattice and tile reader: the pieces alone).
+Detected detect_on_true_board(std::uint64_t seed, const vision::PieceDetectorOptions& detector) {
+    RandomGameOptions rg;
+    rg.seed = seed;
+    rg.players = 2 + static_cast<int>(seed % 5);
+    auto game = play_random_game(test::base_catalog_for_render(), rg);
+    REQUIRE(game);
+    auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
+    REQUIRE(rendering);
+    auto board = test::true_board_reading(rendering->truth, *test::base_catalog_for_render(), rendering->image.size());
+    auto detection = vision::detect_pieces(rendering->image, board, *test::base_catalog_for_render(), vision::ColourModels::daylight(), detector);
+    REQUIRE(detection);
+    Detected d{std::move(rendering.value()), std::move(board), std::move(detection.value()), {}, 0};
+    match_pieces(d);
+    return d;
+}
+
+// Matches detections to true pieces within 40 % of a tile (nearest first).
+void match_pieces(Detected& d) {
     const auto& truth = d.rendering.truth;
     const auto& found = d.detection.pieces;
     std::vector<std::tuple<double, std::size_t, std::size_t>> pairs;
@@ -100,7 +127,6 @@ Detected render_and_detect(const vision::Scene& scene, const RenderOptions& opti
         used[j] = true;
     }
     d.unmatched = static_cast<int>(std::count(used.begin(), used.end(), false));
-    return d;
 }
 
 }  // namespace
@@ -357,6 +383,76 @@ TEST_CASE("a tilted camera: the meeple silhouette that fits each blob tells stan
     INFO("median base error " << base_mm[base_mm.size() / 2] << " mm, worst " << base_mm.back() << " mm");
     CHECK(base_mm[base_mm.size() / 2] < 1.0);
     CHECK(base_mm.back() < 3.0);
+}
+
+TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light from passing as followers", "[vision][pieces][light]") {
+    // Seed 1009 (medium preset): olive-yellow grass under a light gradient; the board's terrain
+    // colours alone leave the darker or lighter grass of some tiles unexplained, and its yellow
+    // blobs pass as yellow followers. Each tile's neighbourhood's own colours explain them.
+    vision::PieceDetectorOptions board_only;
+    board_only.local_terrain = false;
+    const auto before = detect_on_true_board(1009, board_only);
+    const auto after = detect_on_true_board(1009, {});
+    int missed_before = 0, missed_after = 0;
+    for (std::size_t i = 0; i < before.match.size(); ++i) missed_before += before.match[i] < 0, missed_after += after.match[i] < 0;
+    INFO("invented: board's colours " << before.unmatched << ", per neighbourhood " << after.unmatched << "; missed " << missed_before << " -> "
+                                      << missed_after << " of " << before.match.size());
+    CHECK(before.unmatched >= 3);  // the scene shows what the test is about
+    CHECK(after.unmatched <= 1);
+    CHECK(after.unmatched + 3 <= before.unmatched);
+    CHECK(missed_after <= missed_before);
+}
+
+TEST_CASE("a follower whose faces a terrain's colour explains grows back whole", "[vision][pieces][light]") {
+    // Seed 5009 (medium preset): grey followers standing on grey roads; the road's colours explain
+    // their shaded faces, and what is left is too small or ragged. Grown over the pixels the grey
+    // gate passes, their silhouettes fit and they are found.
+    vision::PieceDetectorOptions no_growth;
+    no_growth.grow_mm = 0;
+    const auto before = detect_on_true_board(5009, no_growth);
+    const auto after = detect_on_true_board(5009, {});
+    const auto& truth = after.rendering.truth.pieces;
+    int grey = 0, grey_before = 0, grey_after = 0, missed_after = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        missed_after += after.match[i] < 0;
+        if (truth[i].colour != "grey") continue;
+        ++grey;
+        grey_before += before.match[i] >= 0;
+        grey_after += after.match[i] >= 0;
+    }
+    INFO("grey found " << grey_before << " -> " << grey_after << " of " << grey << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(grey_before < grey);  // the scene shows what the test is about
+    CHECK(grey_after == grey);
+    CHECK(missed_after == 0);
+    CHECK(after.unmatched <= before.unmatched);
+    no_growth.grow_mm = -1;
+    CHECK_FALSE(no_growth.check());
+}
+
+TEST_CASE("a follower of the grass's own colour is told from the flat print by its shading", "[vision][pieces][light]") {
+    // Seed 5001 (medium preset): the grass is the green followers' colour, so it explains their
+    // pixels when lightness counts a quarter (as for shading on other terrains); counted more
+    // there (own_colour_lightness), a follower's shaded faces and darker top stand out from the flat print.
+    vision::PieceDetectorOptions hue_only;
+    hue_only.own_colour_lightness = 0.25;
+    vision::PieceDetectorOptions shading;
+    shading.own_colour_lightness = 0.6;
+    const auto before = detect_on_true_board(5001, hue_only);
+    const auto after = detect_on_true_board(5001, shading);
+    const auto& truth = after.rendering.truth.pieces;
+    int green = 0, green_before = 0, green_after = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        if (truth[i].colour != "green" || truth[i].visible < 0.8) continue;
+        ++green;
+        green_before += before.match[i] >= 0;
+        green_after += after.match[i] >= 0;
+    }
+    INFO("green found " << green_before << " -> " << green_after << " of " << green << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(green_before <= green - 3);  // the scene shows what the test is about
+    CHECK(green_after >= green - 1);
+    CHECK(after.unmatched <= before.unmatched + 1);
+    hue_only.own_colour_lightness = -1;
+    CHECK_FALSE(hue_only.check());
 }
 
 TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][pieces][bad-input]") {

@@ -21,6 +21,7 @@
 #include "vision/image_io.h"
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
+#include "vision/truth_metrics.h"
 #include "vision/homography.h"
 
 namespace meeplecam::bench {
@@ -82,35 +83,6 @@ vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const 
     return out;
 }
 
-// Returns the board exactly as the render laid it: a top view of the tile plane at 1 px/mm
-// from the true homography, every tile on its own cell with its true type, rotation and
-// offset off the cell (jitter): a perfect lattice and tile reader, so the pieces are judged alone.
-vision::BoardReading true_board(const vision::RenderTruth& truth, const Catalog& catalog, cv::Size frame) {
-    vision::BoardReading out;
-    out.found = true;
-    const double pitch = truth.tile_mm + truth.gap_mm;
-    int min_x = truth.tiles.front().at.x, min_y = truth.tiles.front().at.y, max_x = min_x, max_y = min_y;
-    for (const auto& t : truth.tiles) {
-        min_x = std::min(min_x, t.at.x), min_y = std::min(min_y, t.at.y), max_x = std::max(max_x, t.at.x), max_y = std::max(max_y, t.at.y);
-    }
-    // Cell (x, y)'s centre lies at board_origin_mm + (x, y) * pitch on the table; cell (min_x, min_y) is the top view's [0, 0].
-    const cv::Point2d shift = cv::Point2d((0.5 - min_x) * pitch, (0.5 - min_y) * pitch) - truth.board_origin_mm;
-    out.view.px_per_mm = 1.0;
-    out.view.pitch_px = pitch;
-    out.view.image_to_top = cv::Matx33d(1, 0, shift.x, 0, 1, shift.y, 0, 0, 1) * truth.tiles_to_image.inv();
-    out.view.cols = max_x - min_x + 1, out.view.rows = max_y - min_y + 1;
-    out.view.frame = frame;
-    for (const auto& t : truth.tiles) {
-        vision::DecodedTile d;
-        d.col = t.at.x - min_x, d.row = t.at.y - min_y;
-        d.type = catalog.find(t.tile)->index;
-        d.rot = t.rot_deg / 90;
-        d.offset_px = t.centre_mm - (truth.board_origin_mm + cv::Point2d(t.at.x * pitch, t.at.y * pitch));
-        d.confidence = 1;
-        out.tiles.push_back(d);
-    }
-    return out;
-}
 
 // Greedy matching of true followers to found ones by distance in the top view, within 40 % of a tile.
 struct Matching {
@@ -279,7 +251,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         {
             // Every game on the true board (true lattice and tiles): what the pieces alone get right.
-            const vision::BoardReading board = true_board(truth, *catalog, rendering->image.size());
+            const vision::BoardReading board = vision::reading_from_truth(truth, *catalog, rendering->image.size());
             auto on_true = vision::detect_pieces(rendering->image, board, *catalog, vision::ColourModels::daylight(), detector);
             if (on_true) {
                 auto [oracle, exact] = score_pieces_on(catalog, expansions, truth_game, board, on_true.value());
@@ -296,7 +268,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     const auto& tp = truth.pieces[i];
                     st.true_board_pose_ok += d.lying == tp.lying;
                     const TileType* vtype = truth_game.board().tiles()[static_cast<std::size_t>(truth_game.board().tile_at(tp.at))].type;
-                    // true_board() keeps the truth's tile order: the piece's tile is the same index.
+                    // vision::reading_from_truth() keeps the truth's tile order: the piece's tile is the same index.
                     const auto want = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
                     const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
                     st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;

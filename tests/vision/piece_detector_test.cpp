@@ -11,6 +11,7 @@
 #include "vision/homography.h"
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
+#include "vision/truth_metrics.h"
 #include "vision/table_renderer.h"
 #include "vision/tile_art.h"
 
@@ -98,7 +99,7 @@ Detected detect_on_true_board(std::uint64_t seed, const vision::PieceDetectorOpt
     REQUIRE(game);
     auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
     REQUIRE(rendering);
-    auto board = test::true_board_reading(rendering->truth, *test::base_catalog_for_render(), rendering->image.size());
+    auto board = vision::reading_from_truth(rendering->truth, *test::base_catalog_for_render(), rendering->image.size());
     auto detection = vision::detect_pieces(rendering->image, board, *test::base_catalog_for_render(), vision::ColourModels::daylight(), detector);
     REQUIRE(detection);
     Detected d{std::move(rendering.value()), std::move(board), std::move(detection.value()), {}, 0};

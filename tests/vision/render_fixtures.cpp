@@ -30,31 +30,5 @@ vision::RenderOptions daylight_options() {
     return o;
 }
 
-vision::BoardReading true_board_reading(const vision::RenderTruth& truth, const Catalog& catalog, cv::Size frame) {
-    vision::BoardReading out;
-    out.found = true;
-    const double pitch = truth.tile_mm + truth.gap_mm;
-    int min_x = truth.tiles.front().at.x, min_y = truth.tiles.front().at.y, max_x = min_x, max_y = min_y;
-    for (const auto& t : truth.tiles) {
-        min_x = std::min(min_x, t.at.x), min_y = std::min(min_y, t.at.y), max_x = std::max(max_x, t.at.x), max_y = std::max(max_y, t.at.y);
-    }
-    // Cell (x, y)'s centre lies at board_origin_mm + (x, y) * pitch on the table.
-    const cv::Point2d shift = cv::Point2d((0.5 - min_x) * pitch, (0.5 - min_y) * pitch) - truth.board_origin_mm;
-    out.view.px_per_mm = 1.0;
-    out.view.pitch_px = pitch;
-    out.view.image_to_top = cv::Matx33d(1, 0, shift.x, 0, 1, shift.y, 0, 0, 1) * truth.tiles_to_image.inv();
-    out.view.cols = max_x - min_x + 1, out.view.rows = max_y - min_y + 1;
-    out.view.frame = frame;
-    for (const auto& t : truth.tiles) {
-        vision::DecodedTile d;
-        d.col = t.at.x - min_x, d.row = t.at.y - min_y;
-        d.type = catalog.find(t.tile)->index;
-        d.rot = t.rot_deg / 90;
-        d.offset_px = t.centre_mm - (truth.board_origin_mm + cv::Point2d(t.at.x * pitch, t.at.y * pitch));
-        d.confidence = 1;
-        out.tiles.push_back(d);
-    }
-    return out;
-}
 
 }  // namespace meeplecam::test

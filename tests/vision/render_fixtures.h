@@ -17,9 +17,5 @@ std::shared_ptr<const Catalog> base_catalog_for_render();
 std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed);
 // A calm daylight scene: classic art on a plain table, a little tilt (the piece tests' light).
 vision::RenderOptions daylight_options();
-// The board exactly as the render laid it (a perfect lattice and tile reader): a top view of the
-// tile plane at 1 px/mm from the truth's homography, every tile on its own cell with its true
-// type, rotation and offset off the cell; cell [0, 0] is the board's top-left occupied cell.
-vision::BoardReading true_board_reading(const vision::RenderTruth& truth, const Catalog& catalog, cv::Size frame);
 
 }  // namespace meeplecam::test

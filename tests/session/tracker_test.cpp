@@ -267,8 +267,9 @@ TEST_CASE("a follower's blob is found by its colour, not in art of that colour, 
     const cv::Vec3f grass(55, -35, 40), city(60, 15, 35), red(45, 60, 40);
     cv::Mat lab(90, 90, CV_32FC3, cv::Scalar(grass[0], grass[1], grass[2]));
     lab(cv::Rect(0, 0, 90, 25)).setTo(cv::Scalar(city[0], city[1], city[2]));
-    const vision::ColourModel* red_model = vision::ColourModels::daylight().find("red");
-    const vision::ColourModel* green_model = vision::ColourModels::daylight().find("green");
+    const vision::ColourModels models = vision::ColourModels::daylight();  // the models the pointers below point into
+    const vision::ColourModel* red_model = models.find("red");
+    const vision::ColourModel* green_model = models.find("green");
     REQUIRE(red_model != nullptr);
     REQUIRE(green_model != nullptr);
     SECTION("no follower: nothing") { CHECK_FALSE(session::find_follower_by_colour(lab, *red_model).has_value()); }

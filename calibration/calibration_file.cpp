@@ -383,8 +383,10 @@ json calibration_to_json(const Calibration& cal) {
         j["camera"] = {{"image_size", {c.image_size.width, c.image_size.height}},
                        {"camera_matrix", matrix_json(c.camera_matrix)},
                        {"distortion", c.distortion},
-                       {"reprojection_error_px", c.reprojection_error_px},
-                       {"views", c.views}};
+                       {"reprojection_error_px", c.reprojection_error_px}};
+        // A file without "views" (written by hand or by another tool) reads as 0: left out
+        // again, so what is written reads back.
+        if (c.views > 0) j["camera"]["views"] = c.views;
     }
     if (cal.table) {
         const TableCalibration& t = *cal.table;

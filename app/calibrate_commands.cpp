@@ -132,15 +132,6 @@ std::string fixed(double v, int digits) {
     return buf;
 }
 
-Result<double> number_arg(const std::string& text, const std::string& what) {
-    char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) {
-        return invalid(what, "expected a number, got '" + text + "'");
-    }
-    return v;
-}
-
 // Splits "a<sep>b<sep>c" into its parts (empty parts kept, so "1,,2" is refused later).
 std::vector<std::string> split(const std::string& text, char sep) {
     std::vector<std::string> out(1);

@@ -1,6 +1,8 @@
 #include "app/cli_args.h"
 
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 namespace meeplecam::cli {
@@ -70,6 +72,15 @@ Result<long long> integer_arg(const std::string& text, const std::string& what) 
     long long v = 0;
     const auto r = std::from_chars(text.data(), text.data() + text.size(), v);
     if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return invalid(what, "expected an integer, got '" + text + "'");
+    return v;
+}
+
+Result<double> number_arg(const std::string& text, const std::string& what) {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v)) {
+        return invalid(what, "expected a number, got '" + text + "'");
+    }
     return v;
 }
 

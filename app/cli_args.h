@@ -33,4 +33,7 @@ std::vector<std::string> split_list(const std::string& text);
 // Parses a whole decimal integer; the error names `what`.
 Result<long long> integer_arg(const std::string& text, const std::string& what);
 
+// Parses a whole finite decimal number; the error names `what`.
+Result<double> number_arg(const std::string& text, const std::string& what);
+
 }  // namespace meeplecam::cli

@@ -79,28 +79,25 @@ int run_score_photo(const std::vector<std::string>& argv) {
     }
     if (setup.players.empty()) return report(invalid("--players", "name at least one player colour"));
 
-    vision::ColourModels colours = vision::ColourModels::daylight();
-    cv::Vec3d white_balance(1, 1, 1);
+    calibration::FrameColours colours;
     if (auto c = args->value("calibration")) {
         auto calibration = calibration::load_calibration(*c);
         if (!calibration) return report(calibration.error());
         if (!calibration->colours) return report(invalid(*c, "holds no player colours (\"colours\"): calibrate them first"));
-        auto models = calibration::colour_models_of(*calibration->colours);
-        if (!models) {
-            Error e = models.error();
+        auto found = calibration::frame_colours_of(*calibration);
+        if (!found) {
+            Error e = found.error();
             e.where = *c + ": " + e.where;
             return report(e);
         }
-        colours = models.value();
-        white_balance = calibration->colours->white_balance_rgb;
+        colours = std::move(found).value();
     }
     auto catalog = catalog_for(setup);
     if (!catalog) return report(catalog.error());
     auto image = vision::load_image(path);
     if (!image) return report(image.error());
-    cv::Mat frame = image.value();
-    if (white_balance != cv::Vec3d(1, 1, 1)) frame = calibration::apply_white_balance(frame, white_balance);
-    auto read = vision::read_photo(frame, *catalog.value(), setup.edition, setup.expansions, colours);
+    const cv::Mat frame = colours.balance(image.value());
+    auto read = vision::read_photo(frame, *catalog.value(), setup.edition, setup.expansions, colours.models);
     if (!read) {
         Error e = read.error();
         e.where = e.where == "photo" ? path : path + ": " + e.where;

@@ -14,6 +14,7 @@
 #include "engine/record.h"
 #include "engine/score_sheet.h"
 #include "calibration/calibrated_frame.h"
+#include "calibration/player_colours.h"
 #include "calibration/calibration_file.h"
 #include "session/footage.h"
 #include "session/frame_source.h"
@@ -48,7 +49,7 @@ exit codes: 0 ok; 2 unreadable or invalid input; 3 the record holds an illegal m
 constexpr const char* kTrackHelp = R"(usage: meeplecam track (--images DIR | --video FILE) (--truth-camera DIR/truth.json | --calibration C.json)
                        [--game G] [--expansions A,B] [--players red,blue] [--edition E]
                        -o RECORD.json [--journal F] [--enter-from-truth] [--unfinished] [--verbose]
-                       [--no-follower-with-tile]
+                       [--no-follower-with-tile] [--raw-view-weight W]
 
 Runs the session tracker over camera frames, headless: waits for still frames without
 hands, reads each new tile (and the follower on it) against the last confirmed table, has
@@ -59,8 +60,10 @@ the rules engine check it and records it. Prints the recorded match and the scor
   --truth-camera F    take the camera (and, unless --game is given, the set-up: game,
                       expansions, players, start tile) from a render-footage truth.json
   --calibration F     a calibration file (meeplecam calibrate, or the app's wizard): frames are
-                      undistorted as it needs, and the tracker starts on the first frame that
-                      shows the start tile alone on its table plane; or a JSON file
+                      undistorted as it needs (and white-balanced, when it holds player
+                      colours: followers are then read by those colours), and the tracker
+                      starts on the first frame that shows the start tile alone on its table
+                      plane; or a JSON file
                       {"table_to_image": 3x3 (mm -> px), "start_cell_mm": [x, y]}: the table
                       plane and where the start tile's centre lies on it
   --game, --expansions, --players, --edition   the set-up when not taken from the truth
@@ -73,6 +76,10 @@ the rules engine check it and records it. Prints the recorded match and the scor
   --verbose           print every analysed frame
   --no-follower-with-tile  do not look for a follower put down in the same move as its tile
                       (by its player's colour, daylight models)
+  --raw-view-weight W  when one is found, rank the tile on the view with the follower painted
+                      over and on the view as seen, blending their costs with this weight on
+                      the view as seen (0..1, default 0: the painted-over view alone, and the
+                      view as seen only when the painted-over one reads an illegal tile)
 
 exit codes: 0 ok; 2 unreadable or invalid input
 )";
@@ -156,7 +163,7 @@ int run_render_footage(const std::vector<std::string>& argv) {
 int run_track(const std::vector<std::string>& argv) {
     auto args = parse_args(argv,
                            {"images", "video", "truth-camera", "calibration", "game", "expansions", "players", "edition", "output",
-                            "journal"},
+                            "journal", "raw-view-weight"},
                            {"help", "enter-from-truth", "unfinished", "verbose", "no-follower-with-tile"});
     if (!args) return report(args.error());
     if (args->has("help")) {
@@ -174,8 +181,15 @@ int run_track(const std::vector<std::string>& argv) {
     // Camera and set-up.
     session::TrackerOptions topt;
     if (args->has("no-follower-with-tile")) topt.read_follower_with_tile = false;
+    if (auto w = args->value("raw-view-weight")) {
+        auto v = number_arg(*w, "--raw-view-weight");
+        if (!v) return report(v.error());
+        topt.follower_on_tile.raw_view_weight = *v;
+        if (auto st = topt.follower_on_tile.check(); !st) return report(st.error());
+    }
     cv::Matx33d image_to_table;
     std::optional<calibration::Calibration> calibration_file;  // the tracker waits for the start tile on its plane
+    calibration::FrameColours frame_colours;                    // the file's player colours and white balance (daylight, none)
     std::optional<session::FootageTruth> truth;
     Record setup;
     if (auto t = args->value("truth-camera")) {
@@ -194,6 +208,15 @@ int run_track(const std::vector<std::string>& argv) {
         if (!cal->table) return report(invalid(*args->value("calibration"), "the calibration has no table plane (calibrate table)"));
         // A plane from the start tile alone drifts away from it: refit it as tiles come down.
         topt.refit_plane = cal->table->source == "start-tile";
+        // Calibrated player colours hold after the file's white balance: frames get it too.
+        auto found = calibration::frame_colours_of(*cal);
+        if (!found) {
+            Error e = found.error();
+            e.where = *args->value("calibration") + ": " + e.where;
+            return report(e);
+        }
+        frame_colours = std::move(found).value();
+        if (frame_colours.calibrated) topt.piece_colours = frame_colours.models;
         calibration_file = std::move(cal).value();
     } else {
         auto h = read_calibration(*args->value("calibration"));
@@ -273,6 +296,7 @@ int run_track(const std::vector<std::string>& argv) {
             }
             frame = undistorter->apply(frame);
         }
+        frame = frame_colours.balance(frame);
         if (!tracker) {
             ++frames;
             auto fix = session::locate_start_tile(frame, *calibration_file, setup, *catalog, *classifier, {}, source.value()->last_name());
@@ -328,7 +352,14 @@ int run_track(const std::vector<std::string>& argv) {
                 std::cout << "\n";
             }
             picks.push_back(up.ambiguity[0]);
-            if (auto st = tracker->choose(0); !st) return report(st.error());
+            auto chosen = tracker->choose(0);
+            if (!chosen) return report(chosen.error());
+            if (args->has("verbose")) {
+                std::cout << "  taken:";
+                for (const auto& e : chosen->committed) std::cout << " " << e.to_json().dump();
+                for (const auto& n : chosen->notes) std::cout << " | " << n;
+                std::cout << "\n";
+            }
         }
         for (const auto& f : up.removed_by_mistake) {
             std::cout << source.value()->last_name() << ": the " << f.colour << " follower at " << to_string(f.at) << " " << f.loc

@@ -305,4 +305,20 @@ Result<vision::ColourModels> colour_models_of(const ColourCalibration& calibrati
     return out;
 }
 
+cv::Mat FrameColours::balance(const cv::Mat& bgr) const {
+    if (white_balance_rgb == cv::Vec3d(1, 1, 1) || bgr.empty()) return bgr;
+    return apply_white_balance(bgr, white_balance_rgb);
+}
+
+Result<FrameColours> frame_colours_of(const Calibration& calibration) {
+    FrameColours out;
+    if (!calibration.colours) return out;
+    auto models = colour_models_of(*calibration.colours);
+    if (!models) return models.error();
+    out.models = std::move(models).value();
+    out.white_balance_rgb = calibration.colours->white_balance_rgb;
+    out.calibrated = true;
+    return out;
+}
+
 }  // namespace meeplecam::calibration

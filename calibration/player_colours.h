@@ -57,6 +57,21 @@ Result<vision::ColourModels> colour_models_of(const ColourCalibration& calibrati
 // Applies white-balance gains (R, G, B) to an 8-bit BGR image.
 cv::Mat apply_white_balance(const cv::Mat& bgr, const cv::Vec3d& gains_rgb);
 
+// What a reader of followers needs from a calibration file: its player colour models and the
+// white balance frames must get before those models apply; the daylight models and no
+// balance when the file holds no colours.
+struct FrameColours {
+    vision::ColourModels models = vision::ColourModels::daylight();
+    cv::Vec3d white_balance_rgb{1, 1, 1};
+    bool calibrated = false;  // from the file's colour shot (else daylight)
+
+    // Returns `bgr` white-balanced (`bgr` itself when there is nothing to balance).
+    cv::Mat balance(const cv::Mat& bgr) const;
+};
+
+// The file's frame colours; errors name the colour whose model cannot be built.
+Result<FrameColours> frame_colours_of(const Calibration& calibration);
+
 // Calibrates the listed player colours from one photo. Errors name `where`: no paper
 // found, a colour missing (named), two blobs of one colour, a blob of no listed colour.
 Result<ColourShot> calibrate_colours(const cv::Mat& image, const std::vector<std::string>& players, const std::string& where,

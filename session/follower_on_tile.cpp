@@ -19,6 +19,7 @@ Status FollowerOnTileOptions::check() const {
     if (!(art_max_share >= 0 && art_max_share <= 1)) return bad("art_max_share must be within [0, 1]");
     if (!(min_tile_px >= 0 && min_tile_px <= 1000)) return bad("min_tile_px must be within [0, 1000]");
     if (!(art_margin >= 1 && art_margin <= 10)) return bad("art_margin must be within [1, 10]");
+    if (!(raw_view_weight >= 0 && raw_view_weight <= 1)) return bad("raw_view_weight must be within [0, 1]");
     return Ok{};
 }
 

@@ -30,6 +30,10 @@ struct FollowerOnTileOptions {
     double art_margin = 1.5;         // a follower put down with its tile covers this many times the largest blob of its colour
                                      // found in the art of placed tiles without followers (red roofs): the tracker learns those
     double clear_share = 0.06;       // the blob is grown by this (share of the side) before it is painted over (rim, shadow)
+    bool raw_view_if_illegal = true; // painting over leaves its own marks: when the painted-over view reads an illegal tile, the
+                                     // view as seen is read instead (an illegal move stands only when both read one)
+    double raw_view_weight = 0;      // >0: every placement costs this blend of its costs on the view as seen and the painted-over
+                                     // view (measured: 0.5 loses a third of the rendered moves a follower came with)
 
     // Checks every field; the error names it.
     Status check() const;

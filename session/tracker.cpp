@@ -441,6 +441,12 @@ struct Tracker::State {
     cv::Mat cell_crop(const cv::Mat& view_img, Cell c, double share) const;
     // Ranks the legal placements at `at`; keeps every one of them, with its likelihood, in `likelihood`.
     std::vector<CandidateMove> rank_candidates(const cv::Mat& frame_view, Cell at, std::optional<IllegalMove>* illegal, TrackerUpdate* up);
+    // Ranks the new tile at `at` on the view with a follower painted over and on the view as
+    // seen, each placement costing a blend of the two (FollowerOnTileOptions::raw_view_weight).
+    std::vector<CandidateMove> rank_with_follower_cleared(const cv::Mat& cleared, const cv::Mat& raw, Cell at,
+                                                          std::optional<IllegalMove>* illegal, TrackerUpdate* up);
+    // Keeps every ranked placement with its likelihood in `likelihood`; returns the listed ones.
+    std::vector<CandidateMove> keep_likelihoods(Cell at, std::vector<CandidateMove> ranked);
     const vision::TileClassifier* bridged_classifier(const TileType& type, int catalog_axis);
     std::optional<double> classifier_cost(const cv::Mat& canonical, const CandidateMove& move, Cell at);
     void refine_by_shifting(const cv::Mat& frame_view, Cell at, std::vector<CandidateMove>& ranked);
@@ -930,6 +936,10 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
         }
         *illegal = IllegalMove{{best_illegal->tile, at, best_illegal->rot, best_illegal->cost, 0, nlohmann::json()}, rule};
     }
+    return keep_likelihoods(at, std::move(out));
+}
+
+std::vector<CandidateMove> Tracker::State::keep_likelihoods(Cell at, std::vector<CandidateMove> out) {
     const double t = classifier->options().temperature;
     // Every legal placement's likelihood (a softmax over all of them), for the correction menu.
     std::vector<CandidateMove> all = out;
@@ -943,6 +953,38 @@ std::vector<CandidateMove> Tracker::State::rank_candidates(const cv::Mat& frame_
     for (auto& c : out) sum += std::exp(-(c.cost - out.front().cost) / t);
     for (auto& c : out) c.confidence = std::exp(-(c.cost - out.front().cost) / t) / sum;
     return out;
+}
+
+std::vector<CandidateMove> Tracker::State::rank_with_follower_cleared(const cv::Mat& cleared, const cv::Mat& raw, Cell at,
+                                                                      std::optional<IllegalMove>* illegal, TrackerUpdate* up) {
+    const double w = opt.follower_on_tile.raw_view_weight;
+    std::optional<IllegalMove> illegal_cleared, illegal_raw;
+    rank_candidates(cleared, at, illegal != nullptr ? &illegal_cleared : nullptr, up);
+    std::vector<CandidateMove> ranked = likelihood[at];
+    const bool fall_back = illegal_cleared && opt.follower_on_tile.raw_view_if_illegal;
+    if (w <= 0 && !fall_back) {
+        if (illegal != nullptr) *illegal = illegal_cleared;
+        return keep_likelihoods(at, std::move(ranked));
+    }
+    rank_candidates(raw, at, illegal != nullptr ? &illegal_raw : nullptr, nullptr);
+    const std::vector<CandidateMove>& seen = likelihood[at];
+    if (w > 0) {
+        for (auto& c : ranked) {
+            const auto r = std::find_if(seen.begin(), seen.end(), [&](const CandidateMove& o) { return o.tile == c.tile && o.rot == c.rot && o.extra == c.extra; });
+            if (r != seen.end()) c.cost = (1 - w) * c.cost + w * r->cost;
+        }
+        std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.cost < b.cost; });
+    } else if (!illegal_raw) {
+        ranked = seen;
+        if (up != nullptr) {
+            up->notes.push_back("with the follower painted over, the tile at " + to_string(at) + " read as an illegal " + illegal_cleared->move.tile +
+                                ": read as seen instead");
+        }
+    }
+    // An illegal reading stands only when both views read one: the follower or its painted-over
+    // patch alone can make a legal tile look like another.
+    if (illegal != nullptr && illegal_cleared && illegal_raw) *illegal = illegal_cleared;
+    return keep_likelihoods(at, std::move(ranked));
 }
 
 bool Tracker::State::rerank_last_tile(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up) {
@@ -1418,7 +1460,9 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
             piece_share[{x, y}] = whole.area() > 0 ? cv::countNonZero(changed(whole)) / static_cast<double>(whole.area()) : 0.0;
             // A change already there at the last read is no hand coming in.
             if (s > opt.piece_change_share && std::find(stale.begin(), stale.end(), c) == stale.end()) ++busy_cells;
-            if (board.tile_at(c) < 0 && !is_border.count({x, y})) {
+            // A cell beside a tile read as illegal may hold the next tile, laid against it.
+            const bool beside_illegal = illegal_cell && std::abs(c.x - illegal_cell->x) + std::abs(c.y - illegal_cell->y) == 1;
+            if (board.tile_at(c) < 0 && !is_border.count({x, y}) && !beside_illegal) {
                 outer_changed += s;
                 ++outer_cells;
             }
@@ -1456,7 +1500,18 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     // A cell read as an illegal move that is still there while play went on elsewhere was
     // legal after all (the players did not take it back): read it first, as the best legal placement.
     bool play_went_on = false;
-    if (illegal_cell && new_cells.size() > 1) {
+    // A tile laid against the illegal one, off the board (no border cell), says so too.
+    bool laid_against_illegal = false;
+    if (illegal_cell) {
+        for (int side = 0; side < 4; ++side) {
+            const Cell n = neighbour(*illegal_cell, side);
+            const auto it = share.find({n.x, n.y});
+            if (board.tile_at(n) < 0 && !is_border.count({n.x, n.y}) && it != share.end() && it->second > opt.tile_change_share) {
+                laid_against_illegal = true;
+            }
+        }
+    }
+    if (illegal_cell && (new_cells.size() > 1 || laid_against_illegal)) {
         const auto it = std::find_if(new_cells.begin(), new_cells.end(), [&](const auto& nc) { return nc.second == *illegal_cell; });
         if (it != new_cells.end()) {
             std::rotate(new_cells.begin(), it, it + 1);
@@ -1467,12 +1522,16 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     if (new_cells.size() > 1) {
         up.notes.push_back("more than one open cell changed; reading " + to_string(new_cells.front().second) + " first");
     }
-    // A follower placed at `at` explains its cell's change, and the open neighbours' it leans over.
+    // A follower placed at `at` explains its cell's change, and the open neighbours' it leans
+    // over, but not a neighbour that changed as much as a new tile does (its look is still to be
+    // read, by a players' answer or the next frame).
     auto explain_follower = [&](Cell at) {
         refreshed.push_back(at);
         for (int side = 0; side < 4; ++side) {
             const Cell n = neighbour(at, side);
-            if (game->board().tile_at(n) < 0) refreshed.push_back(n);
+            const auto it = share.find({n.x, n.y});
+            const bool new_tile = it != share.end() && it->second > opt.tile_change_share;
+            if (game->board().tile_at(n) < 0 && !new_tile) refreshed.push_back(n);
         }
     };
     bool tile_committed = false;
@@ -1484,7 +1543,8 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         std::optional<IllegalMove> illegal;
         const bool forced = k == 0 && play_went_on;
         const cv::Mat read_view = opt.read_follower_with_tile ? without_new_follower(now, at, game->next_player(), &up) : now;
-        auto candidates = rank_candidates(read_view, at, forced ? nullptr : &illegal, &up);
+        auto candidates = read_view.data != now.data ? rank_with_follower_cleared(read_view, now, at, forced ? nullptr : &illegal, &up)
+                                                     : rank_candidates(read_view, at, forced ? nullptr : &illegal, &up);
         if (forced) up.notes.push_back("play went on after the illegal reading at " + to_string(at) + ": reading its best legal placement");
         if (illegal) {
             up.illegal = illegal;
@@ -1758,7 +1818,7 @@ TrackerUpdate Tracker::on_frame(const cv::Mat& bgr) {
     return up;
 }
 
-Status Tracker::choose(int candidate) {
+Result<TrackerUpdate> Tracker::choose(int candidate) {
     State& s = *s_;
     if (s.pending.empty()) return invalid("tracker", "no question is open");
     if (candidate < 0 || candidate >= static_cast<int>(s.pending.size())) {
@@ -1767,7 +1827,7 @@ Status Tracker::choose(int candidate) {
     }
     const CandidateMove move = s.pending[static_cast<std::size_t>(candidate)];
     TrackerUpdate up;
-    if (auto st = s.commit_tile(move, s.pending_view, up); !st) return st;
+    if (auto st = s.commit_tile(move, s.pending_view, up); !st) return st.error();
     const cv::Rect r = s.view.cell_rect(move.at);
     s.pending_view(r).copyTo(s.confirmed(r));
     // A follower read with the tile leans over the open neighbours: their look is explained too.
@@ -1783,7 +1843,7 @@ Status Tracker::choose(int candidate) {
     s.pending.clear();
     s.pending_view.release();
     s.pending_frame.release();
-    return Ok{};
+    return up;
 }
 
 Status Tracker::record_event(const Event& event) {

@@ -181,8 +181,10 @@ public:
     TrackerUpdate on_frame(const cv::Mat& bgr);
 
     // Answers an open ambiguity with its candidate `candidate` (index into the last
-    // update's `ambiguity`); commits that tile. Invalid when no ambiguity is open or the index is out of range.
-    Status choose(int candidate);
+    // update's `ambiguity`); commits that tile, and the follower read on it. Returns what was
+    // committed with the notes of that reading; invalid when no ambiguity is open or the index
+    // is out of range.
+    Result<TrackerUpdate> choose(int candidate);
     // Records an event the camera cannot see (an auction, a castle, a ferry, a bridge...),
     // entered by the players; Illegal when the engine refuses it.
     Status record_event(const Event& event);

@@ -74,6 +74,7 @@ void MatchWorker::restart_tracker() {
     options.gap_mm = table_->gap_mm;
     // A plane from the start tile alone drifts away from it: refit it as tiles come down.
     options.refit_plane = calibration_ && calibration_->table && calibration_->table->source == "start-tile";
+    if (frame_colours_.calibrated) options.piece_colours = frame_colours_.models;
     auto t = session::Tracker::create(match_->record(), options, table_->image_to_table_mm);
     if (!t) {
         emit refused(tr("the tracker cannot start: %1").arg(QString::fromStdString(t.error().to_string())));
@@ -91,6 +92,13 @@ void MatchWorker::set_table(TableCalibration table) {
 void MatchWorker::set_calibration(calibration::Calibration calibration) {
     calibration_ = std::move(calibration);
     undistorter_.reset();
+    // Calibrated player colours hold after the file's white balance: frames get it too.
+    frame_colours_ = calibration::FrameColours{};
+    if (auto found = calibration::frame_colours_of(*calibration_)) {
+        frame_colours_ = std::move(found).value();
+    } else {
+        emit refused(tr("calibration colours not used (daylight colours instead): %1").arg(QString::fromStdString(found.error().to_string())));
+    }
     next_locate_ns_ = 0;
     if (table_given_) return;
     table_.reset();
@@ -244,6 +252,7 @@ void MatchWorker::analyse_frame(Frame frame) {
         if (undistorter_) image = undistorter_->apply(image);
         report.undistort_ms = ms_since(t0);
     }
+    image = frame_colours_.balance(image);
     if (cancelled_.load()) return;
     if (!table_ && calibration_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto ts = std::chrono::steady_clock::now();
@@ -253,7 +262,7 @@ void MatchWorker::analyse_frame(Frame frame) {
     if (cancelled_.load()) return;
     if (tracker_ && match_ && !match_->record().finished && image.type() == CV_8UC3) {
         const auto tt = std::chrono::steady_clock::now();
-        const session::TrackerUpdate up = tracker_->on_frame(image);
+        session::TrackerUpdate up = tracker_->on_frame(image);
         report.tracker_ms = ms_since(tt);
         if (up.state != session::FrameState::Moving && calibration_ && calibration_->table && !draw_zone_mm_.isEmpty()) {
             read_draw_zone(image, frame.captured_ns, report);
@@ -279,9 +288,11 @@ void MatchWorker::analyse_frame(Frame frame) {
         report.committed = static_cast<int>(up.committed.size());
         bool chosen = false;
         if (auto_choose_ && up.analysed && !up.ambiguity.empty()) {
-            if (auto st = tracker_->choose(0); st) {
+            if (auto taken = tracker_->choose(0); taken) {
                 chosen = true;
                 report.notes << tr("ambiguous: took the first of %1 candidates").arg(up.ambiguity.size());
+                for (const auto& n : taken->notes) report.notes << QString::fromStdString(n);
+                up.committed.insert(up.committed.end(), taken->committed.begin(), taken->committed.end());
             }
         }
         if (!up.committed.empty() || chosen) {
@@ -403,7 +414,12 @@ void MatchWorker::find_corrections(Cell at, bool follower, int request) {
 
 void MatchWorker::choose(int candidate) {
     if (!tracker_) return emit refused(tr("no ambiguity is open (no tracker runs)"));
-    change([&](session::Tracker& t) { return t.choose(candidate); }, [](LiveMatch&) -> Status { return Ok{}; },
+    change([&](session::Tracker& t) -> Status {
+               auto taken = t.choose(candidate);
+               if (!taken) return taken.error();
+               return Ok{};
+           },
+           [](LiveMatch&) -> Status { return Ok{}; },
            tr("the players chose candidate %1").arg(candidate + 1));
 }
 

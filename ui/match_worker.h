@@ -17,6 +17,7 @@
 #include <opencv2/core.hpp>
 
 #include "calibration/calibrated_frame.h"
+#include "calibration/player_colours.h"
 #include "calibration/calibration_file.h"
 #include "engine/record.h"
 #include "session/tracker.h"
@@ -179,6 +180,7 @@ private:
     bool table_given_ = false;                              // set_table() was called: the calibration does not replace it
     std::optional<calibration::Calibration> calibration_;
     std::optional<calibration::FrameUndistorter> undistorter_;
+    calibration::FrameColours frame_colours_;  // the calibration's player colours and white balance (daylight, none)
     std::optional<vision::TileClassifier> classifier_;      // for the start tile, of classifier_catalog_
     std::shared_ptr<const Catalog> classifier_catalog_;
     std::string classifier_key_;                            // game, edition and expansions the classifier was made for

@@ -166,6 +166,43 @@ TEST_CASE("tracker: a tile that breaks a rule is flagged with the engine's reaso
     CHECK(tracker->game().board().size() == 1);
 }
 
+TEST_CASE("tracker: a tile laid against one read as illegal means play went on, not a hand", "[session]") {
+    TableCamera cam({{0, 0}, {1, 0}, {2, 0}}, 22);
+    auto tracker = session::Tracker::create(two_player_setup(), cam.tracker_options(), cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}})), 4);
+    const std::vector<TableCamera::Tile> two = {{"D", {0, 0}, 0}, {"U", {1, 0}, 0}};
+    const auto first = feed(*tracker, cam.shoot(cam.scene(two)), 4);
+    REQUIRE(analysed(first) != nullptr);
+    REQUIRE(analysed(first)->illegal.has_value());  // as above: U's field faces D's road
+    // Nobody takes it back: the next player lays a tile against it, off the board as recorded.
+    std::vector<TableCamera::Tile> three = two;
+    three.push_back({"V", {2, 0}, 1});
+    const auto second = feed(*tracker, cam.shoot(cam.scene(three)), 4);
+    const auto* read = analysed(second);
+    REQUIRE(read != nullptr);
+    for (const auto& n : read->notes) UNSCOPED_INFO(n);
+    CHECK(read->state == session::FrameState::Stable);  // not "a hand"
+    // The illegal cell is read again, as its best legal placement: committed, or asked.
+    if (read->committed.empty()) {
+        REQUIRE(!read->ambiguity.empty());
+        CHECK(read->ambiguity[0].at == Cell{1, 0});
+        REQUIRE(tracker->choose(0).has_value());
+    } else {
+        CHECK(read->committed[0].at == Cell{1, 0});
+    }
+    CHECK(tracker->game().board().size() == 2);
+    // The tile laid against it is read after the next hand (the tracker is not stuck behind the refusal).
+    feed(*tracker, cam.shoot(cam.scene(three), Cell{2, 0}), 2);
+    const auto third = feed(*tracker, cam.shoot(cam.scene(three)), 4);
+    const auto* next = analysed(third);
+    REQUIRE(next != nullptr);
+    const bool read_there = (!next->committed.empty() && next->committed[0].at == Cell{2, 0}) ||
+                            (!next->ambiguity.empty() && next->ambiguity[0].at == Cell{2, 0}) ||
+                            (next->illegal && next->illegal->move.at == Cell{2, 0});
+    CHECK(read_there);
+}
+
 TEST_CASE("tracker: an ambiguity lists the legal candidates and choose() records the players' answer", "[session]") {
     TableCamera cam({{0, 0}, {1, 0}}, 23);
     session::TrackerOptions opt = cam.tracker_options();
@@ -260,6 +297,51 @@ TEST_CASE("tracker: a follower put down with its tile is read with it, and the t
         REQUIRE(port.has_value());
         CHECK(e->features[static_cast<std::size_t>(e->feature_at(*port, 2))].kind == FeatureKind::City);
     }
+}
+
+TEST_CASE("tracker: an answered ambiguity keeps the follower that came with its tile, though the last tile's follower came in the same frame",
+          "[session][follower-with-tile]") {
+    TableCamera cam({{0, 0}, {0, 1}, {1, 1}}, 25);
+    session::TrackerOptions options = cam.tracker_options();
+    options.commit_margin = 1000;  // never sure enough: every tile is asked
+    auto tracker = session::Tracker::create(two_player_setup(), options, cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    // Red lays E (city south) below the start tile and is asked which tile it is.
+    const std::vector<TableCamera::Tile> two = {{"D", {0, 0}, 0}, {"E", {0, 1}, 2}};
+    feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}})), 4);
+    const auto first = feed(*tracker, cam.shoot(cam.scene(two)), 4);
+    const auto* asked = analysed(first);
+    REQUIRE(asked != nullptr);
+    int truth = -1;
+    for (std::size_t i = 0; i < asked->ambiguity.size(); ++i) {
+        if (asked->ambiguity[i].tile == "E" && asked->ambiguity[i].rot == 2) truth = static_cast<int>(i);
+    }
+    REQUIRE(truth >= 0);
+    REQUIRE(tracker->choose(truth).has_value());
+    // In one frame: red's follower on E's city, and blue's monastery beside E with a blue monk.
+    std::vector<TableCamera::Tile> three = two;
+    three.push_back({"B", {1, 1}, 0});
+    const auto second = feed(*tracker, cam.shoot(cam.scene(three, {{{0, 1}, "S", "red"}, {{1, 1}, "C", "blue"}})), 4);
+    const auto* read = analysed(second);
+    REQUIRE(read != nullptr);
+    for (const auto& n : read->notes) UNSCOPED_INFO(n);
+    REQUIRE(!read->committed.empty());
+    CHECK(read->committed[0].type == "meeple");  // red's, on the tile laid before
+    CHECK(read->committed[0].player == "red");
+    REQUIRE(!read->ambiguity.empty());
+    int monastery = -1;
+    for (std::size_t i = 0; i < read->ambiguity.size(); ++i) {
+        if (read->ambiguity[i].tile == "B") monastery = static_cast<int>(i);
+    }
+    REQUIRE(monastery >= 0);
+    const auto taken = tracker->choose(monastery);
+    REQUIRE(taken.has_value());
+    for (const auto& n : taken->notes) UNSCOPED_INFO(n);
+    REQUIRE(taken->committed.size() == 2);  // the tile, and the monk read on it
+    CHECK(taken->committed[0].tile == "B");
+    CHECK(taken->committed[1].type == "meeple");
+    CHECK(taken->committed[1].player == "blue");
+    CHECK(taken->committed[1].loc == "C");
 }
 
 TEST_CASE("a follower's blob is found by its colour, not in art of that colour, and painted over", "[session][follower-with-tile]") {

@@ -347,7 +347,9 @@ struct ReaderOptions {
     int min_aligned_cells = 8;          // ...when it has at least this many tiles (a median over fewer is noise)
     double min_added_alignment = 1.6; // an empty cell beside the board whose outline stands out this much (cell_alignment) is offered
                                       // to the classifier as a tile (one coloured like the table, which occupancy missed)...
-    int grow_rounds = 2;              // ...this many times outward (0: off)
+    double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
+                                       // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
+    int grow_rounds = 4;              // ...this many times outward (0: off)
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)
@@ -403,6 +405,8 @@ struct BoardReading {
     double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
     ReaderStages stages;                  // the finer split (bench/vision prints it)
     std::vector<CheckedCandidate> checked; // every candidate lattice checked, in the order tried
+    std::vector<CellObservation> offered;  // the cells handed to classification (occupancy, outline check, outlined neighbours;
+                                           // teaches false: offered on its outline alone), for diagnosis (bench/vision --dump)
 };
 
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a

@@ -100,6 +100,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         vision::ReaderOptions reader_options;
         if (const char* v = std::getenv("VB_ROUNDS")) reader_options.grow_rounds = std::atoi(v);
         if (const char* v = std::getenv("VB_MASKED")) reader_options.min_masked_alignment = std::atof(v);
+        if (const char* v = std::getenv("VB_HIDDEN")) reader_options.classifier.hidden_margin = std::atof(v);
         auto reading = vision::read_board(rendering->image, *catalog, reader_options);
         st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);

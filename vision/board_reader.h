@@ -392,7 +392,7 @@ struct CheckedCandidate {
 struct ReadingEvidence {
     int side_pairs = 0, sides_agreeing = 0;     // touching sides of the decoded tiles (hidden left out), and how many match
     int unary_pairs = 0, unary_agreeing = 0;    // the same for each cell's best hypothesis alone, before the decoder
-    int aligned_cells = 0;                      // decoded tiles (hidden left out) whose alignment was measured...
+    int aligned_cells = 0;                      // decoded tiles (hidden ones and those offered on their outline left out) whose alignment was measured...
     double median_alignment = 0;                // ...and the median of their cell_alignment: how much more each cell's square
                                                 // outline stands out than the squares half a pitch away
 };

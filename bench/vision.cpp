@@ -3,7 +3,8 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
-//                        [--dump DIR]  (per board and per wrong cell: why; top views with the reading drawn, in DIR)
+//                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
+//                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
@@ -97,11 +98,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         }
         const auto& truth = rendering->truth;
         const std::clock_t cpu_start = std::clock();
-        vision::ReaderOptions reader_options;
-        if (const char* v = std::getenv("VB_ROUNDS")) reader_options.grow_rounds = std::atoi(v);
-        if (const char* v = std::getenv("VB_MASKED")) reader_options.min_masked_alignment = std::atof(v);
-        if (const char* v = std::getenv("VB_HIDDEN")) reader_options.classifier.hidden_margin = std::atof(v);
-        auto reading = vision::read_board(rendering->image, *catalog, reader_options);
+        auto reading = vision::read_board(rendering->image, *catalog);
         st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
         if (reading) st.stages.push_back(reading->stages);

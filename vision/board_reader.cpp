@@ -401,7 +401,8 @@ std::vector<double> not_table_shares(const LatticeView& view, const std::vector<
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
 // colours, a city on wood) next to the board: each empty cell beside a read one, inside the
 // frame, whose square outline stands out `min_alignment` times more than the squares half a
-// pitch away (cell_alignment) joins the board, its offset guessed from its read neighbours;
+// pitch away (cell_alignment; `min_masked_alignment` times when at least `masked_share` of it is
+// not table by the mask) joins the board, its offset guessed from its read neighbours;
 // `rounds` times, so a missed tile beside a missed tile is found too. The classifier's table
 // model still drops a cell that looks like the table (classify_cells).
 std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, std::vector<CellObservation> cells, const LatticeOptions& lattice,

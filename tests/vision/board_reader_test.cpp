@@ -997,6 +997,18 @@ TEST_CASE("tiles the outline check or the board's group dropped are found again 
         const auto [m1, i1] = count(*now, r.truth);
         const auto [m0, i0] = count(*before, r.truth);
         missed_now += m1, invented_now += i1, missed_before += m0, invented_before += i0;
+        // The alignment refusal's median leaves out the cells offered on their outline (chosen for
+        // standing out, they would raise it) and the hidden ones.
+        std::map<std::pair<int, int>, bool> outlined;
+        for (const auto& c : now->offered) outlined[{c.col, c.row}] = !c.teaches;
+        int measured = 0, grown = 0;
+        for (const auto& t : now->tiles) {
+            const bool offered_on_outline = outlined[{t.col, t.row}];
+            grown += offered_on_outline;
+            measured += !t.hidden && !offered_on_outline;
+        }
+        CHECK(grown >= 1);
+        CHECK(now->evidence.aligned_cells == measured);
         UNSCOPED_INFO("seed " << seed << ": missed " << m1 << " now, " << m0 << " outline only; invented " << i1 << " now, " << i0 << " outline only");
     }
     // Measured: 5 + 10 missed outline only, 0 + 5 now; none invented either way.

@@ -3,7 +3,8 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--overlays DIR] [--no-keep-buffers] [--max-frame-side PX]
-//                        [--dump DIR]  (per board and per wrong cell: why; top views with the reading drawn, in DIR)
+//                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
+//                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
 #include <algorithm>
 #include <cstdlib>
@@ -138,6 +139,28 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         std::map<std::pair<int, int>, const vision::DecodedTile*> pred;
         for (const auto& t : reading->tiles) pred[{t.col, t.row}] = &t;
         std::map<std::pair<int, int>, bool> matched;
+        // Where a missed or invented cell was lost or came from (--dump): the cells the reader
+        // handed to classification, and each cell's outline against the squares half a pitch away.
+        std::map<std::pair<int, int>, const vision::CellObservation*> offered;
+        for (const auto& c : reading->offered) offered[{c.col, c.row}] = &c;
+        auto stage_of_missed = [&](int col, int row) {
+            constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+            cv::Point2d offset(0, 0);
+            int beside = 0;
+            for (int s = 0; s < 4; ++s) {
+                const auto it = offered.find({col + dc[s], row + dr[s]});
+                if (it != offered.end()) offset += it->second->offset_px, ++beside;
+            }
+            const double share = not_table_share(view, col, row);
+            const double aligned = vision::cell_alignment(view, {vision::CellObservation{col, row, share, beside > 0 ? offset / beside : offset}}, vision::LatticeOptions{})[0];
+            char why[160];
+            const char* stage = offered.count({col, row}) ? "offered, dropped by the classifier's table model"
+                                : share >= vision::RefineOptions{}.candidate_share ? "kept by the mask, dropped by the outline check or group"
+                                : beside == 0                              ? "table by the mask, not beside the board"
+                                                                           : "table by the mask, outline too weak to offer";
+            std::snprintf(why, sizeof why, "%s; alignment %.2f, %d read beside", stage, aligned, beside);
+            return std::string(why);
+        };
         int errors = 0;
         std::vector<cv::Point2d> top_mm, table_mm;
         for (const auto& t : truth.tiles) {
@@ -150,8 +173,8 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             if (it == pred.end()) {
                 ++st.missed, ++errors;
                 if (!g_dump.empty()) {
-                    std::printf("  seed %llu cell %d,%d: true %s, missed (not-table share %.2f, visible %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
-                                cell.second, t.tile.c_str(), not_table_share(view, cell.first, cell.second), t.visible);
+                    std::printf("  seed %llu cell %d,%d: true %s, missed (not-table share %.2f, visible %.2f; %s)\n", static_cast<unsigned long long>(seed), cell.first,
+                                cell.second, t.tile.c_str(), not_table_share(view, cell.first, cell.second), t.visible, stage_of_missed(cell.first, cell.second).c_str());
                 }
                 continue;
             }
@@ -164,12 +187,19 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             if (p.hidden) {
                 if (covered) {
                     ++st.covered_hidden;
+                    if (!g_dump.empty() && std::getenv("VB_EMPTY")) {
+                        std::printf("  seed %llu cell %d,%d: covered, reported hidden (visible %.2f, alignment %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
+                                    cell.second, t.visible, vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, p.offset_px}}, vision::LatticeOptions{})[0]);
+                    }
                     continue;
                 }
                 ++st.visible_hidden, ++st.missed, ++errors;
                 if (!g_dump.empty()) {
-                    std::printf("  seed %llu cell %d,%d: true %s, reported hidden (visible %.2f)\n", static_cast<unsigned long long>(seed), cell.first, cell.second,
-                                t.tile.c_str(), t.visible);
+                    const auto at = offered.find(cell);
+                        std::printf("  seed %llu cell %d,%d: true %s, reported hidden (visible %.2f, not-table share %.2f, %s, alignment %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
+                                cell.second, t.tile.c_str(), t.visible, not_table_share(view, cell.first, cell.second),
+                                at != offered.end() && !at->second->teaches ? "offered on its outline" : "read by occupancy",
+                                vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, p.offset_px}}, vision::LatticeOptions{})[0]);
                 }
                 continue;
             }
@@ -205,8 +235,30 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             if (matched.count({t.col, t.row})) continue;
             ++st.invented, ++errors;
             if (!g_dump.empty()) {
-                std::printf("  seed %llu cell %d,%d: invented %s rot %d (conf %.2f, not-table share %.2f)\n", static_cast<unsigned long long>(seed), t.col, t.row,
-                            types[static_cast<std::size_t>(t.type)].id.c_str(), t.rot, t.confidence, not_table_share(view, t.col, t.row));
+                const auto it = offered.find({t.col, t.row});
+                const bool outlined = it != offered.end() && !it->second->teaches;
+                const double aligned = vision::cell_alignment(view, {vision::CellObservation{t.col, t.row, 0.0, t.offset_px}}, vision::LatticeOptions{})[0];
+                std::printf("  seed %llu cell %d,%d: invented %s rot %d (conf %.2f, not-table share %.2f; %s, alignment %.2f)\n", static_cast<unsigned long long>(seed), t.col, t.row,
+                            types[static_cast<std::size_t>(t.type)].id.c_str(), t.rot, t.confidence, not_table_share(view, t.col, t.row),
+                            outlined ? "offered on its outline" : "read by occupancy", aligned);
+            }
+        }
+        if (!g_dump.empty() && std::getenv("VB_EMPTY")) {
+            // Every lattice cell beside a read one where no tile lies: how tile-like it looks (mask, outline).
+            std::map<std::pair<int, int>, bool> truth_cells;
+            for (const auto& t : truth.tiles) {
+                const cv::Point2d c = apply(view.image_to_top, t.centre_px);
+                truth_cells[{static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))}] = true;
+            }
+            std::map<std::pair<int, int>, int> beside;
+            for (const auto& t : reading->tiles) {
+                for (const auto& [dc, dr] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}}) ++beside[{t.col + dc, t.row + dr}];
+            }
+            for (const auto& [cell, count] : beside) {
+                if (pred.count(cell) || truth_cells.count(cell) || cell.first < 0 || cell.second < 0 || cell.first >= view.cols || cell.second >= view.rows) continue;
+                std::printf("  seed %llu cell %d,%d: empty beside %d (not-table share %.2f, alignment %.2f)\n", static_cast<unsigned long long>(seed), cell.first, cell.second, count,
+                            not_table_share(view, cell.first, cell.second),
+                            vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, {0, 0}}}, vision::LatticeOptions{})[0]);
             }
         }
         st.rect_mm.push_back(vision::rigid_alignment_rms(top_mm, table_mm));

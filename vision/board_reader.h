@@ -205,7 +205,8 @@ struct ClassifierOptions {
     std::uint64_t seed = 7;       // k-means seed
     int table_reach = 2;          // empty lattice cells within this many cells of a tile teach the table's colours...
     double empty_margin = 0.0;    // ...and a cell whose samples the table explains better than any tile (by this log-likelihood per sample) is dropped
-    double hidden_margin = 0.9;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm)
+    double hidden_margin = 1.4;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm;
+                                  // 0.9 reported 20 visible tiles hidden on medium seeds 1000-, 5000-, 1.4 five, and 2 of 4 covered ones)
     double bridge_band = 0.3;     // under a bridge, samples this close (tile fraction) to its axis are left out (the bridge, its shadow and its lean)
     double unbridged_penalty = 12.0; // score lost by reading a cell with a bridge found on it as bare (the bridge found was none, or not there)
     double min_arm_road = 0.3;    // a road arm whose samples lie in road-like colour clusters less than this share...
@@ -347,7 +348,9 @@ struct ReaderOptions {
     int min_aligned_cells = 8;          // ...when it has at least this many tiles (a median over fewer is noise)
     double min_added_alignment = 1.6; // an empty cell beside the board whose outline stands out this much (cell_alignment) is offered
                                       // to the classifier as a tile (one coloured like the table, which occupancy missed)...
-    int grow_rounds = 2;              // ...this many times outward (0: off)
+    double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
+                                       // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
+    int grow_rounds = 4;              // ...this many times outward (0: off)
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)
@@ -389,7 +392,7 @@ struct CheckedCandidate {
 struct ReadingEvidence {
     int side_pairs = 0, sides_agreeing = 0;     // touching sides of the decoded tiles (hidden left out), and how many match
     int unary_pairs = 0, unary_agreeing = 0;    // the same for each cell's best hypothesis alone, before the decoder
-    int aligned_cells = 0;                      // decoded tiles (hidden left out) whose alignment was measured...
+    int aligned_cells = 0;                      // decoded tiles (hidden ones and those offered on their outline left out) whose alignment was measured...
     double median_alignment = 0;                // ...and the median of their cell_alignment: how much more each cell's square
                                                 // outline stands out than the squares half a pitch away
 };
@@ -403,6 +406,8 @@ struct BoardReading {
     double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
     ReaderStages stages;                  // the finer split (bench/vision prints it)
     std::vector<CheckedCandidate> checked; // every candidate lattice checked, in the order tried
+    std::vector<CellObservation> offered;  // the cells handed to classification (occupancy, outline check, outlined neighbours;
+                                           // teaches false: offered on its outline alone), for diagnosis (bench/vision --dump)
 };
 
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a

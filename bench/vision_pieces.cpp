@@ -108,6 +108,63 @@ Matching match_followers(const std::vector<vision::PieceTruth>& truth, const std
     return m;
 }
 
+// The median Lab of the body of a follower (a small patch between its base and head) in `image`.
+cv::Vec3f body_lab(const vision::PieceTruth& tp, const cv::Mat& image) {
+    const cv::Point2d body = tp.base_px * 0.6 + tp.head_px * 0.4;
+    const cv::Rect box = cv::Rect(static_cast<int>(body.x) - 2, static_cast<int>(body.y) - 2, 5, 5) & cv::Rect(0, 0, image.cols, image.rows);
+    if (box.area() == 0) return {0, 0, 0};
+    cv::Mat lab;
+    image(box).convertTo(lab, CV_32FC3, 1.0 / 255);
+    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
+    cv::Vec3f out;
+    for (int c = 0; c < 3; ++c) {
+        std::vector<float> v;
+        for (int y = 0; y < lab.rows; ++y) {
+            for (int x = 0; x < lab.cols; ++x) v.push_back(lab.at<cv::Vec3f>(y, x)[c]);
+        }
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        out[c] = v[v.size() / 2];
+    }
+    return out;
+}
+
+// Why a true follower was not found, as a cause ("cause: ..."): hidden, a blob of its colour
+// there that the detector rejected (and why), its body's colour failing its gate, or its
+// colour passing there but explained away by a terrain.
+std::string why_missed(const vision::PieceTruth& tp, const vision::PieceDetection& found, const vision::LatticeView& view, const cv::Mat& image) {
+    char buf[256];
+    const cv::Vec3f lab = image.empty() ? cv::Vec3f(0, 0, 0) : body_lab(tp, image);
+    const auto models = vision::ColourModels::daylight();
+    std::string passes;
+    for (const auto& m : models.colours) {
+        if (vision::colour_matches(m, lab)) passes += (passes.empty() ? "" : ",") + m.name;
+    }
+    std::snprintf(buf, sizeof buf, "body Lab %.0f %.0f %.0f (hue %.0f, chroma %.0f) passes [%s]", lab[0], lab[1], lab[2], std::atan2(lab[2], lab[1]) * 180 / CV_PI,
+                  std::hypot(lab[1], lab[2]), passes.c_str());
+    std::string cause;
+    const cv::Point2d at = vision::apply_homography(view.image_to_top, tp.base_px);
+    const vision::DetectedPiece* near = nullptr;
+    for (const auto& r : found.rejected) {
+        if (r.colour == tp.colour && cv::norm(r.top_px - at) < 0.4 * view.pitch_px && (near == nullptr || r.area_mm2 > near->area_mm2)) near = &r;
+    }
+    const vision::DetectedPiece* other = nullptr;
+    for (const auto& p : found.pieces) {
+        if (cv::norm(p.top_px - at) < 0.4 * view.pitch_px) other = &p;
+    }
+    const auto* own = models.find(tp.colour);
+    if (tp.visible < 0.3) cause = "hidden";
+    else if (near != nullptr) {
+        char fit[96];
+        std::snprintf(fit, sizeof fit, " (%d mm2, confidence %.2f, fit %.2f / %.2f)", static_cast<int>(near->area_mm2), near->confidence, near->fit_standing,
+                      near->fit_lying);
+        cause = "rejected: " + near->kind + fit;
+    }
+    else if (other != nullptr) cause = "merged with a " + other->colour + " piece";
+    else if (own != nullptr && !vision::colour_matches(*own, lab)) cause = "gate fails";
+    else cause = "explained by terrain";
+    return "cause: " + cause + "; " + buf;
+}
+
 // Prints why the score with the true tiles differs from the record's: every follower missed,
 // invented, put on the wrong feature or seen in the wrong colour, every bridge, ferry or castle
 // missed or invented, the build error, and the points per colour.
@@ -139,7 +196,8 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
                                  to_string(tp.at);
         if (m.truth_match[i] < 0) {
             const auto cell = cell_of(tp.at);
-            std::printf("  seed %llu oracle: missed %s (visible %.2f), reading cell [%d, %d]\n", s, what.c_str(), tp.visible, cell.first, cell.second);
+            std::printf("  seed %llu oracle: missed %s (visible %.2f), reading cell [%d, %d]; %s\n", s, what.c_str(), tp.visible, cell.first, cell.second,
+                        why_missed(tp, found, view, image).c_str());
             crop(tp, "missed");
             continue;
         }
@@ -224,6 +282,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
     }
     detector.silhouette_pose = !bench.width_pose;
+    detector.keep_rejected = !dump_dir.empty();
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -273,6 +332,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
                     st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;
                 }
+                if (!dump_dir.empty()) std::printf("  seed %llu true board: glare veil lifted %.2f (rendered glare: %s)\n", static_cast<unsigned long long>(seed), on_true->veil_peak, truth.glare ? "yes" : "no");
                 if (!exact && !dump_dir.empty()) {
                     std::printf("  seed %llu TRUE BOARD:\n", static_cast<unsigned long long>(seed));
                     explain_oracle(seed, truth_game, truth, board, on_true.value(), oracle, quarter_turn_of(board.view, truth), rendering->image, dump_dir);

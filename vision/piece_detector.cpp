@@ -555,7 +555,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
 }
 
 // A player owns max_followers_per_colour followers: of more blobs of one colour (art of that
-// colour on a misread board) only the surest stay, less the ones standing on castles.
+// colour on a misread board) only the surest stay (silhouette fit, then colour), less the ones standing on castles.
 void keep_owned_followers(const PieceDetectorOptions& o, PieceDetection& out) {
     if (o.max_followers_per_colour <= 0) return;
     std::map<std::string, int> left;
@@ -565,7 +565,9 @@ void keep_owned_followers(const PieceDetectorOptions& o, PieceDetection& out) {
     }
     std::vector<std::size_t> order(out.pieces.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.pieces[a].confidence > out.pieces[b].confidence; });
+    // The surest first: the meeple silhouette's fit (art of a player's colour has no meeple's outline), then the colour.
+    auto sureness = [&](const DetectedPiece& p) { return std::max(p.fit_standing, p.fit_lying) + o.owned_confidence_weight * p.confidence; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sureness(out.pieces[a]) > sureness(out.pieces[b]); });
     std::vector<bool> keep(out.pieces.size(), false);
     for (const std::size_t i : order) keep[i] = left[out.pieces[i].colour]-- > 0;
     std::vector<DetectedPiece> kept;
@@ -719,6 +721,7 @@ Status PieceDetectorOptions::check() const {
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
+    if (!(owned_confidence_weight >= 0 && owned_confidence_weight <= 10)) return bad("owned_confidence_weight must be within [0, 10]");
     if (!(local_min_mm2 >= 0)) return bad("local_min_mm2 must be >= 0");
     if (!(grow_mm >= 0 && grow_mm <= meeple_mm)) return bad("grow_mm must be within [0, meeple_mm]");
     if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");

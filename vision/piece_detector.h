@@ -119,7 +119,8 @@ struct PieceDetectorOptions {
     double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
                                      // (not applied at the board's rim, where the table cuts or joins the outline)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
-                                       // art of that colour (a misread board), and the least sure of them (confidence) go; 0: no limit
+                                       // art of that colour (a misread board), and the least sure of them go; 0: no limit
+    double owned_confidence_weight = 0.25;  // ... sureness: the meeple silhouette's best fit + this x confidence (the colour's closeness)
     // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
     // field sides, a ferry between two jetties of a lake, a castle across the shared side of a
     // small city), the share of its footprint whose pixels are of its colour and unlike the tiles.
@@ -174,12 +175,12 @@ struct DetectedPiece {
 struct PieceDetection {
     std::vector<DetectedPiece> pieces;   // followers (a follower on a castle is the castle's colour, not here)
     std::vector<DetectedPiece> tokens;   // bridges, ferries, castle tokens
-    std::vector<DetectedPiece> rejected; // with keep_rejected: blobs that are no follower, `kind` saying why ("small", "not solid",
-                                         // "on the gaps", "thin", "no silhouette fits", "off the tiles", "over the colour's count", ...)
     cv::Point2d foot_top_px;    // the camera's foot point in the top view (standing pieces point away from it)
     double focal_px = 0;        // the focal length the foot point was computed with
-    double veil_peak = 0;       // the largest glare veil lifted (share of white mixed in; 0: none)
     double ms = 0;
+    double veil_peak = 0;       // the largest glare veil lifted (share of white mixed in; 0: none)
+    std::vector<DetectedPiece> rejected;  // with keep_rejected: blobs that are no follower, `kind` saying why ("small", "not solid",
+                                          // "on the gaps", "thin", "no silhouette fits", "off the tiles", "over the colour's count", ...)
 };
 
 // Finds the followers, bridges, ferries and castle tokens on a board `reading` (found == true)

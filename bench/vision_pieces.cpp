@@ -283,6 +283,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     }
     detector.silhouette_pose = !bench.width_pose;
     detector.keep_rejected = !dump_dir.empty();
+    detector.lift_veil = !bench.no_veil;
+    if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -695,48 +697,54 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
 }
 
 void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench) {
-    const std::string boards = dir + "/boards";
-    if (!std::filesystem::exists(boards)) {
-        std::printf("\nreal photos (pieces): %s not found, skipped\n", boards.c_str());
-        return;
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    std::printf("\nREAL PHOTOS, followers (%s -> overlays in %s)\n", boards.c_str(), out_dir.c_str());
-    std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(boards)) {
-        std::string ext = e.path().extension().string();
-        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        if (ext == ".jpg" || ext == ".jpeg" || ext == ".png") files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    int photos = 0, total = 0;
-    for (const auto& f : files) {
-        auto image = vision::load_image(f.string());
-        if (!image) continue;
-        auto reading = vision::read_board(image.value(), *catalog);
-        if (!reading || !reading->found) {
-            std::printf("  %-20s no board\n", f.filename().string().c_str());
+    // The finished boards, then a webcam's frames of one game (its own light: each summary apart).
+    for (const std::string sub : {"boards", "webcam_sequence"}) {
+        const std::string photos_dir = dir + "/" + sub;
+        if (!std::filesystem::exists(photos_dir)) {
+            std::printf("\nreal photos (pieces): %s not found, skipped\n", photos_dir.c_str());
             continue;
         }
-        vision::PieceDetectorOptions detector;
-        detector.silhouette_pose = !bench.width_pose;
-        auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
-        if (!detection) {
-            std::printf("  %-20s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
-            continue;
+        std::error_code ec;
+        std::filesystem::create_directories(out_dir, ec);
+        std::printf("\nREAL PHOTOS, followers (%s -> overlays in %s)\n", photos_dir.c_str(), out_dir.c_str());
+        std::vector<std::filesystem::path> files;
+        for (const auto& e : std::filesystem::directory_iterator(photos_dir)) {
+            std::string ext = e.path().extension().string();
+            std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (ext == ".jpg" || ext == ".jpeg" || ext == ".png") files.push_back(e.path());
         }
-        ++photos;
-        std::map<std::string, int> by_colour;
-        for (const auto& d : detection->pieces) ++by_colour[d.colour];
-        total += static_cast<int>(detection->pieces.size());
-        std::string counts;
-        for (const auto& [c, k] : by_colour) counts += c + " " + std::to_string(k) + "  ";
-        std::printf("  %-20s %3zu followers  %s\n", f.filename().string().c_str(), detection->pieces.size(), counts.c_str());
-        const cv::Mat overlay = vision::draw_pieces(image.value(), detection.value());
-        cv::imwrite(out_dir + "/" + f.stem().string() + "_pieces.png", overlay);
+        std::sort(files.begin(), files.end());
+        int photos = 0, total = 0;
+        for (const auto& f : files) {
+            auto image = vision::load_image(f.string());
+            if (!image) continue;
+            auto reading = vision::read_board(image.value(), *catalog);
+            if (!reading || !reading->found) {
+                std::printf("  %-28s no board\n", f.filename().string().c_str());
+                continue;
+            }
+            vision::PieceDetectorOptions detector;
+            detector.silhouette_pose = !bench.width_pose;
+            detector.lift_veil = !bench.no_veil;
+            if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
+            auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
+            if (!detection) {
+                std::printf("  %-28s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
+                continue;
+            }
+            ++photos;
+            std::map<std::string, int> by_colour;
+            for (const auto& d : detection->pieces) ++by_colour[d.colour];
+            total += static_cast<int>(detection->pieces.size());
+            std::string counts;
+            for (const auto& [c, k] : by_colour) counts += c + " " + std::to_string(k) + "  ";
+            std::printf("  %-28s %3zu followers  %s (glare veil lifted %.2f)\n", f.filename().string().c_str(), detection->pieces.size(), counts.c_str(),
+                        detection->veil_peak);
+            const cv::Mat overlay = vision::draw_pieces(image.value(), detection.value());
+            cv::imwrite(out_dir + "/" + f.stem().string() + "_pieces.png", overlay);
+        }
+        std::printf("real summary (pieces, %s): %d photos read, %d followers found (no truth: check the overlays by eye)\n", sub.c_str(), photos, total);
     }
-    std::printf("real summary (pieces): %d photos read, %d followers found (no truth: check the overlays by eye)\n", photos, total);
 }
 
 }  // namespace meeplecam::bench

@@ -300,15 +300,13 @@ cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDet
     for (int by = 0; by < bh; ++by) {
         for (int bx = 0; bx < bw; ++bx) {
             const auto b = static_cast<std::size_t>(by * bw + bx);
-            double num = 0, den = 0;  // least squares: (level - own) = s (255 - own), weighted by pixels
+            double least = 1e9;  // a glare lifts every terrain here: the least lift any of them shows (one terrain's print may vary)
             for (std::size_t k = 0; k < kKinds; ++k) {
                 if (dark[b][k] < 0 || own[k] < 0) continue;
-                const double room = 255.0 - own[k];
-                num += count[b][k] * (dark[b][k] - own[k]) * room;
-                den += count[b][k] * room * room;
+                least = std::min(least, (dark[b][k] - own[k]) / (255.0 - own[k]));
             }
-            if (den <= 0) continue;
-            share.at<float>(by, bx) = static_cast<float>(std::clamp(num / den, 0.0, 0.8));
+            if (least > 1) continue;
+            share.at<float>(by, bx) = static_cast<float>(std::clamp(least, 0.0, 0.8));
             weight.at<float>(by, bx) = 1;
         }
     }

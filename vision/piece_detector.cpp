@@ -252,9 +252,8 @@ SilhouetteFit fit_silhouette(const cv::Mat& blob, cv::Point2d blob_origin_mm, do
 // black. Per block of `veil_block_mm` and per terrain in it (`terrain`: the decoded terrain kind
 // per pixel, negative off the tiles), the `veil_percentile` of the darkest channel; each
 // terrain's own dark level is a low percentile of its blocks' (where no glare reaches: a glare is
-// a spot); a block's veil is the least-squares share s that lifts its terrains' own levels to
-// what it shows, dark terrains counting most (a bright road's level moves with the light's
-// gradient as much as with a veil). Returns the veil share per pixel (CV_32F, 0..1, smooth), 0
+// a spot); a block's veil is the least lift (level - own) / (255 - own) any of its terrains
+// shows (a glare lifts them all; one terrain's print or art may vary alone). Returns the veil share per pixel (CV_32F, 0..1, smooth), 0
 // where it is under `min_veil` (the light's gradient and the print's variation, not a glare).
 cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDetectorOptions& o) {
     constexpr int kKinds = 9;  // the FeatureKind values and decoration

@@ -108,6 +108,63 @@ Matching match_followers(const std::vector<vision::PieceTruth>& truth, const std
     return m;
 }
 
+// The median Lab of the body of a follower (a small patch between its base and head) in `image`.
+cv::Vec3f body_lab(const vision::PieceTruth& tp, const cv::Mat& image) {
+    const cv::Point2d body = tp.base_px * 0.6 + tp.head_px * 0.4;
+    const cv::Rect box = cv::Rect(static_cast<int>(body.x) - 2, static_cast<int>(body.y) - 2, 5, 5) & cv::Rect(0, 0, image.cols, image.rows);
+    if (box.area() == 0) return {0, 0, 0};
+    cv::Mat lab;
+    image(box).convertTo(lab, CV_32FC3, 1.0 / 255);
+    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
+    cv::Vec3f out;
+    for (int c = 0; c < 3; ++c) {
+        std::vector<float> v;
+        for (int y = 0; y < lab.rows; ++y) {
+            for (int x = 0; x < lab.cols; ++x) v.push_back(lab.at<cv::Vec3f>(y, x)[c]);
+        }
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        out[c] = v[v.size() / 2];
+    }
+    return out;
+}
+
+// Why a true follower was not found, as a cause ("cause: ..."): hidden, a blob of its colour
+// there that the detector rejected (and why), its body's colour failing its gate, or its
+// colour passing there but explained away by a terrain.
+std::string why_missed(const vision::PieceTruth& tp, const vision::PieceDetection& found, const vision::LatticeView& view, const cv::Mat& image) {
+    char buf[256];
+    const cv::Vec3f lab = image.empty() ? cv::Vec3f(0, 0, 0) : body_lab(tp, image);
+    const auto models = vision::ColourModels::daylight();
+    std::string passes;
+    for (const auto& m : models.colours) {
+        if (vision::colour_matches(m, lab)) passes += (passes.empty() ? "" : ",") + m.name;
+    }
+    std::snprintf(buf, sizeof buf, "body Lab %.0f %.0f %.0f (hue %.0f, chroma %.0f) passes [%s]", lab[0], lab[1], lab[2], std::atan2(lab[2], lab[1]) * 180 / CV_PI,
+                  std::hypot(lab[1], lab[2]), passes.c_str());
+    std::string cause;
+    const cv::Point2d at = vision::apply_homography(view.image_to_top, tp.base_px);
+    const vision::DetectedPiece* near = nullptr;
+    for (const auto& r : found.rejected) {
+        if (r.colour == tp.colour && cv::norm(r.top_px - at) < 0.4 * view.pitch_px && (near == nullptr || r.area_mm2 > near->area_mm2)) near = &r;
+    }
+    const vision::DetectedPiece* other = nullptr;
+    for (const auto& p : found.pieces) {
+        if (cv::norm(p.top_px - at) < 0.4 * view.pitch_px) other = &p;
+    }
+    const auto* own = models.find(tp.colour);
+    if (tp.visible < 0.3) cause = "hidden";
+    else if (near != nullptr) {
+        char fit[96];
+        std::snprintf(fit, sizeof fit, " (%d mm2, confidence %.2f, fit %.2f / %.2f)", static_cast<int>(near->area_mm2), near->confidence, near->fit_standing,
+                      near->fit_lying);
+        cause = "rejected: " + near->kind + fit;
+    }
+    else if (other != nullptr) cause = "merged with a " + other->colour + " piece";
+    else if (own != nullptr && !vision::colour_matches(*own, lab)) cause = "gate fails";
+    else cause = "explained by terrain";
+    return "cause: " + cause + "; " + buf;
+}
+
 // Prints why the score with the true tiles differs from the record's: every follower missed,
 // invented, put on the wrong feature or seen in the wrong colour, every bridge, ferry or castle
 // missed or invented, the build error, and the points per colour.
@@ -139,7 +196,8 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
                                  to_string(tp.at);
         if (m.truth_match[i] < 0) {
             const auto cell = cell_of(tp.at);
-            std::printf("  seed %llu oracle: missed %s (visible %.2f), reading cell [%d, %d]\n", s, what.c_str(), tp.visible, cell.first, cell.second);
+            std::printf("  seed %llu oracle: missed %s (visible %.2f), reading cell [%d, %d]; %s\n", s, what.c_str(), tp.visible, cell.first, cell.second,
+                        why_missed(tp, found, view, image).c_str());
             crop(tp, "missed");
             continue;
         }
@@ -224,6 +282,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
     }
     detector.silhouette_pose = !bench.width_pose;
+    detector.keep_rejected = !dump_dir.empty();
+    detector.lift_veil = !bench.no_veil;
+    if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -273,6 +334,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
                     st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;
                 }
+                if (!dump_dir.empty()) std::printf("  seed %llu true board: glare veil lifted %.2f (rendered glare: %s)\n", static_cast<unsigned long long>(seed), on_true->veil_peak, truth.glare ? "yes" : "no");
                 if (!exact && !dump_dir.empty()) {
                     std::printf("  seed %llu TRUE BOARD:\n", static_cast<unsigned long long>(seed));
                     explain_oracle(seed, truth_game, truth, board, on_true.value(), oracle, quarter_turn_of(board.view, truth), rendering->image, dump_dir);
@@ -635,48 +697,54 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
 }
 
 void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench) {
-    const std::string boards = dir + "/boards";
-    if (!std::filesystem::exists(boards)) {
-        std::printf("\nreal photos (pieces): %s not found, skipped\n", boards.c_str());
-        return;
-    }
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    std::printf("\nREAL PHOTOS, followers (%s -> overlays in %s)\n", boards.c_str(), out_dir.c_str());
-    std::vector<std::filesystem::path> files;
-    for (const auto& e : std::filesystem::directory_iterator(boards)) {
-        std::string ext = e.path().extension().string();
-        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        if (ext == ".jpg" || ext == ".jpeg" || ext == ".png") files.push_back(e.path());
-    }
-    std::sort(files.begin(), files.end());
-    int photos = 0, total = 0;
-    for (const auto& f : files) {
-        auto image = vision::load_image(f.string());
-        if (!image) continue;
-        auto reading = vision::read_board(image.value(), *catalog);
-        if (!reading || !reading->found) {
-            std::printf("  %-20s no board\n", f.filename().string().c_str());
+    // The finished boards, then a webcam's frames of one game (its own light: each summary apart).
+    for (const std::string sub : {"boards", "webcam_sequence"}) {
+        const std::string photos_dir = dir + "/" + sub;
+        if (!std::filesystem::exists(photos_dir)) {
+            std::printf("\nreal photos (pieces): %s not found, skipped\n", photos_dir.c_str());
             continue;
         }
-        vision::PieceDetectorOptions detector;
-        detector.silhouette_pose = !bench.width_pose;
-        auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
-        if (!detection) {
-            std::printf("  %-20s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
-            continue;
+        std::error_code ec;
+        std::filesystem::create_directories(out_dir, ec);
+        std::printf("\nREAL PHOTOS, followers (%s -> overlays in %s)\n", photos_dir.c_str(), out_dir.c_str());
+        std::vector<std::filesystem::path> files;
+        for (const auto& e : std::filesystem::directory_iterator(photos_dir)) {
+            std::string ext = e.path().extension().string();
+            std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+            if (ext == ".jpg" || ext == ".jpeg" || ext == ".png") files.push_back(e.path());
         }
-        ++photos;
-        std::map<std::string, int> by_colour;
-        for (const auto& d : detection->pieces) ++by_colour[d.colour];
-        total += static_cast<int>(detection->pieces.size());
-        std::string counts;
-        for (const auto& [c, k] : by_colour) counts += c + " " + std::to_string(k) + "  ";
-        std::printf("  %-20s %3zu followers  %s\n", f.filename().string().c_str(), detection->pieces.size(), counts.c_str());
-        const cv::Mat overlay = vision::draw_pieces(image.value(), detection.value());
-        cv::imwrite(out_dir + "/" + f.stem().string() + "_pieces.png", overlay);
+        std::sort(files.begin(), files.end());
+        int photos = 0, total = 0;
+        for (const auto& f : files) {
+            auto image = vision::load_image(f.string());
+            if (!image) continue;
+            auto reading = vision::read_board(image.value(), *catalog);
+            if (!reading || !reading->found) {
+                std::printf("  %-28s no board\n", f.filename().string().c_str());
+                continue;
+            }
+            vision::PieceDetectorOptions detector;
+            detector.silhouette_pose = !bench.width_pose;
+            detector.lift_veil = !bench.no_veil;
+            if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
+            auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
+            if (!detection) {
+                std::printf("  %-28s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
+                continue;
+            }
+            ++photos;
+            std::map<std::string, int> by_colour;
+            for (const auto& d : detection->pieces) ++by_colour[d.colour];
+            total += static_cast<int>(detection->pieces.size());
+            std::string counts;
+            for (const auto& [c, k] : by_colour) counts += c + " " + std::to_string(k) + "  ";
+            std::printf("  %-28s %3zu followers  %s (glare veil lifted %.2f)\n", f.filename().string().c_str(), detection->pieces.size(), counts.c_str(),
+                        detection->veil_peak);
+            const cv::Mat overlay = vision::draw_pieces(image.value(), detection.value());
+            cv::imwrite(out_dir + "/" + f.stem().string() + "_pieces.png", overlay);
+        }
+        std::printf("real summary (pieces, %s): %d photos read, %d followers found (no truth: check the overlays by eye)\n", sub.c_str(), photos, total);
     }
-    std::printf("real summary (pieces): %d photos read, %d followers found (no truth: check the overlays by eye)\n", photos, total);
 }
 
 }  // namespace meeplecam::bench

@@ -20,6 +20,8 @@ namespace meeplecam::bench {
 struct PiecesBenchOptions {
     bool true_board_only = false;  // score the true board only (the reader is not run: the pieces alone, quickly)
     bool width_pose = false;       // the width rule's pose and base, not the fitted silhouette's (before and after)
+    bool no_veil = false;          // --no-veil: no glare veil lifted (before and after)
+    double min_veil = 0;           // --min-veil S: the detector's min_veil (0: its default)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
                       const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});
@@ -28,8 +30,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
 // calibration (render_colour_shot under the same light, calibrate_colours) whose white balance
 // and models are used. The tiles are the truth's (the colour stage judged apart from the reader).
 void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed, double kelvin);
-// Draws the followers found on every board photo of `dir`/boards into `out_dir` (PNG) and
-// prints per-photo counts; skips cleanly when the folder is absent.
+// Draws the followers found on every photo of `dir`/boards and `dir`/webcam_sequence into
+// `out_dir` (PNG) and prints per-photo counts (and the glare veil lifted), each folder summed
+// apart; skips cleanly a folder that is absent.
 void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::string& dir, const std::string& out_dir, const PiecesBenchOptions& bench = {});
 
 }  // namespace meeplecam::bench

@@ -247,6 +247,99 @@ SilhouetteFit fit_silhouette(const cv::Mat& blob, cv::Point2d blob_origin_mm, do
     return best;
 }
 
+// Estimates the white veil a glare spot lays over the tiles of the top view `det` (8-bit BGR):
+// a glare mixes white into every pixel (v -> v + (255 - v) s), which lifts the darkest art off
+// black. Per block of `veil_block_mm` and per terrain in it (`terrain`: the decoded terrain kind
+// per pixel, negative off the tiles), the `veil_percentile` of the darkest channel; each
+// terrain's own dark level is a low percentile of its blocks' (where no glare reaches: a glare is
+// a spot); a block's veil is the least lift (level - own) / (255 - own) any of its terrains
+// shows (a glare lifts them all; one terrain's print or art may vary alone). Returns the veil share per pixel (CV_32F, 0..1, smooth), 0
+// where it is under `min_veil` (the light's gradient and the print's variation, not a glare).
+cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDetectorOptions& o) {
+    constexpr int kKinds = 9;  // the FeatureKind values and decoration
+    const int block = std::max(8, static_cast<int>(std::lround(o.veil_block_mm * o.px_per_mm)));
+    const int bw = (det.cols + block - 1) / block, bh = (det.rows + block - 1) / block;
+    // Per block and terrain: dark level (-1: too few pixels) and pixel count.
+    std::vector<std::array<float, kKinds>> dark(static_cast<std::size_t>(bw * bh));
+    std::vector<std::array<int, kKinds>> count(static_cast<std::size_t>(bw * bh));
+    std::array<std::vector<float>, kKinds> levels;
+    std::array<std::vector<std::uint8_t>, kKinds> values;
+    for (int by = 0; by < bh; ++by) {
+        for (int bx = 0; bx < bw; ++bx) {
+            const cv::Rect r = cv::Rect(bx * block, by * block, block, block) & cv::Rect(0, 0, det.cols, det.rows);
+            for (auto& v : values) v.clear();
+            for (int y = r.y; y < r.y + r.height; ++y) {
+                const auto* in = det.ptr<cv::Vec3b>(y);
+                const auto* t = terrain.ptr<int>(y);
+                for (int x = r.x; x < r.x + r.width; ++x) {
+                    if (t[x] >= 0 && t[x] < kKinds) values[static_cast<std::size_t>(t[x])].push_back(std::min({in[x][0], in[x][1], in[x][2]}));
+                }
+            }
+            const auto b = static_cast<std::size_t>(by * bw + bx);
+            for (std::size_t k = 0; k < kKinds; ++k) {
+                auto& v = values[k];
+                dark[b][k] = -1;
+                count[b][k] = static_cast<int>(v.size());
+                if (v.size() < static_cast<std::size_t>(block * block / 8)) continue;  // too little of it here to say
+                const auto at = static_cast<std::ptrdiff_t>(o.veil_percentile * static_cast<double>(v.size() - 1));
+                std::nth_element(v.begin(), v.begin() + at, v.end());
+                dark[b][k] = v[static_cast<std::size_t>(at)];
+                levels[k].push_back(dark[b][k]);
+            }
+        }
+    }
+    std::array<double, kKinds> own{};
+    for (std::size_t k = 0; k < kKinds; ++k) {
+        own[k] = -1;
+        if (levels[k].size() < 4) continue;
+        std::sort(levels[k].begin(), levels[k].end());
+        own[k] = levels[k][levels[k].size() / 10];
+    }
+    cv::Mat share(bh, bw, CV_32F, cv::Scalar(0)), weight(bh, bw, CV_32F, cv::Scalar(0));
+    for (int by = 0; by < bh; ++by) {
+        for (int bx = 0; bx < bw; ++bx) {
+            const auto b = static_cast<std::size_t>(by * bw + bx);
+            double least = 1e9;  // a glare lifts every terrain here: the least lift any of them shows (one terrain's print may vary)
+            for (std::size_t k = 0; k < kKinds; ++k) {
+                if (dark[b][k] < 0 || own[k] < 0) continue;
+                least = std::min(least, (dark[b][k] - own[k]) / (255.0 - own[k]));
+            }
+            if (least > 1) continue;
+            share.at<float>(by, bx) = static_cast<float>(std::clamp(least, 0.0, 0.8));
+            weight.at<float>(by, bx) = 1;
+        }
+    }
+    // Smooth over neighbouring blocks (a glare spans many: a block alone is a hand, a follower's shadow, art), blocks off
+    // the tiles taking their neighbours'.
+    cv::medianBlur(share, share, 5);
+    cv::GaussianBlur(share, share, cv::Size(), 1.5);
+    cv::GaussianBlur(weight, weight, cv::Size(), 1.5);
+    for (int by = 0; by < bh; ++by) {
+        for (int bx = 0; bx < bw; ++bx) {
+            const float w = weight.at<float>(by, bx);
+            float v = w > 1e-3f ? share.at<float>(by, bx) / w : 0.0f;
+            // A soft start: none under min_veil, all of it from twice that.
+            v *= static_cast<float>(std::clamp((v - o.min_veil) / std::max(1e-6, o.min_veil), 0.0, 1.0));
+            share.at<float>(by, bx) = v;
+        }
+    }
+    cv::Mat veil;
+    cv::resize(share, veil, cv::Size(bw * block, bh * block), 0, 0, cv::INTER_LINEAR);
+    return veil(cv::Rect(0, 0, det.cols, det.rows)).clone();
+}
+
+// Takes the veil `veil` (share per pixel) off `det` (8-bit BGR) in place: v = (v' - 255 s) / (1 - s).
+void lift_veil(cv::Mat& det, const cv::Mat& veil) {
+    for (int y = 0; y < det.rows; ++y) {
+        auto* px = det.ptr<cv::Vec3b>(y);
+        const auto* s = veil.ptr<float>(y);
+        for (int x = 0; x < det.cols; ++x) {
+            if (s[x] <= 0) continue;
+            for (int c = 0; c < 3; ++c) px[x][c] = cv::saturate_cast<std::uint8_t>((px[x][c] - 255.0 * s[x]) / (1.0 - s[x]));
+        }
+    }
+}
+
 // The detection top view's place: reading cells to its pixels and back to the frame.
 struct Frame {
     cv::Matx33d top_to_det, det_to_image;
@@ -459,7 +552,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
 }
 
 // A player owns max_followers_per_colour followers: of more blobs of one colour (art of that
-// colour on a misread board) only the surest stay, less the ones standing on castles.
+// colour on a misread board) only the surest stay (silhouette fit, then colour), less the ones standing on castles.
 void keep_owned_followers(const PieceDetectorOptions& o, PieceDetection& out) {
     if (o.max_followers_per_colour <= 0) return;
     std::map<std::string, int> left;
@@ -469,12 +562,19 @@ void keep_owned_followers(const PieceDetectorOptions& o, PieceDetection& out) {
     }
     std::vector<std::size_t> order(out.pieces.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return out.pieces[a].confidence > out.pieces[b].confidence; });
+    // The surest first: the meeple silhouette's fit (art of a player's colour has no meeple's outline), then the colour.
+    auto sureness = [&](const DetectedPiece& p) { return std::max(p.fit_standing, p.fit_lying) + o.owned_confidence_weight * p.confidence; };
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return sureness(out.pieces[a]) > sureness(out.pieces[b]); });
     std::vector<bool> keep(out.pieces.size(), false);
     for (const std::size_t i : order) keep[i] = left[out.pieces[i].colour]-- > 0;
     std::vector<DetectedPiece> kept;
     for (std::size_t i = 0; i < out.pieces.size(); ++i) {
-        if (keep[i]) kept.push_back(std::move(out.pieces[i]));
+        if (keep[i]) {
+            kept.push_back(std::move(out.pieces[i]));
+        } else if (o.keep_rejected) {
+            out.pieces[i].kind = "over the colour's count";
+            out.rejected.push_back(std::move(out.pieces[i]));
+        }
     }
     out.pieces = std::move(kept);
 }
@@ -618,6 +718,7 @@ Status PieceDetectorOptions::check() const {
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
+    if (!(owned_confidence_weight >= 0 && owned_confidence_weight <= 10)) return bad("owned_confidence_weight must be within [0, 10]");
     if (!(local_min_mm2 >= 0)) return bad("local_min_mm2 must be >= 0");
     if (!(grow_mm >= 0 && grow_mm <= meeple_mm)) return bad("grow_mm must be within [0, meeple_mm]");
     if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");
@@ -634,6 +735,9 @@ Status PieceDetectorOptions::check() const {
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
     if (!(lake_bridge_share >= token_share && lake_bridge_share <= 1)) return bad("lake_bridge_share must be within [token_share, 1]");
+    if (!(veil_block_mm >= 2 && veil_block_mm <= 4 * tile_mm)) return bad("veil_block_mm must be within [2, 4 x tile_mm]");
+    if (!(veil_percentile >= 0 && veil_percentile <= 0.5)) return bad("veil_percentile must be within [0, 0.5]");
+    if (!(min_veil > 0 && min_veil < 0.5)) return bad("min_veil must be within (0, 0.5)");
     return Ok{};
 }
 
@@ -747,9 +851,6 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     cv::warpPerspective(image, det, image_to_det, det_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     cv::Mat inside;
     cv::warpPerspective(cv::Mat(image.size(), CV_8UC1, cv::Scalar(255)), inside, image_to_det, det_size, cv::INTER_NEAREST);
-    cv::Mat lab;
-    det.convertTo(lab, CV_32FC3, 1.0 / 255);
-    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
 
     // 2. What each pixel should show: the decoded tile's terrain there.
     cv::Mat terrain(det_size, CV_32SC1, cv::Scalar(kNoTile));
@@ -788,6 +889,19 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                           2 * band);
         }
     }
+    // 1b. A glare spot's white veil lifted (the colours it washes out pass no gate), then Lab.
+    PieceDetection out;
+    if (o.lift_veil) {
+        const cv::Mat veil = estimate_veil(det, terrain, o);
+        double peak = 0;
+        cv::minMaxLoc(veil, nullptr, &peak);
+        out.veil_peak = peak;
+        if (peak > 0) lift_veil(det, veil);
+    }
+    cv::Mat lab;
+    det.convertTo(lab, CV_32FC3, 1.0 / 255);
+    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
+
     // Each terrain's common colours, from a sparse sample of its pixels. Pixels a piece colour
     // admits are left out (the pieces stand on the terrains and would teach them their colour)
     // unless that colour is a large share of the terrain: then it is the terrain's own colour.
@@ -879,7 +993,6 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     }
 
     // Bridges, ferries and castle tokens first: their shadows darken the terrain around them.
-    PieceDetection out;
     const cv::Matx33d det_to_image = image_to_det.inv();
     const Frame frame{top_to_det, det_to_image, pitch, c0, r0, s, view};
     cv::Mat shadow_zone;
@@ -1033,13 +1146,28 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         // The follower blob `i` of the labels `comp` (with their `stats`) would be; none when it is not one.
         auto evaluate = [&](const cv::Mat& comp, const cv::Mat& stats, int i) -> std::optional<DetectedPiece> {
             const double area_mm2 = stats.at<int>(i, cv::CC_STAT_AREA) / px2_per_mm2;
-            if (area_mm2 < o.min_area_mm2 || area_mm2 > o.max_area_mm2) return std::nullopt;
+            // (--dump: why a blob is no follower, for blobs of at least a third of a follower's least area)
+            auto reject = [&](const char* why) -> std::optional<DetectedPiece> {
+                if (o.keep_rejected && area_mm2 >= o.min_area_mm2 / 3) {
+                    DetectedPiece r;
+                    r.kind = why;
+                    r.colour = model.name;
+                    r.area_mm2 = area_mm2;
+                    const cv::Point2d middle(stats.at<int>(i, cv::CC_STAT_LEFT) + 0.5 * stats.at<int>(i, cv::CC_STAT_WIDTH),
+                                        stats.at<int>(i, cv::CC_STAT_TOP) + 0.5 * stats.at<int>(i, cv::CC_STAT_HEIGHT));
+                    r.top_px = apply_homography(top_to_det.inv(), middle);
+                    out.rejected.push_back(std::move(r));
+                }
+                return std::nullopt;
+            };
+            if (area_mm2 < o.min_area_mm2) return reject("small");
+            if (area_mm2 > o.max_area_mm2) return reject("large");
             const cv::Rect box(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP), stats.at<int>(i, cv::CC_STAT_WIDTH),
                                stats.at<int>(i, cv::CC_STAT_HEIGHT));
             cv::Mat blob = comp(box) == i;
             std::vector<std::vector<cv::Point>> contours;
             cv::findContours(blob.clone(), contours, cv::RETR_EXTERNAL, cv::CHAIN_APPROX_SIMPLE);
-            if (contours.empty()) return std::nullopt;
+            if (contours.empty()) return reject("no outline");
             std::size_t biggest = 0;
             for (std::size_t k = 1; k < contours.size(); ++k) {
                 if (cv::contourArea(contours[k]) > cv::contourArea(contours[biggest])) biggest = k;
@@ -1049,11 +1177,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const double solidity = stats.at<int>(i, cv::CC_STAT_AREA) / std::max(1.0, cv::contourArea(hull));
             // Off the cells (at the board's rim) the table cuts or joins a follower's outline: a looser test there.
             const bool at_rim = cv::countNonZero(blob & (terrain(box) == kNoTile)) > 0.1 * stats.at<int>(i, cv::CC_STAT_AREA);
-            if (solidity < (at_rim ? o.min_solidity_rim : o.min_solidity)) return std::nullopt;
-            if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) return std::nullopt;
+            if (solidity < (at_rim ? o.min_solidity_rim : o.min_solidity)) return reject("not solid");
+            if (!on_interiors(comp(box) == i, box, stats.at<int>(i, cv::CC_STAT_AREA))) return reject("on the gaps");
             if (std::min(cv::minAreaRect(contours[biggest]).size.width, cv::minAreaRect(contours[biggest]).size.height) * mm_per_px <
                 o.min_width_mm) {
-                return std::nullopt;
+                return reject("thin");
             }
             // Geometry on the plane (mm): centroid, and extents along and across the ray from the foot point.
             std::vector<cv::Point2d> pts;
@@ -1107,7 +1235,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const SilhouetteFit lie = fit_silhouette(blob, blob_origin_mm, o.px_per_mm, foot, h, true, o.lying_yaws);
                 piece.fit_standing = stand.iou;
                 piece.fit_lying = lie.iou;
-                if (std::max(stand.iou, lie.iou) < o.min_fit && !at_rim) return std::nullopt;  // (the table cuts or joins a rim blob's outline)
+                if (std::max(stand.iou, lie.iou) < o.min_fit && !at_rim) return reject("no silhouette fits");  // (the table cuts or joins a rim blob's outline)
                 const double lying_margin = lie.iou - stand.iou + o.lying_fit_bias;
                 piece.lying = lying_margin > 0;
                 pose_sure = !piece.lying || lying_margin >= o.pose_fit_doubt;
@@ -1138,7 +1266,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 piece.lying = true;
                 place(piece, lying_base_mm, FeaturePreference::Field);
             }
-            if (!piece.on_tile) return std::nullopt;
+            if (!piece.on_tile) return reject("off the tiles");
             return piece;
         };
         cv::Mat seed_comp, seed_stats, seed_centroids;

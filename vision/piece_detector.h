@@ -119,7 +119,8 @@ struct PieceDetectorOptions {
     double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
                                      // (not applied at the board's rim, where the table cuts or joins the outline)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
-                                       // art of that colour (a misread board), and the least sure of them (confidence) go; 0: no limit
+                                       // art of that colour (a misread board), and the least sure of them go; 0: no limit
+    double owned_confidence_weight = 0.25;  // ... sureness: the meeple silhouette's best fit + this x confidence (the colour's closeness)
     // Bridges, ferries and castle tokens: where the rules allow one (a bridge across two opposite
     // field sides, a ferry between two jetties of a lake, a castle across the shared side of a
     // small city), the share of its footprint whose pixels are of its colour and unlike the tiles.
@@ -130,6 +131,13 @@ struct PieceDetectorOptions {
     double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr
     double token_share = 0.3;            // least share of a footprint's pixels of the piece's colour
     double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
+    // A glare spot mixes white into the board (colours wash out: reds lose their chroma, black turns grey): its veil is
+    // estimated from how far each terrain's darkest art rose off its own dark level, per block, and taken off the top view first.
+    bool lift_veil = true;
+    double veil_block_mm = 22.5;         // block side (half a tile)
+    double veil_percentile = 0.05;       // a block's dark level: this percentile of its pixels' darkest channel
+    double min_veil = 0.06;              // veils under this are the light's gradient and the print's variation (none lifted)
+    bool keep_rejected = false;          // keep the blobs that are no follower, with why (PieceDetection::rejected: the bench's --dump)
     Status check() const;
 };
 
@@ -170,6 +178,9 @@ struct PieceDetection {
     cv::Point2d foot_top_px;    // the camera's foot point in the top view (standing pieces point away from it)
     double focal_px = 0;        // the focal length the foot point was computed with
     double ms = 0;
+    double veil_peak = 0;       // the largest glare veil lifted (share of white mixed in; 0: none)
+    std::vector<DetectedPiece> rejected;  // with keep_rejected: blobs that are no follower, `kind` saying why ("small", "not solid",
+                                          // "on the gaps", "thin", "no silhouette fits", "off the tiles", "over the colour's count", ...)
 };
 
 // Finds the followers, bridges, ferries and castle tokens on a board `reading` (found == true)

@@ -283,7 +283,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     }
     detector.silhouette_pose = !bench.width_pose;
     detector.keep_rejected = !dump_dir.empty();
-    detector.lift_veil = !bench.no_veil;
+    detector.lift_veil = bench.veil;
     if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
@@ -725,7 +725,7 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
             }
             vision::PieceDetectorOptions detector;
             detector.silhouette_pose = !bench.width_pose;
-            detector.lift_veil = !bench.no_veil;
+            detector.lift_veil = bench.veil;
             if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
             auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
             if (!detection) {

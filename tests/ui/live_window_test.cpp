@@ -450,7 +450,7 @@ TEST_CASE("the tracker reads the moves from the camera frames into the live wind
 
     ui::LiveWindow w;
     play_three_event_footage(w, dir, footage);
-    REQUIRE(test::wait_until([&] { return w.record().events.size() == 3; }, 60000));
+    REQUIRE(test::wait_until([&] { return w.record().events.size() == 3; }, 240000));  // minutes under sanitizers on a loaded machine
     CHECK(same_events(w.record(), script));
     CHECK(same_events(recover_journal((dir + "/m.journal").toStdString())->record, script));
     // The overlay is on the frame: the tile labels of the live view name the tiles seen.
@@ -502,7 +502,7 @@ TEST_CASE("the follower menu ranks owners and features by what the tracker saw",
     const Record& script = footage.script;
     ui::LiveWindow w;
     play_three_event_footage(w, dir, footage);
-    REQUIRE(test::wait_until([&] { return w.record().events.size() == 3; }, 60000));
+    REQUIRE(test::wait_until([&] { return w.record().events.size() == 3; }, 240000));  // minutes under sanitizers on a loaded machine
     w.stop_source();
     // The truth: red's follower on V's field at NL.
     const Event truth_event = script.events[2];

@@ -479,8 +479,10 @@ TEST_CASE("a glare spot's white veil is lifted, so the followers it washes out a
     glare.glare_radius = {0.2, 0.2};
     vision::PieceDetectorOptions veiled;
     veiled.lift_veil = false;
+    vision::PieceDetectorOptions lifted;
+    lifted.lift_veil = true;
     const auto before = render_and_detect(vision::scene_of(game.game), glare, kScene, veiled);
-    const auto after = render_and_detect(vision::scene_of(game.game), glare, kScene);
+    const auto after = render_and_detect(vision::scene_of(game.game), glare, kScene, lifted);
     REQUIRE(after.rendering.truth.glare);
     int missed_before = 0, missed_after = 0, colour_wrong = 0;
     for (std::size_t i = 0; i < after.match.size(); ++i) {
@@ -504,8 +506,10 @@ TEST_CASE("a board under a glare on the bench's medium preset: the veil is lifte
     // no glare, and nothing is lifted.
     vision::PieceDetectorOptions veiled;
     veiled.lift_veil = false;
+    vision::PieceDetectorOptions lifted;
+    lifted.lift_veil = true;
     const auto before = detect_on_true_board(1004, veiled);
-    const auto after = detect_on_true_board(1004, {});
+    const auto after = detect_on_true_board(1004, lifted);
     int missed_before = 0, missed_after = 0;
     for (std::size_t i = 0; i < after.match.size(); ++i) missed_before += before.match[i] < 0, missed_after += after.match[i] < 0;
     INFO("missed " << missed_before << " -> " << missed_after << " of " << after.match.size() << "; invented " << before.unmatched << " -> "
@@ -514,7 +518,7 @@ TEST_CASE("a board under a glare on the bench's medium preset: the veil is lifte
     CHECK(missed_before >= 8);
     CHECK(missed_after <= 2);
     CHECK(after.unmatched <= before.unmatched + 1);
-    const auto clear = detect_on_true_board(1007, {});
+    const auto clear = detect_on_true_board(1007, lifted);
     CHECK_FALSE(clear.rendering.truth.glare);
     CHECK(clear.detection.veil_peak == 0);
     vision::PieceDetectorOptions bad;

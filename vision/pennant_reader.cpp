@@ -194,6 +194,7 @@ Status PennantOptions::check() const {
     if (!(size_share >= 0 && size_share < 1)) return bad("size_share must be within [0, 1)");
     if (min_sized_pennants < 1) return bad("min_sized_pennants must be at least 1");
     if (!(deviation_box > 0 && deviation_box < 0.5)) return bad("deviation_box must be within (0, 0.5)");
+    if (!(max_blurred_share >= 0 && max_blurred_share <= 1)) return bad("max_blurred_share must be within [0, 1]");
     if (min_split_cells < 2) return bad("min_split_cells must be at least 2");
     if (!(min_split_ratio > 1)) return bad("min_split_ratio must be above 1");
     return Ok{};
@@ -304,9 +305,11 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         out.push_back(ev);
     }
     // Blurred boards: the pennant's colours mix with the city's and few cells show a blob
-    // unlike plain city. Then the cells whose city holds a patch standing out from its own
+    // unlike plain city (under max_blurred_share of the twin cells; about half of them have
+    // pennants). Then the cells whose city holds a patch standing out from its own
     // fill are the pennant cells, when the board's cells split clearly into two such groups.
-    const bool blurred = static_cast<int>(sizes.size()) < o.min_sized_pennants;
+    const auto decided = std::count_if(out.begin(), out.end(), [](const PennantEvidence& ev) { return ev.decided; });
+    const bool blurred = static_cast<double>(sizes.size()) < o.max_blurred_share * static_cast<double>(decided);
     const double threshold = pennant_threshold(std::move(sizes), o);
     double split = 0;
     if (blurred) {
@@ -322,7 +325,8 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         auto& t = tiles[i];
         auto& ev = out[i];
         if (!ev.decided) continue;
-        const bool by_deviation = split > 0;
+        // A blob the blob rule takes stays a pennant on a blurred board too.
+        const bool by_deviation = split > 0 && ev.blob_area < threshold;
         const double value = by_deviation ? ev.deviation : ev.blob_area, cut = by_deviation ? split : threshold;
         ev.pennant = value >= cut;
         const bool now = has_pennant(types[static_cast<std::size_t>(t.type)]);

@@ -289,7 +289,9 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
 // Pennants are too small and sit in too many places (per tile set) for the layouts, so
 // types that differ only in pennants (M/N, O/P, ...) are told apart afterwards: the colours
 // of plain city in this frame are learnt from the cells read as a pennantless city type;
-// a blob of colour unlike them inside a cell's city is a pennant.
+// a compact blob of colour unlike them inside a cell's city, not far smaller than the
+// board's other such blobs, is a pennant. On a blurred board (few such blobs) the twin
+// cells are split by how far their city's most deviating patch stands out from its fill.
 struct PennantOptions {
     double wall_margin = 0.06;     // city pixels this close (share of the tile) to another feature or the tile edge are left out
     int lightness_bins = 8;        // Lab histogram of plain city: bins along L (coarse: light gradients)...
@@ -298,6 +300,15 @@ struct PennantOptions {
     double min_area = 0.0015;      // a pennant: a blob of such colour covering at least this share of the tile...
     double max_area = 0.15;        // ...and at most this (bigger: glare or a hand, undecided)
     int min_reference_cells = 3;   // fewer pennantless city cells: plain city is learnt from every city cell
+    double min_fill = 0.25;        // a blob counts only when compact: its pixels fill this share of the square on its longest side
+                                   // (pennants 0.4-0.8; the thin band of a wall the art draws off the catalog geometry, under 0.1)
+    double size_share = 0.3;       // ...and at least this share of the board's pennant size (the median blob of the cells that reach min_area)...
+    int min_sized_pennants = 3;    // ...when at least this many cells reach min_area (fewer: min_area alone)
+    double max_blurred_share = 0.1;  // a board is blurred when fewer than this share of its twin cells show a blob reaching min_area; then...
+    double deviation_box = 0.06;   // ...a city's patches this wide (tile share) are compared with its median chroma...
+    int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance)..
+    double min_split_ratio = 1.6;  // ...split in two groups whose mean deviations differ this much: the upper group has pennants
+    double min_seen = 0.75;        // a cell on the top view's rim is read when this share of its city shows (else left to the decoder)
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
                                    // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
     Status check() const;
@@ -309,6 +320,7 @@ struct PennantEvidence {
     double blob_area = 0;   // share of the tile covered by the largest blob unlike plain city
     bool decided = false;   // false: no pennant twin, or the blob was too big to trust
     bool pennant = false;
+    double deviation = 0;   // a*b* distance of the city's most deviating patch from its median (only on blurred boards, see PennantOptions)
 };
 
 // Re-chooses, among types that differ only in pennants, the one the pennant evidence of

@@ -78,6 +78,106 @@ const cv::Mat& inner_city(const TileType& type, int rot, int side, int margin) {
     return cache.emplace(key, std::move(made)).first->second;
 }
 
+// The largest blob of `novel` (CV_8UC1, 255 where a colour unlike plain city was seen) that
+// is compact: its pixels fill at least `min_fill` of the square on the long side of its
+// smallest enclosing rotated rectangle. A pennant (shield, disc, banner) is about as wide as
+// tall (0.4-0.8 measured); the light band of a city wall the cell's city mask overlaps (art
+// whose walls run elsewhere than the catalog geometry's) is a thin strip (under 0.1).
+// Returns its share of the cell (`side` px square).
+double largest_compact_blob(const cv::Mat& novel, int side, double min_fill) {
+    cv::Mat labels, stats, centroids;
+    const int n = cv::connectedComponentsWithStats(novel, labels, stats, centroids, 8);
+    int largest = 0;
+    for (int i = 1; i < n; ++i) {
+        const int area = stats.at<int>(i, cv::CC_STAT_AREA);
+        if (area <= largest) continue;
+        const cv::Rect box(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP), stats.at<int>(i, cv::CC_STAT_WIDTH),
+                           stats.at<int>(i, cv::CC_STAT_HEIGHT));
+        std::vector<cv::Point> pixels;
+        cv::findNonZero(labels(box) == i, pixels);
+        const cv::RotatedRect rect = cv::minAreaRect(pixels);
+        const double length = std::max(rect.size.width, rect.size.height) + 1;  // + 1: pixel centres to pixel edges
+        if (area >= min_fill * length * length) largest = area;
+    }
+    return static_cast<double>(largest) / (static_cast<double>(side) * side);
+}
+
+// The blob area from which a twin cell reads as a pennant: `min_area`, raised to
+// `size_share` of the board's own pennant size when enough cells show one. The pennants of
+// one board are printed alike, so a blob far smaller than its fellows is a house's roof, a
+// speck of glare or the corner of a wall, not a pennant. `sizes`: the blob areas of the twin
+// cells that reach min_area; their median is the board's pennant size.
+double pennant_threshold(std::vector<double> sizes, const PennantOptions& o) {
+    if (static_cast<int>(sizes.size()) < o.min_sized_pennants) return o.min_area;
+    const auto mid = sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2);
+    std::nth_element(sizes.begin(), mid, sizes.end());
+    return std::max(o.min_area, o.size_share * *mid);
+}
+
+// How far the most deviating patch of a cell's city (`use`: its city pixels; `lab`: the
+// cell, side x side) stands out from the city's own fill: the a*b* distance of each pixel
+// from the city's median chroma, averaged over a box of `box_share` of the side that lies
+// wholly in the city; the largest such mean. Blur spreads a pennant but keeps its mean
+// colour off the city's; a house's roof is smaller than the box, so its mean stays nearer.
+double city_chroma_deviation(const cv::Mat& lab, const cv::Mat& use, double box_share) {
+    std::vector<std::uint8_t> as, bs;
+    for (int y = 0; y < lab.rows; ++y) {
+        const auto* p = lab.ptr<cv::Vec3b>(y);
+        const auto* u = use.ptr<std::uint8_t>(y);
+        for (int x = 0; x < lab.cols; ++x) {
+            if (u[x]) as.push_back(p[x][1]), bs.push_back(p[x][2]);
+        }
+    }
+    if (as.empty()) return 0;
+    auto median = [](std::vector<std::uint8_t>& v) {
+        std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+        return static_cast<float>(v[v.size() / 2]);
+    };
+    const float ma = median(as), mb = median(bs);
+    cv::Mat dist(lab.size(), CV_32F, cv::Scalar(0)), inside;
+    use.convertTo(inside, CV_32F, 1.0 / 255);
+    for (int y = 0; y < lab.rows; ++y) {
+        const auto* p = lab.ptr<cv::Vec3b>(y);
+        const auto* u = use.ptr<std::uint8_t>(y);
+        auto* d = dist.ptr<float>(y);
+        for (int x = 0; x < lab.cols; ++x) {
+            if (u[x]) d[x] = std::hypot(p[x][1] - ma, p[x][2] - mb);
+        }
+    }
+    const int k = std::max(3, static_cast<int>(std::lround(box_share * lab.cols)) | 1);
+    cv::blur(dist, dist, cv::Size(k, k));
+    cv::blur(inside, inside, cv::Size(k, k));
+    double best = 0;
+    for (int y = 0; y < lab.rows; ++y) {
+        const auto* d = dist.ptr<float>(y);
+        const auto* w = inside.ptr<float>(y);
+        for (int x = 0; x < lab.cols; ++x) {
+            if (w[x] > 0.99f) best = std::max(best, static_cast<double>(d[x]));
+        }
+    }
+    return best;
+}
+
+// Splits the twin cells' chroma deviations into two groups (the split that maximises the
+// between-group variance); returns the threshold between them when the upper group's mean
+// is at least `min_split_ratio` times the lower's and there are `min_split_cells` cells,
+// else 0 (no clear split: the board keeps the decoder's choice where no blob was found).
+double deviation_split(std::vector<double> v, const PennantOptions& o) {
+    if (static_cast<int>(v.size()) < o.min_split_cells) return 0;
+    std::sort(v.begin(), v.end());
+    double total = 0;
+    for (const double x : v) total += x;
+    double best = -1, cut = 0, ratio = 0, below = 0;
+    const auto n = static_cast<double>(v.size());
+    for (std::size_t i = 1; i < v.size(); ++i) {
+        below += v[i - 1];
+        const double k = static_cast<double>(i), m0 = below / k, m1 = (total - below) / (n - k);
+        const double between = k * (n - k) * (m1 - m0) * (m1 - m0);
+        if (between > best) best = between, cut = (v[i - 1] + v[i]) / 2, ratio = m1 / std::max(1e-9, m0);
+    }
+    return ratio >= o.min_split_ratio ? cut : 0;
+}
+
 }  // namespace
 
 Status PennantOptions::check() const {
@@ -89,6 +189,14 @@ Status PennantOptions::check() const {
     if (!(novel_density > 0 && novel_density < 0.1)) return bad("novel_density must be within (0, 0.1)");
     if (!(min_area > 0 && min_area < max_area && max_area <= 1)) return bad("need 0 < min_area < max_area <= 1");
     if (min_reference_cells < 1) return bad("min_reference_cells must be at least 1");
+    if (!(min_fill >= 0 && min_fill <= 1)) return bad("min_fill must be within [0, 1]");
+    if (!(min_seen > 0 && min_seen <= 1)) return bad("min_seen must be within (0, 1]");
+    if (!(size_share >= 0 && size_share < 1)) return bad("size_share must be within [0, 1)");
+    if (min_sized_pennants < 1) return bad("min_sized_pennants must be at least 1");
+    if (!(deviation_box > 0 && deviation_box < 0.5)) return bad("deviation_box must be within (0, 0.5)");
+    if (!(max_blurred_share >= 0 && max_blurred_share <= 1)) return bad("max_blurred_share must be within [0, 1]");
+    if (min_split_cells < 2) return bad("min_split_cells must be at least 2");
+    if (!(min_split_ratio > 1)) return bad("min_split_ratio must be above 1");
     return Ok{};
 }
 
@@ -101,12 +209,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     const int side = std::max(16, static_cast<int>(std::lround(view.pitch_px)));
     const int margin = static_cast<int>(std::lround(o.wall_margin * side));
     const cv::Rect bounds(0, 0, view.top.cols, view.top.rows);
-    // Lab of one cell's square; the inner city mask of a (type, rotation), made once per call.
-    auto lab_of = [&](const cv::Rect& r) {
-        cv::Mat lab;
-        cv::cvtColor(view.top(r), lab, cv::COLOR_BGR2Lab);
-        return lab;
-    };
+    // The inner city mask of a (type, rotation), cached.
     auto city_of = [&](const DecodedTile& t) -> const cv::Mat& { return inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, margin); };
     // Under a bridge the wood hides the tile's middle along its axis: those pixels are no evidence.
     const int band = static_cast<int>(std::lround(o.bridge_band * side));
@@ -117,6 +220,30 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     auto cell_rect = [&](const DecodedTile& t) {
         const cv::Point2d c = view.cell_centre(t.col, t.row) + t.offset_px;
         return cv::Rect(static_cast<int>(std::lround(c.x - side / 2.0)), static_cast<int>(std::lround(c.y - side / 2.0)), side, side);
+    };
+    // A cell's square in Lab (side x side) and which of its pixels are city evidence: in the
+    // city mask, not under a bridge, and inside the top view (a tile on the view's rim is
+    // read from the part that shows). Empty when less than `min_seen` of its city shows.
+    struct CellPixels {
+        cv::Mat lab, use;
+    };
+    auto cell_pixels = [&](const DecodedTile& t) {
+        CellPixels c;
+        const cv::Rect r = cell_rect(t), inside = r & bounds;
+        if (inside.empty()) return c;
+        const cv::Mat& city = city_of(t);
+        const cv::Rect local = inside - r.tl();
+        c.lab = cv::Mat(side, side, CV_8UC3, cv::Scalar(0, 128, 128));
+        cv::cvtColor(view.top(inside), c.lab(local), cv::COLOR_BGR2Lab);
+        c.use = cv::Mat(side, side, CV_8UC1, cv::Scalar(0));
+        city(local).copyTo(c.use(local));
+        for (int y = 0; y < side; ++y) {
+            auto* u = c.use.ptr<std::uint8_t>(y);
+            for (int x = 0; x < side; ++x) u[x] = u[x] && visible(t, x, y) ? 255 : 0;
+        }
+        const int shown = cv::countNonZero(c.use), all = cv::countNonZero(city);
+        if (all == 0 || shown < o.min_seen * all) c.use.release();
+        return c;
     };
 
     // Plain city colours: a coarse-L, fine-ab histogram of the city pixels of cells read as a
@@ -133,15 +260,13 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     for (const auto& t : tiles) {
         const auto& type = types[static_cast<std::size_t>(t.type)];
         if (references >= o.min_reference_cells ? !is_reference(t) : !has_city(type)) continue;
-        const cv::Rect r = cell_rect(t);
-        if ((r & bounds) != r) continue;
-        const cv::Mat& city = city_of(t);
-        const cv::Mat lab = lab_of(r);
+        const CellPixels c = cell_pixels(t);
+        if (c.use.empty()) continue;
         for (int y = 0; y < side; ++y) {
-            const auto* p = lab.ptr<cv::Vec3b>(y);
-            const auto* m = city.ptr<std::uint8_t>(y);
+            const auto* p = c.lab.ptr<cv::Vec3b>(y);
+            const auto* m = c.use.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) {
-                if (m[x] && visible(t, x, y)) hist[static_cast<std::size_t>(bin_of(p[x]))] += 1, total += 1;
+                if (m[x]) hist[static_cast<std::size_t>(bin_of(p[x]))] += 1, total += 1;
             }
         }
     }
@@ -151,56 +276,71 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     cv::blur(h, hs, cv::Size(3, 3), cv::Point(-1, -1), cv::BORDER_REPLICATE);
     hs /= total;
 
-    for (auto& t : tiles) {
-        const int other = twin[static_cast<std::size_t>(t.type)];
+    // The evidence of every twin cell: its largest compact blob of colours unlike plain city.
+    std::vector<double> sizes;  // blobs large enough to be pennants, for the board's own pennant size
+    std::vector<CellPixels> seen(tiles.size());  // kept for the blurred boards' second cue
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        const auto& t = tiles[i];
         PennantEvidence ev;
         ev.col = t.col, ev.row = t.row;
-        if (other < 0) {
-            out.push_back(ev);
-            continue;
-        }
-        const cv::Rect r = cell_rect(t);
-        if ((r & bounds) != r) {
-            out.push_back(ev);
-            continue;
-        }
-        const auto& type = types[static_cast<std::size_t>(t.type)];
-        const cv::Mat& city = city_of(t);
-        const cv::Mat lab = lab_of(r);
-        cv::Mat novel(side, side, CV_8UC1, cv::Scalar(0));
-        for (int y = 0; y < side; ++y) {
-            const auto* p = lab.ptr<cv::Vec3b>(y);
-            const auto* m = city.ptr<std::uint8_t>(y);
-            auto* n = novel.ptr<std::uint8_t>(y);
-            for (int x = 0; x < side; ++x) {
-                if (!m[x] || !visible(t, x, y)) continue;
-                const int b = bin_of(p[x]);
-                if (hs.at<float>(b / nc, b % nc) < o.novel_density) n[x] = 255;
+        const CellPixels c = twin[static_cast<std::size_t>(t.type)] >= 0 ? cell_pixels(t) : CellPixels{};
+        if (!c.use.empty()) {
+            cv::Mat novel(side, side, CV_8UC1, cv::Scalar(0));
+            for (int y = 0; y < side; ++y) {
+                const auto* p = c.lab.ptr<cv::Vec3b>(y);
+                const auto* m = c.use.ptr<std::uint8_t>(y);
+                auto* n = novel.ptr<std::uint8_t>(y);
+                for (int x = 0; x < side; ++x) {
+                    if (!m[x]) continue;
+                    const int b = bin_of(p[x]);
+                    if (hs.at<float>(b / nc, b % nc) < o.novel_density) n[x] = 255;
+                }
             }
-        }
-        cv::morphologyEx(novel, novel, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3)));
-        cv::Mat labels, stats, centroids;
-        const int n = cv::connectedComponentsWithStats(novel, labels, stats, centroids, 8);
-        int largest = 0;
-        for (int i = 1; i < n; ++i) largest = std::max(largest, stats.at<int>(i, cv::CC_STAT_AREA));
-        ev.blob_area = static_cast<double>(largest) / (static_cast<double>(side) * side);
-        ev.decided = ev.blob_area <= o.max_area;
-        ev.pennant = ev.blob_area >= o.min_area;
-        if (ev.decided) {
-            const bool now = has_pennant(type);
-            // How sure: the blob's distance from the threshold, in units of the threshold.
-            const double margin_share = std::abs(ev.blob_area - o.min_area) / o.min_area;
-            const double sure = 1 / (1 + std::exp(-4 * margin_share));
-            if (now != ev.pennant) {
-                t.runner_type = t.type, t.runner_rot = t.rot;
-                t.type = other;
-            } else {
-                t.runner_type = other, t.runner_rot = t.rot;
-            }
-            t.runner_confidence = t.confidence * (1 - sure);
-            t.confidence *= sure;
+            cv::morphologyEx(novel, novel, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3)));
+            ev.blob_area = largest_compact_blob(novel, side, o.min_fill);
+            ev.decided = ev.blob_area <= o.max_area;
+            if (ev.decided && ev.blob_area >= o.min_area) sizes.push_back(ev.blob_area);
+            if (ev.decided) seen[i] = c;
         }
         out.push_back(ev);
+    }
+    // Blurred boards: the pennant's colours mix with the city's and few cells show a blob
+    // unlike plain city (under max_blurred_share of the twin cells; about half of them have
+    // pennants). Then the cells whose city holds a patch standing out from its own
+    // fill are the pennant cells, when the board's cells split clearly into two such groups.
+    const auto decided = std::count_if(out.begin(), out.end(), [](const PennantEvidence& ev) { return ev.decided; });
+    const bool blurred = static_cast<double>(sizes.size()) < o.max_blurred_share * static_cast<double>(decided);
+    const double threshold = pennant_threshold(std::move(sizes), o);
+    double split = 0;
+    if (blurred) {
+        std::vector<double> deviations;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (!out[i].decided) continue;
+            out[i].deviation = city_chroma_deviation(seen[i].lab, seen[i].use, o.deviation_box);
+            deviations.push_back(out[i].deviation);
+        }
+        split = deviation_split(std::move(deviations), o);
+    }
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        auto& t = tiles[i];
+        auto& ev = out[i];
+        if (!ev.decided) continue;
+        // A blob the blob rule takes stays a pennant on a blurred board too.
+        const bool by_deviation = split > 0 && ev.blob_area < threshold;
+        const double value = by_deviation ? ev.deviation : ev.blob_area, cut = by_deviation ? split : threshold;
+        ev.pennant = value >= cut;
+        const bool now = has_pennant(types[static_cast<std::size_t>(t.type)]);
+        // How sure: the evidence's distance from the threshold, in units of the threshold.
+        const double margin_share = std::abs(value - cut) / cut;
+        const double sure = 1 / (1 + std::exp(-4 * margin_share));
+        if (now != ev.pennant) {
+            t.runner_type = t.type, t.runner_rot = t.rot;
+            t.type = twin[static_cast<std::size_t>(t.type)];
+        } else {
+            t.runner_type = twin[static_cast<std::size_t>(t.type)], t.runner_rot = t.rot;
+        }
+        t.runner_confidence = t.confidence * (1 - sure);
+        t.confidence *= sure;
     }
     return out;
 }

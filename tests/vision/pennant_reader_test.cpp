@@ -1,0 +1,150 @@
+// Stage 4b (decide_pennants) on top views built from rendered tiles: every built-in style,
+// sharp and blurred, with the pennant twins all handed over as the wrong twin.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include <opencv2/imgproc.hpp>
+
+#include "vision/board_reader.h"
+#include "vision/pennant_twins.h"
+#include "vision/tile_art.h"
+#include "render_fixtures.h"
+
+using namespace meeplecam;
+
+namespace {
+
+bool has_pennant(const TileType& t) {
+    for (const auto& f : t.features) {
+        if (f.kind == FeatureKind::City && f.pennants > 0) return true;
+    }
+    return false;
+}
+
+struct TwinBoard {
+    vision::LatticeView view;
+    std::vector<vision::DecodedTile> tiles;  // as the decoder might hand them over: every twin read as its twin
+    std::vector<int> truth;                  // the true type per tile
+};
+
+// A top view of `copies` of every base type (rotations cycling), `px` per tile, no gaps, in
+// one style; `blur` (Gaussian sigma, px) after assembling. Each twin cell is handed over as
+// its pennant twin (the wrong one); every other cell as itself.
+TwinBoard twin_board(const Catalog& catalog, const vision::TileStyle& style, int copies, int px, double blur, std::uint64_t seed) {
+    const auto& types = catalog.tiles();
+    const auto twin = vision::pennant_twins(catalog);
+    const int n = static_cast<int>(types.size()) * copies, cols = 9, rows = (n + cols - 1) / cols;
+    TwinBoard b;
+    b.view.pitch_px = px;
+    b.view.cols = cols, b.view.rows = rows;
+    b.view.top = cv::Mat(rows * px, cols * px, CV_8UC3, cv::Scalar(60, 90, 120));
+    std::mt19937_64 rng(seed);
+    for (int i = 0; i < n; ++i) {
+        const int type = i % static_cast<int>(types.size()), rot = (i / static_cast<int>(types.size()) + i) % 4;
+        const int col = i % cols, row = i / cols;
+        vision::render_tile(types[static_cast<std::size_t>(type)], rot, px, style, rng).copyTo(b.view.top(cv::Rect(col * px, row * px, px, px)));
+        vision::DecodedTile t;
+        t.col = col, t.row = row, t.rot = rot, t.confidence = 0.9;
+        t.type = twin[static_cast<std::size_t>(type)] >= 0 ? twin[static_cast<std::size_t>(type)] : type;
+        b.tiles.push_back(t);
+        b.truth.push_back(type);
+    }
+    if (blur > 0) cv::GaussianBlur(b.view.top, b.view.top, cv::Size(), blur);
+    return b;
+}
+
+struct TwinScore {
+    int twins = 0, right = 0, invented = 0, missed = 0;
+};
+
+TwinScore score(const Catalog& catalog, const TwinBoard& b, const std::vector<vision::DecodedTile>& read) {
+    const auto twin = vision::pennant_twins(catalog);
+    TwinScore s;
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        if (twin[static_cast<std::size_t>(b.truth[i])] < 0) continue;
+        ++s.twins;
+        const bool want = has_pennant(catalog.tiles()[static_cast<std::size_t>(b.truth[i])]);
+        const bool got = has_pennant(catalog.tiles()[static_cast<std::size_t>(read[i].type)]);
+        s.right += read[i].type == b.truth[i];
+        s.invented += got && !want;
+        s.missed += want && !got;
+    }
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("pennant twins are told apart in every built-in style", "[vision][board-reader][pennants]") {
+    // The contrast style's cities overlap the catalog geometry's walls (no corner bulge): the
+    // wall's light band is a thin strip unlike plain city, not a pennant (main read 3 of its
+    // 15 plain twins as pennant tiles here).
+    const auto& catalog = *test::base_catalog_for_render();
+    for (const auto& style : vision::builtin_tile_styles()) {
+        const TwinBoard b = twin_board(catalog, style, 3, 90, 0.0, 7);
+        auto read = b.tiles;
+        const auto evidence = vision::decide_pennants(b.view, read, catalog);
+        REQUIRE(evidence.size() == read.size());
+        const TwinScore s = score(catalog, b, read);
+        INFO("style " << style.name << ": " << s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
+        CHECK(s.twins == 30);
+        CHECK(s.right == s.twins);
+    }
+}
+
+TEST_CASE("blurred pennants are found by the patch standing out of the city", "[vision][board-reader][pennants]") {
+    // A blur like the hard preset's mixes the pennant's colours with the city's, so few cells
+    // show a blob unlike plain city; the board's twin cells then split by how far their
+    // city's most deviating patch stands out from its fill.
+    const auto& catalog = *test::base_catalog_for_render();
+    int twins = 0, right = 0;
+    for (const auto& style : vision::builtin_tile_styles()) {
+        const TwinBoard b = twin_board(catalog, style, 3, 90, 4.5, 8);
+        auto read = b.tiles;
+        vision::decide_pennants(b.view, read, catalog);
+        const TwinScore s = score(catalog, b, read);
+        UNSCOPED_INFO("style " << style.name << ", blur 4.5 px: " << s.right << " of " << s.twins << " twins right, " << s.invented << " invented, " << s.missed << " missed");
+        twins += s.twins, right += s.right;
+    }
+    INFO(right << " of " << twins << " twins right");
+    // Measured: 113 of 120 (muted, dusk: a few pennants missed); by the colour blob alone
+    // (main before this cue) 93 of 120: muted 15 of 30, contrast 24, dusk 24.
+    CHECK(right >= 0.9 * twins);
+}
+
+TEST_CASE("a twin cell on the top view's rim is still read", "[vision][board-reader][pennants]") {
+    // The view ends 3 px inside the last column's tiles (a tile whose offset pushes it over the
+    // view's edge): those cells were left to the decoder before.
+    const auto& catalog = *test::base_catalog_for_render();
+    const auto& classic = vision::builtin_tile_styles().front();
+    TwinBoard b = twin_board(catalog, classic, 3, 90, 0.0, 9);
+    b.view.top = b.view.top(cv::Rect(0, 0, b.view.top.cols - 3, b.view.top.rows)).clone();
+    auto read = b.tiles;
+    vision::decide_pennants(b.view, read, catalog);
+    int rim = 0, rim_right = 0;
+    for (std::size_t i = 0; i < read.size(); ++i) {
+        if (read[i].col != b.view.cols - 1 || vision::pennant_twins(catalog)[static_cast<std::size_t>(b.truth[i])] < 0) continue;
+        ++rim, rim_right += read[i].type == b.truth[i];
+    }
+    INFO(rim_right << " of " << rim << " twin cells in the cut column right");
+    REQUIRE(rim >= 2);
+    CHECK(rim_right == rim);
+}
+
+TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-input]") {
+    vision::PennantOptions o;
+    CHECK(o.check());
+    o.min_fill = 1.5;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.size_share = 1.0;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.min_split_ratio = 1.0;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.min_seen = 0;
+    CHECK_FALSE(o.check());
+}

@@ -306,7 +306,7 @@ struct PennantOptions {
     int min_sized_pennants = 3;    // ...when at least this many cells reach min_area (fewer: min_area alone)
     double max_blurred_share = 0.1;  // a board is blurred when fewer than this share of its twin cells show a blob reaching min_area; then...
     double deviation_box = 0.06;   // ...a city's patches this wide (tile share) are compared with its median chroma...
-    int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance)..
+    int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance).
     double min_split_ratio = 1.6;  // ...split in two groups whose mean deviations differ this much: the upper group has pennants
     double min_seen = 0.75;        // a cell on the top view's rim is read when this share of its city shows (else left to the decoder)
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out

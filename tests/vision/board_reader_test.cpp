@@ -38,6 +38,29 @@ std::map<std::pair<int, int>, int> true_tiles_per_cell(const vision::LatticeView
     return hits;
 }
 
+// The bench's medium board of `seed` (a random base game of 60-80 tiles, as bench/vision renders it).
+vision::Rendering render_bench_medium(std::uint64_t seed) {
+    RandomGameOptions rg;
+    rg.seed = seed;
+    rg.max_tiles = 60 + static_cast<int>(seed % 21);
+    auto game = play_random_game(base(), rg);
+    REQUIRE(game);
+    auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
+    REQUIRE(r);
+    return std::move(r.value());
+}
+
+// Tiles missed (true tiles whose cell was not read) and cells invented (read where no tile lies).
+std::pair<int, int> missed_and_invented(const vision::BoardReading& reading, const vision::RenderTruth& truth) {
+    const auto truth_cells = true_tiles_per_cell(reading.view, truth);
+    std::map<std::pair<int, int>, bool> read;
+    for (const auto& t : reading.tiles) read[{t.col, t.row}] = true;
+    int missed = 0, invented = 0;
+    for (const auto& [cell, n] : truth_cells) missed += read.count(cell) ? 0 : n;
+    for (const auto& [cell, yes] : read) invented += truth_cells.count(cell) ? 0 : 1;
+    return {missed, invented};
+}
+
 }  // namespace
 
 TEST_CASE("the plane and lattice are estimated from the tiles alone", "[vision][board-reader]") {
@@ -728,29 +751,9 @@ TEST_CASE("tiles coloured like a busy cloth are found by their outlines beside t
     const auto& catalog = *base();
     // The bench's medium boards 1004 and 1010 (busy cloths in the tiles' colours): the table
     // mask lost 11 and 8 tiles on the right lattice.
-    auto render = [&](std::uint64_t seed) {
-        RandomGameOptions rg;
-        rg.seed = seed;
-        rg.max_tiles = 60 + static_cast<int>(seed % 21);
-        auto game = play_random_game(base(), rg);
-        REQUIRE(game);
-        auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
-        REQUIRE(r);
-        return std::move(r.value());
-    };
-    // Missed: true tiles whose cell was not read; invented: cells read where no tile lies.
-    auto count = [&](const vision::BoardReading& reading, const vision::RenderTruth& truth) {
-        const auto truth_cells = true_tiles_per_cell(reading.view, truth);
-        std::map<std::pair<int, int>, bool> read;
-        for (const auto& t : reading.tiles) read[{t.col, t.row}] = true;
-        int missed = 0, invented = 0;
-        for (const auto& [cell, n] : truth_cells) missed += read.count(cell) ? 0 : n;
-        for (const auto& [cell, yes] : read) invented += truth_cells.count(cell) ? 0 : 1;
-        return std::pair{missed, invented};
-    };
     int missed_grown = 0, missed_plain = 0, invented_grown = 0, boards = 0;
     for (const std::uint64_t seed : {1004u, 1010u}) {
-        const auto r = render(seed);
+        const auto r = render_bench_medium(seed);
         auto grown = vision::read_board(r.image, catalog);
         vision::ReaderOptions no_growth;
         no_growth.grow_rounds = 0;
@@ -760,8 +763,8 @@ TEST_CASE("tiles coloured like a busy cloth are found by their outlines beside t
         REQUIRE(grown->found);
         REQUIRE(plain->found);
         ++boards;
-        const auto [m1, i1] = count(*grown, r.truth);
-        const auto [m0, i0] = count(*plain, r.truth);
+        const auto [m1, i1] = missed_and_invented(*grown, r.truth);
+        const auto [m0, i0] = missed_and_invented(*plain, r.truth);
         missed_grown += m1, invented_grown += i1, missed_plain += m0;
         UNSCOPED_INFO("seed " << seed << ": missed " << m1 << " grown, " << m0 << " without; invented " << i1 << " grown, " << i0 << " without");
     }
@@ -963,28 +966,9 @@ TEST_CASE("tiles the outline check or the board's group dropped are found again 
     const auto& catalog = *base();
     // The bench's medium boards 1017 (a cloth in the tiles' green: five corner tiles cut off from
     // the board, the one joining them with a weak outline) and 5014 (glared wood: tiles at the rim).
-    auto render = [&](std::uint64_t seed) {
-        RandomGameOptions rg;
-        rg.seed = seed;
-        rg.max_tiles = 60 + static_cast<int>(seed % 21);
-        auto game = play_random_game(base(), rg);
-        REQUIRE(game);
-        auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
-        REQUIRE(r);
-        return std::move(r.value());
-    };
-    auto count = [&](const vision::BoardReading& reading, const vision::RenderTruth& truth) {
-        const auto truth_cells = true_tiles_per_cell(reading.view, truth);
-        std::map<std::pair<int, int>, bool> read;
-        for (const auto& t : reading.tiles) read[{t.col, t.row}] = true;
-        int missed = 0, invented = 0;
-        for (const auto& [cell, n] : truth_cells) missed += read.count(cell) ? 0 : n;
-        for (const auto& [cell, yes] : read) invented += truth_cells.count(cell) ? 0 : 1;
-        return std::pair{missed, invented};
-    };
     int missed_now = 0, missed_before = 0, invented_now = 0, invented_before = 0;
     for (const std::uint64_t seed : {1017u, 5014u}) {
-        const auto r = render(seed);
+        const auto r = render_bench_medium(seed);
         auto now = vision::read_board(r.image, catalog);
         vision::ReaderOptions outline_only;  // as before: every offered cell needs min_added_alignment, two rounds
         outline_only.min_masked_alignment = outline_only.min_added_alignment;
@@ -994,8 +978,8 @@ TEST_CASE("tiles the outline check or the board's group dropped are found again 
         REQUIRE(before);
         REQUIRE(now->found);
         REQUIRE(before->found);
-        const auto [m1, i1] = count(*now, r.truth);
-        const auto [m0, i0] = count(*before, r.truth);
+        const auto [m1, i1] = missed_and_invented(*now, r.truth);
+        const auto [m0, i0] = missed_and_invented(*before, r.truth);
         missed_now += m1, invented_now += i1, missed_before += m0, invented_before += i0;
         // The alignment refusal's median leaves out the cells offered on their outline (chosen for
         // standing out, they would raise it) and the hidden ones.

@@ -313,8 +313,15 @@ int run_track(const std::vector<std::string>& argv) {
         }
         if (args->has("enter-from-truth") && frames < static_cast<int>(truth->frames.size())) {
             for (const int i : truth->frames[static_cast<std::size_t>(frames)].enter_before) {
+                const std::size_t corrections = tracker->corrections().size();
                 if (auto st = tracker->record_event(truth->record.events[static_cast<std::size_t>(i)]); !st) {
                     std::cerr << "meeplecam: frame " << frames << ": entering event " << i << " failed: " << st.error().to_string() << "\n";
+                }
+                // Entering it may have re-read recent tiles (an auction after a tile read as a bazaar's plain twin).
+                if (args->has("verbose")) {
+                    for (std::size_t k = corrections; k < tracker->corrections().size(); ++k) {
+                        std::cout << "frame " << frames << ": entering event " << i << ": " << tracker->corrections()[k] << "\n";
+                    }
                 }
             }
         }

@@ -336,7 +336,7 @@ std::optional<cv::Vec3f> plain_city_lab(const cv::Mat& lab, const PennantLayout&
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 33> checks = {
+    const std::array<Status, 35> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -352,6 +352,8 @@ Status TrackerOptions::check() const {
         in_range(commit_margin, 0, 1000, "commit_margin"),
         in_range(illegal_margin, 0, 1000, "illegal_margin"),
         in_range(max_candidates, 2, 64, "max_candidates"),
+        in_range(reread_depth, 0, 8, "reread_depth"),
+        in_range(reread_min_confidence, 0, 1, "reread_min_confidence"),
         in_range(shift_candidates, 0, 64, "shift_candidates"),
         in_range(shift_reach_mm, 0, 10, "shift_reach_mm"),
         in_range(shift_step_mm, 0.25, 10, "shift_step_mm"),
@@ -455,9 +457,16 @@ struct Tracker::State {
     std::optional<cv::Vec3f> learn_pennant_colour(const cv::Mat& frame_view) const;
     Status commit_tile(const CandidateMove& move, const cv::Mat& frame_view, TrackerUpdate& up);
     // When the next move does not fit the record (`fits` refuses every game it is given), re-reads
-    // the last tile as one of its likeliest other legal placements under which it fits; true when
-    // one did (the record and game are then replaced; no correction event: nobody corrected it).
-    bool rerank_last_tile(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up);
+    // one or two of the last tiles (TrackerOptions::reread_depth) as their likeliest other legal
+    // placements under which it fits; true when one did (the record and game are then replaced;
+    // no correction event: nobody corrected it). The last tile's alternatives need
+    // `last_min_confidence` of its reading's likelihood (0 when the players' own entry or the
+    // engine refuses what follows it; a mere reading of the next tile asks as much as for earlier ones).
+    bool rerank_recent_tiles(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up,
+                             double last_min_confidence = 0);
+    // The port of the feature of `type` turned `rot` whose follower spot lies nearest to
+    // `centre_mm` (from the tile's centre, table axes); nullopt when the tile has no feature.
+    std::optional<std::string> port_nearest(const TileType& type, int rot, cv::Point2d centre_mm) const;
     void detect_follower_on_new_tile(const cv::Mat& view_img, Cell at, TrackerUpdate& up);
     // Looks at the confirmed look of placed tiles whose turn is over and that hold no follower:
     // any follower-like blob there in a player's colour is art (red roofs), and a follower put
@@ -987,25 +996,89 @@ std::vector<CandidateMove> Tracker::State::rank_with_follower_cleared(const cv::
     return keep_likelihoods(at, std::move(ranked));
 }
 
-bool Tracker::State::rerank_last_tile(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up) {
-    constexpr std::size_t kAlternatives = 4;  // the likeliest other readings tried
-    std::size_t last = 0;
-    for (std::size_t i = 1; i < record.events.size(); ++i) {
-        if (record.events[i].type == "tile") last = i;
+bool Tracker::State::rerank_recent_tiles(const std::function<bool(Game&)>& fits, const std::string& why, TrackerUpdate* up,
+                                         double last_min_confidence) {
+    constexpr std::size_t kAlternatives = 4;  // the likeliest other readings tried per tile
+    // The last reread_depth tile events (the start tile is known) and, per tile, its likeliest
+    // other (type, rotation) readings: each as recorded (with the extras the read event had: its
+    // bridge, or none when the players entered the bridge apart), then with the extras its own
+    // legal placement brings (a bridge built with the tile). An earlier tile's alternatives need
+    // reread_min_confidence of its reading's likelihood (a clear reading is not second-guessed).
+    struct Alternative {
+        std::size_t event;
+        const CandidateMove* move;
+        nlohmann::json extra;
+        double cost;  // above the recorded reading's
+    };
+    std::vector<std::size_t> recent;
+    for (std::size_t i = record.events.size(); i-- > 1 && static_cast<int>(recent.size()) < opt.reread_depth;) {
+        if (record.events[i].type == "tile") recent.push_back(i);
     }
-    if (last == 0) return false;
-    const Event read = record.events[last];
-    const auto it = likelihood.find(read.at);
-    if (it == likelihood.end()) return false;
-    std::size_t tried = 0;
-    for (const auto& alt : it->second) {
-        if (alt.tile == read.tile && alt.rot == read.rot) continue;
-        if (++tried > kAlternatives) break;
+    std::vector<std::vector<Alternative>> per_tile;
+    for (const std::size_t i : recent) {
+        const Event& read = record.events[i];
+        const auto it = likelihood.find(read.at);
+        std::vector<Alternative> alts;
+        if (it != likelihood.end()) {
+            double read_cost = it->second.empty() ? 0 : it->second.front().cost, read_confidence = 0;
+            for (const auto& c : it->second) {
+                if (c.tile == read.tile && c.rot == read.rot) read_cost = c.cost, read_confidence = std::max(read_confidence, c.confidence);
+            }
+            std::vector<std::pair<std::string, int>> seen;
+            for (const auto& c : it->second) {
+                if ((c.tile == read.tile && c.rot == read.rot) || seen.size() >= kAlternatives) continue;
+                if (std::find(seen.begin(), seen.end(), std::make_pair(c.tile, c.rot)) != seen.end()) continue;
+                const double floor = i == recent.front() ? last_min_confidence : opt.reread_min_confidence;
+                if (c.confidence < floor * read_confidence) continue;
+                seen.emplace_back(c.tile, c.rot);
+                alts.push_back({i, &c, read.raw, c.cost - read_cost});
+                const nlohmann::json own = c.extra.is_object() ? c.extra : nlohmann::json();
+                if (own != read.raw) alts.push_back({i, &c, own, c.cost - read_cost});
+            }
+        }
+        per_tile.push_back(std::move(alts));
+    }
+    // The re-readings tried: one tile (the last first), then two, each group cheapest first.
+    std::vector<std::vector<const Alternative*>> tries;
+    for (const auto& alts : per_tile) {
+        for (const auto& a : alts) tries.push_back({&a});
+    }
+    const std::size_t singles = tries.size();
+    for (std::size_t a = 0; a < per_tile.size(); ++a) {
+        for (std::size_t b = a + 1; b < per_tile.size(); ++b) {
+            for (const auto& x : per_tile[a]) {
+                for (const auto& y : per_tile[b]) tries.push_back({&x, &y});
+            }
+        }
+    }
+    auto total = [](const std::vector<const Alternative*>& t) {
+        double c = 0;
+        for (const auto* a : t) c += a->cost;
+        return c;
+    };
+    std::stable_sort(tries.begin() + static_cast<std::ptrdiff_t>(singles), tries.end(),
+                     [&](const auto& a, const auto& b) { return total(a) < total(b); });
+    for (const auto& t : tries) {
         Record edited = record;
-        Event& e = edited.events[last];
-        e.tile = alt.tile;
-        e.rot = alt.rot;
-        e.raw = alt.extra.is_object() ? alt.extra : nlohmann::json();
+        std::vector<std::string> changes;
+        for (const auto* a : t) {
+            Event& e = edited.events[a->event];
+            changes.push_back("event " + std::to_string(a->event) + " (tile at " + to_string(e.at) + "): " + e.tile + " " +
+                              std::to_string(e.rot * 90) + "° -> " + a->move->tile + " " + std::to_string(a->move->rot * 90) + "°");
+            e.tile = a->move->tile;
+            e.rot = a->move->rot;
+            e.raw = a->extra;
+            // A follower the tracker placed on it stands on the new tile's feature nearest to where it was seen.
+            const auto seen = follower_reading.find(e.at);
+            const TileType* type = game->catalog().find(e.tile);
+            if (seen == follower_reading.end() || !seen->second.has_centre || type == nullptr) continue;
+            for (std::size_t k = a->event + 1; k < edited.events.size(); ++k) {
+                Event& m = edited.events[k];
+                if (m.type != "meeple" || m.at != e.at) continue;
+                if (const auto port = port_nearest(*type, e.rot, seen->second.centre_mm)) m.loc = *port;
+                break;
+            }
+        }
         ReplayOptions ro;
         ro.apply_finish = edited.finished;
         ro.close_last_turn = edited.finished;
@@ -1016,15 +1089,30 @@ bool Tracker::State::rerank_last_tile(const std::function<bool(Game&)>& fits, co
         if (!kept) continue;
         record = std::move(edited);
         game.emplace(std::move(kept).value());
-        const std::string sentence = "re-read event " + std::to_string(last) + " (tile at " + to_string(read.at) + "): " + read.tile + " " +
-                                     std::to_string(read.rot * 90) + "° -> " + alt.tile + " " + std::to_string(alt.rot * 90) +
-                                     "° by the tracker (" + why + ")";
+        std::string sentence = "re-read ";
+        for (std::size_t k = 0; k < changes.size(); ++k) sentence += (k ? " and " : "") + changes[k];
+        sentence += " by the tracker (" + why + ")";
         corrections.push_back(sentence);
         if (up != nullptr) up->notes.push_back(sentence);
         sync_followers_from_game();
         return true;
     }
     return false;
+}
+
+std::optional<std::string> Tracker::State::port_nearest(const TileType& type, int rot, cv::Point2d centre_mm) const {
+    const auto spots = feature_spots(type, rot, opt.tile_mm, 0.8);
+    int best = -1;
+    double best_d = 1e18;
+    for (std::size_t f = 0; f < spots.size(); ++f) {
+        for (const auto& p : spots[f]) {
+            if (const double d = cv::norm(p - centre_mm); d < best_d) best_d = d, best = static_cast<int>(f);
+        }
+    }
+    for (int p = 0; best >= 0 && p <= kCentre; ++p) {
+        if (type.feature_at(static_cast<Port>(p), rot) == best) return std::string(port_name(static_cast<Port>(p)));
+    }
+    return std::nullopt;
 }
 
 // Applies a tile event for `move`, then looks for a follower on the new tile in `frame_view`
@@ -1048,7 +1136,7 @@ Status Tracker::State::commit_tile(const CandidateMove& move, const cv::Mat& fra
     std::vector<Follower> before = followers;
     if (auto st = game->apply(e, index); !st) {
         const auto fits = [&](Game& g) { return static_cast<bool>(g.apply(tile_event(g), index)); };
-        if (!rerank_last_tile(fits, "the next tile did not fit: " + st.error().message, &up)) return st;
+        if (!rerank_recent_tiles(fits, "the next tile did not fit: " + st.error().message, &up)) return st;
         snap.events = record.events.size();
         before = followers;
         e = tile_event(*game);
@@ -1174,6 +1262,8 @@ bool Tracker::State::place_follower_from_blob(const Blob& blob, const cv::Rect& 
         reading.has_colour = true;
     }
     std::stable_sort(reading.features.begin(), reading.features.end(), [](const auto& a, const auto& b) { return a.mm < b.mm; });
+    reading.centre_mm = local;
+    reading.has_centre = true;
     follower_reading[m.at] = std::move(reading);
     followers.push_back(f);
     return true;
@@ -1543,9 +1633,37 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         std::optional<IllegalMove> illegal;
         const bool forced = k == 0 && play_went_on;
         const cv::Mat read_view = opt.read_follower_with_tile ? without_new_follower(now, at, game->next_player(), &up) : now;
-        auto candidates = read_view.data != now.data ? rank_with_follower_cleared(read_view, now, at, forced ? nullptr : &illegal, &up)
-                                                     : rank_candidates(read_view, at, forced ? nullptr : &illegal, &up);
+        auto rank = [&] {
+            return read_view.data != now.data ? rank_with_follower_cleared(read_view, now, at, forced ? nullptr : &illegal, &up)
+                                              : rank_candidates(read_view, at, forced ? nullptr : &illegal, &up);
+        };
+        auto candidates = rank();
         if (forced) up.notes.push_back("play went on after the illegal reading at " + to_string(at) + ": reading its best legal placement");
+        if (illegal) {
+            // The new tile may be right and a recent uncertain reading wrong (a headless pick, a
+            // twin): re-read those when that makes the new tile's reading legal, and rank again.
+            // Only a reading refused by its neighbours' sides (not by a rule module: an auctioned tile).
+            const IllegalMove seen = *illegal;
+            const TileType* seen_type = game->catalog().find(seen.move.tile);
+            const auto fits_sides = [&](const Game& g) {
+                const TileType* type = g.catalog().find(seen.move.tile);
+                return type != nullptr && g.board().check_placement(*type, Placement{at, seen.move.rot}).ok;
+            };
+            const auto legal_there = [&](Game& g) {
+                const TileType* type = g.catalog().find(seen.move.tile);
+                if (type == nullptr || g.supply_left(*type) <= 0 || !fits_sides(g)) return false;
+                const auto placements = g.legal_placements(*type);
+                return std::any_of(placements.begin(), placements.end(),
+                                   [&](const Placement& p) { return p.at == at && vision::same_rotation(*type, p.rot, seen.move.rot); });
+            };
+            if (seen_type != nullptr && !fits_sides(*game) &&
+                rerank_recent_tiles(legal_there, "the tile at " + to_string(at) + " read as " + seen.move.tile + " " +
+                                                     std::to_string(seen.move.rot * 90) + "°, illegal beside them: " + seen.rule,
+                                    &up, opt.reread_min_confidence)) {
+                illegal.reset();
+                candidates = rank();
+            }
+        }
         if (illegal) {
             up.illegal = illegal;
             illegal_cell = at;
@@ -1854,7 +1972,7 @@ Status Tracker::record_event(const Event& event) {
         // An event the last tile's reading refuses (an auction after a bazaar read as its plain
         // twin): re-read that tile as its likeliest reading the event fits.
         const auto fits = [&](Game& g) { return static_cast<bool>(g.apply(event, index)); };
-        if (!s.rerank_last_tile(fits, "the players' " + event.type + " did not fit: " + st.error().message, nullptr)) return st;
+        if (!s.rerank_recent_tiles(fits, "the players' " + event.type + " did not fit: " + st.error().message, nullptr)) return st;
         before = s.followers;
         if (auto again = s.game->apply(event, index); !again) return again;
     }

@@ -55,6 +55,12 @@ struct TrackerOptions {
     double illegal_margin = 2.0;        // an illegal (type, rotation) must beat the best legal one by this
                                         // to report the move as illegal rather than ask
     int max_candidates = 5;             // candidates listed in an ambiguity
+    // When a move or an event the players enter does not fit the record, one or two of the last
+    // reread_depth tiles are re-read as other likely readings under which it fits (a headless
+    // pick or a twin read wrong); an earlier tile only as readings at least reread_min_confidence
+    // as likely as the recorded one (the last tile: its four likeliest others).
+    int reread_depth = 3;
+    double reread_min_confidence = 0.05;
     // Tiles lie a few millimetres off their cell: the likeliest `shift_candidates` legal
     // placements are re-scored on the tile square shifted by up to shift_reach_mm each way, in
     // steps of shift_step_mm, each keeping its best fit (0 candidates: no shifting).
@@ -147,6 +153,8 @@ struct FollowerReading {
     std::vector<Feature> features;  // nearest first
     cv::Vec3f lab{0, 0, 0};
     bool has_colour = false;        // lab was measured (enough blob pixels)
+    cv::Point2d centre_mm{0, 0};    // the blob's centre from the tile's centre (mm, table axes)
+    bool has_centre = false;
 };
 
 struct TrackerUpdate {

@@ -203,6 +203,57 @@ TEST_CASE("tracker: a tile laid against one read as illegal means play went on, 
     CHECK(read_there);
 }
 
+TEST_CASE("tracker: a wrong answer to an ambiguity is re-read when the next tile reads legal only under the right one", "[session]") {
+    TableCamera cam({{0, 0}, {1, 0}, {1, -1}}, 23);
+    session::TrackerOptions opt = cam.tracker_options();
+    opt.commit_margin = 1000;  // never sure enough: always ask
+    auto tracker = session::Tracker::create(two_player_setup(), opt, cam.image_to_table());
+    REQUIRE(tracker.has_value());
+    const auto catalog_owner = catalog_for(tracker->record()).value();  // the tracker's game is replaced when it re-reads
+    const Catalog& catalog = *catalog_owner;
+    // A board side (0 N, 1 E, 2 S, 3 W) of `id` turned `rot`.
+    auto edge = [&](const std::string& id, int rot, int side) { return catalog.find(id)->edges[static_cast<std::size_t>((side - rot + 8) % 4)]; };
+    REQUIRE(edge("D", 0, 1) == EdgeKind::Road);
+    REQUIRE(edge("D", 0, 0) == EdgeKind::City);
+    // Red lays another D at [1, 0], its road on the start tile's, its city to the north.
+    feed(*tracker, cam.shoot(cam.scene({{"D", {0, 0}, 0}})), 4);
+    const std::vector<TableCamera::Tile> two = {{"D", {0, 0}, 0}, {"D", {1, 0}, 0}};
+    const auto first_ups = feed(*tracker, cam.shoot(cam.scene(two)), 4);
+    const auto* first = analysed(first_ups);
+    REQUIRE(first != nullptr);
+    REQUIRE(first->ambiguity.size() >= 2);
+    // The players answer wrong: a candidate without a city on its north side.
+    int wrong = -1;
+    for (std::size_t i = 0; i < first->ambiguity.size() && wrong < 0; ++i) {
+        const auto& c = first->ambiguity[i];
+        if (edge(c.tile, c.rot, 0) != EdgeKind::City) wrong = static_cast<int>(i);
+    }
+    REQUIRE(wrong >= 0);
+    const std::string wrong_tile = first->ambiguity[static_cast<std::size_t>(wrong)].tile;
+    REQUIRE(tracker->choose(wrong).has_value());
+    // Blue lays the all-city tile at [1, -1] on the D's city: illegal against what was recorded
+    // there, legal against the tile on the table.
+    std::vector<TableCamera::Tile> three = two;
+    three.push_back({"C", {1, -1}, 0});
+    const auto second_ups = feed(*tracker, cam.shoot(cam.scene(three)), 4);
+    const auto* second = analysed(second_ups);
+    REQUIRE(second != nullptr);
+    std::string seen;
+    for (const auto& c : second->ambiguity) seen += " | asked " + c.tile + " " + std::to_string(c.rot * 90) + " at " + to_string(c.at);
+    for (const auto& n : second->notes) seen += " | " + n;
+    INFO("answered " << wrong_tile << seen);
+    CHECK_FALSE(second->illegal.has_value());
+    const Event& recorded = tracker->record().events[1];
+    CHECK(recorded.tile == "D");
+    CHECK(edge(recorded.tile, recorded.rot, 0) == EdgeKind::City);
+    REQUIRE_FALSE(tracker->corrections().empty());
+    CHECK(tracker->corrections().back().find("re-read") != std::string::npos);
+    // The all-city tile is read now (asked, as every move here).
+    REQUIRE_FALSE(second->ambiguity.empty());
+    CHECK(second->ambiguity[0].tile == "C");
+    CHECK(second->ambiguity[0].at == Cell{1, -1});
+}
+
 TEST_CASE("tracker: an ambiguity lists the legal candidates and choose() records the players' answer", "[session]") {
     TableCamera cam({{0, 0}, {1, 0}}, 23);
     session::TrackerOptions opt = cam.tracker_options();

@@ -69,13 +69,17 @@ std::optional<FollowerBlob> find_follower_by_colour(const cv::Mat& lab_square, c
     return best;
 }
 
-cv::Mat clear_follower(const cv::Mat& bgr_square, const cv::Mat& mask, const FollowerOnTileOptions& o) {
-    if (bgr_square.empty() || mask.empty() || mask.size() != bgr_square.size()) return bgr_square.clone();
+cv::Mat cleared_area(const cv::Mat& mask, const FollowerOnTileOptions& o) {
     cv::Mat grown = mask.clone();
     const int grow_px = static_cast<int>(std::lround(2 * o.clear_share * std::min(mask.cols, mask.rows))) | 1;
-    if (grow_px > 1) cv::dilate(grown, grown, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(grow_px, grow_px)));
+    if (grow_px > 1 && !grown.empty()) cv::dilate(grown, grown, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(grow_px, grow_px)));
+    return grown;
+}
+
+cv::Mat clear_follower(const cv::Mat& bgr_square, const cv::Mat& mask, const FollowerOnTileOptions& o) {
+    if (bgr_square.empty() || mask.empty() || mask.size() != bgr_square.size()) return bgr_square.clone();
     cv::Mat out;
-    cv::inpaint(bgr_square, grown, out, 3.0, cv::INPAINT_TELEA);
+    cv::inpaint(bgr_square, cleared_area(mask, o), out, 3.0, cv::INPAINT_TELEA);
     return out;
 }
 

@@ -55,6 +55,10 @@ struct FollowerBlob {
 std::optional<FollowerBlob> find_follower_by_colour(const cv::Mat& lab_square, const vision::ColourModel& colour,
                                                     const FollowerOnTileOptions& options = {}, const cv::Mat& also = {});
 
+// Returns `mask` grown by options.clear_share of the side (the follower's rim and shadow):
+// what clear_follower paints over.
+cv::Mat cleared_area(const cv::Mat& mask, const FollowerOnTileOptions& options = {});
+
 // Returns a copy of `bgr_square` (8-bit BGR) with `mask` (grown by options.clear_share of the
 // side) painted over from the pixels around it.
 cv::Mat clear_follower(const cv::Mat& bgr_square, const cv::Mat& mask, const FollowerOnTileOptions& options = {});

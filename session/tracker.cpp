@@ -336,7 +336,7 @@ std::optional<cv::Vec3f> plain_city_lab(const cv::Mat& lab, const PennantLayout&
 }  // namespace
 
 Status TrackerOptions::check() const {
-    const std::array<Status, 35> checks = {
+    const std::array<Status, 36> checks = {
         in_range(tile_mm, 10, 200, "tile_mm"),
         in_range(gap_mm, 0, 20, "gap_mm"),
         in_range(view_px_per_mm, 0.5, 8, "view_px_per_mm"),
@@ -354,6 +354,7 @@ Status TrackerOptions::check() const {
         in_range(max_candidates, 2, 64, "max_candidates"),
         in_range(reread_depth, 0, 8, "reread_depth"),
         in_range(reread_min_confidence, 0, 1, "reread_min_confidence"),
+        in_range(pennant_hidden_share, 0, 1, "pennant_hidden_share"),
         in_range(shift_candidates, 0, 64, "shift_candidates"),
         in_range(shift_reach_mm, 0, 10, "shift_reach_mm"),
         in_range(shift_step_mm, 0.25, 10, "shift_step_mm"),
@@ -393,6 +394,7 @@ struct Tracker::State {
     std::vector<std::string> corrections;
     std::map<Cell, std::vector<CandidateMove>> likelihood;  // per cell read: every legal placement, likeliest first
     std::map<Cell, FollowerReading> follower_reading;       // per cell a follower was read in: what was seen of it
+    cv::Mat painted_over;  // CV_8U, view size, while a new tile is read: 255 where its follower was painted over (else empty)
     // What this table's art shows in each player's colour: the largest follower-like blob (share
     // of the cell) found on placed tiles that hold no follower, and the cells already looked at.
     std::map<std::string, double> art_blob_share;
@@ -477,8 +479,9 @@ struct Tracker::State {
     // The side of the tile at `at` in camera pixels (the mean of its four sides).
     double tile_side_px(Cell at) const;
     // The view with a follower of `player`'s colour on the new tile at `at` painted over (so the
-    // tile is read without it); `view_img` itself when none is seen there.
-    cv::Mat without_new_follower(const cv::Mat& view_img, Cell at, int player, TrackerUpdate* up) const;
+    // tile is read without it); `view_img` itself when none is seen there. `painted` (when
+    // given and a follower was painted over) gets the pixels painted over (CV_8U, view size).
+    cv::Mat without_new_follower(const cv::Mat& view_img, Cell at, int player, TrackerUpdate* up, cv::Mat* painted = nullptr) const;
     // The pixels of `r` that changed since the confirmed look (CV_8U, r's size; 255: changed).
     cv::Mat changed_since_confirmed(const cv::Mat& view_img, const cv::Rect& r) const;
     bool place_follower_from_blob(const Blob& blob, const cv::Rect& cell, const cv::Mat& lab_now, const cv::Mat& lab_bare,
@@ -732,6 +735,39 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
         // First where the art puts the pennant: a disc there of the pennant colour the placed
         // tiles with pennants show.
         const TileType* spot_twin = pennant_twin(cat, *type);
+        // A follower painted over where the pennant would be may have taken it with it (a blue
+        // follower on a blue pennant): there, only a pennant still seen is evidence.
+        bool spot_hidden = false;
+        if (spot_twin != nullptr && !painted_over.empty() && square.width == square.height && square.width >= 16) {
+            const TileType& with = has_pennant(*type) ? *type : *spot_twin;
+            const PennantLayout& layout = pennant_layout_of(with, ranked[i].rot, square.width);
+            const cv::Mat painted = painted_over(square);
+            for (const auto& ties : layout.spots) {
+                for (const auto& sp : ties) {
+                    int in = 0, on = 0;
+                    for (int y = static_cast<int>(sp.y - layout.radius); y <= static_cast<int>(sp.y + layout.radius) + 1; ++y) {
+                        for (int x = static_cast<int>(sp.x - layout.radius); x <= static_cast<int>(sp.x + layout.radius) + 1; ++x) {
+                            if (x < 0 || y < 0 || x >= painted.cols || y >= painted.rows || cv::norm(cv::Point2d(x, y) - sp) > layout.radius) continue;
+                            ++in;
+                            on += painted.at<std::uint8_t>(y, x) ? 1 : 0;
+                        }
+                    }
+                    spot_hidden = spot_hidden || (in > 0 && on >= opt.pennant_hidden_share * in);
+                }
+            }
+        }
+        // Ties the twins: neither the image nor the pennant tells them apart (the players are asked).
+        auto tie_twins = [&](const TileType& twin) {
+            for (auto& c : ranked) {
+                if (c.tile != twin.id || !vision::same_rotation(twin, c.rot, ranked[i].rot)) continue;
+                const double low = std::min(c.cost, ranked[i].cost);
+                c.cost = low;
+                ranked[i].cost = low;
+                changed = true;
+            }
+            if (up != nullptr) up->notes.push_back("the pennant spot at " + to_string(at) + " for " + ranked[i].tile + " " + std::to_string(ranked[i].rot * 90) +
+                                                   " lies under the follower painted over: " + ranked[i].tile + " and " + twin.id + " are not told apart");
+        };
         if (spot_twin != nullptr && pennant_lab && square.width == square.height && square.width >= 16) {
             const TileType& with = has_pennant(*type) ? *type : *spot_twin;
             const PennantLayout& layout = pennant_layout_of(with, ranked[i].rot, square.width);
@@ -751,6 +787,10 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
                                     std::to_string(spot).substr(0, 4));
             }
             const bool present = spot >= opt.pennant_spot_present, absent = spot <= opt.pennant_spot_absent;
+            if (spot_hidden && !present) {
+                tie_twins(*spot_twin);
+                continue;
+            }
             if (present || absent) {
                 if (present != has_pennant(*type)) speak_against(i, *type, *spot_twin, "pennant colour on " + std::to_string(spot).substr(0, 4) + " of its spot");
                 continue;
@@ -763,6 +803,12 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
         fresh.type = type->index;
         fresh.rot = ranked[i].rot;
         const auto evidence = vision::decide_pennants(lattice, tiles, cat, pennant_options);
+        const bool favours_pennant = !evidence.empty() && evidence.back().decided &&
+                                     has_pennant(cat.tiles()[static_cast<std::size_t>(tiles.back().type)]);
+        if (spot_hidden && !favours_pennant) {
+            tie_twins(*spot_twin);
+            continue;
+        }
         if (evidence.empty() || !evidence.back().decided || tiles.back().type == type->index) continue;
         // A blob between the two thresholds may be a small pennant or a speck: the classifier decides.
         if (evidence.back().blob_area >= opt.pennant_none_area && evidence.back().blob_area < opt.pennant_min_area) continue;
@@ -1320,7 +1366,7 @@ bool Tracker::State::larger_than_art(const std::string& colour, const FollowerBl
 // Returns the view with a follower of `player`'s colour on the new tile at `at` painted over
 // (only pixels that changed since the confirmed look: a neighbour's follower leaning over the
 // cell was there before).
-cv::Mat Tracker::State::without_new_follower(const cv::Mat& view_img, Cell at, int player, TrackerUpdate* up) const {
+cv::Mat Tracker::State::without_new_follower(const cv::Mat& view_img, Cell at, int player, TrackerUpdate* up, cv::Mat* painted) const {
     if (player < 0 || player >= static_cast<int>(game->players().size()) || game->followers_left(player) <= 0) return view_img;
     const vision::ColourModel* colour = opt.piece_colours.find(game->players()[static_cast<std::size_t>(player)].color);
     if (colour == nullptr || !view.window().contains(at)) return view_img;
@@ -1341,6 +1387,10 @@ cv::Mat Tracker::State::without_new_follower(const cv::Mat& view_img, Cell at, i
     }
     cv::Mat out = view_img.clone();
     clear_follower(view_img(cell), blob->mask, opt.follower_on_tile).copyTo(out(cell));
+    if (painted != nullptr) {
+        *painted = cv::Mat::zeros(view_img.size(), CV_8UC1);
+        cleared_area(blob->mask, opt.follower_on_tile).copyTo((*painted)(cell));
+    }
     if (up != nullptr) {
         up->notes.push_back("a " + colour->name + " follower came with the tile at " + to_string(at) + " (" +
                             std::to_string(static_cast<int>(std::lround(100 * blob->share))) + "% of the cell, solidity " +
@@ -1629,10 +1679,11 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     // next move): each is read in turn, in the order they came, as long as each commits.
     for (std::size_t k = 0; k < new_cells.size() && k < 2; ++k) {
         const Cell at = new_cells[k].second;
+        painted_over.release();
         if (k > 0 && !tile_committed) break;
         std::optional<IllegalMove> illegal;
         const bool forced = k == 0 && play_went_on;
-        const cv::Mat read_view = opt.read_follower_with_tile ? without_new_follower(now, at, game->next_player(), &up) : now;
+        const cv::Mat read_view = opt.read_follower_with_tile ? without_new_follower(now, at, game->next_player(), &up, &painted_over) : now;
         auto rank = [&] {
             return read_view.data != now.data ? rank_with_follower_cleared(read_view, now, at, forced ? nullptr : &illegal, &up)
                                               : rank_candidates(read_view, at, forced ? nullptr : &illegal, &up);
@@ -1689,6 +1740,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
         if (!up.committed.empty() && up.committed.back().type == "meeple" && up.committed.back().at == at) explain_follower(at);
     }
 
+    painted_over.release();
     // A follower placed on the open turn's tile after the tile itself.
     const int turn_tile = game->turn_tile();
     if (!tile_committed && turn_tile >= 0 && !game->follower_placed() && !game->current_follower_options().empty() &&

@@ -82,6 +82,7 @@ struct TrackerOptions {
     double pennant_spot_unlike = 20.0;
     double pennant_spot_near = 20.0;
     double pennant_spot_slack = 0.06;   // how far off its spot (share of the tile) the disc is looked for
+    double pennant_hidden_share = 0.3;  // a pennant spot this much under a follower painted over gives no evidence (spot nor blob)
 
     // Followers.
     // A follower put down in the same move as its tile: found on the new tile by its player's

@@ -139,6 +139,8 @@ struct PieceDetectorOptions {
     double veil_block_mm = 22.5;         // block side (half a tile)
     double veil_percentile = 0.05;       // a block's dark level: this percentile of its pixels' darkest channel
     double min_veil = 0.06;              // veils under this are the light's gradient and the print's variation (none lifted)
+    int veil_spot_sides = 3;             // lifted only when it is a spot: from its peak the veil falls under half on this many of
+                                         // the four axis directions within the board (a haze or a gradient rising to the rim is left; 0: always)
     bool keep_rejected = false;          // keep the blobs that are no follower, with why (PieceDetection::rejected: the bench's --dump)
     Status check() const;
 };

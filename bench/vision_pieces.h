@@ -20,7 +20,7 @@ namespace meeplecam::bench {
 struct PiecesBenchOptions {
     bool true_board_only = false;  // score the true board only (the reader is not run: the pieces alone, quickly)
     bool width_pose = false;       // the width rule's pose and base, not the fitted silhouette's (before and after)
-    bool veil = false;             // --veil: the glare veil lifted (PieceDetectorOptions::lift_veil, off by default)
+    bool veil = true;              // --no-veil: no glare veil lifted (PieceDetectorOptions::lift_veil, on by default; --veil: on)
     double min_veil = 0;           // --min-veil S: the detector's min_veil (0: its default)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,

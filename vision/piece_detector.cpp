@@ -255,6 +255,27 @@ SilhouetteFit fit_silhouette(const cv::Mat& blob, cv::Point2d blob_origin_mm, do
 // a spot); a block's veil is the least lift (level - own) / (255 - own) any of its terrains
 // shows (a glare lifts them all; one terrain's print or art may vary alone). Returns the veil share per pixel (CV_32F, 0..1, smooth), 0
 // where it is under `min_veil` (the light's gradient and the print's variation, not a glare).
+// Whether the veil map `veil` (per block; `on_tiles`: the blocks over decoded tiles) is a glare spot: from its
+// peak, along each of the four axis directions, the veil on the tiles falls to under half the peak before the map
+// ends on at least `sides` of them (a glare is a spot, lit from one place; a haze or the light's gradient rises to
+// the board's rim and stays there).
+bool glare_spot(const cv::Mat& veil, const cv::Mat& on_tiles, int sides) {
+    double peak = 0;
+    cv::Point at;
+    cv::minMaxLoc(veil, nullptr, &peak, nullptr, &at, on_tiles);
+    if (peak <= 0) return false;
+    int falling = 0;
+    for (const cv::Point step : {cv::Point(1, 0), cv::Point(-1, 0), cv::Point(0, 1), cv::Point(0, -1)}) {
+        for (cv::Point p = at + step; p.x >= 0 && p.y >= 0 && p.x < veil.cols && p.y < veil.rows; p += step) {
+            if (on_tiles.at<std::uint8_t>(p) && veil.at<float>(p) < 0.5 * peak) {
+                ++falling;
+                break;
+            }
+        }
+    }
+    return falling >= sides;
+}
+
 cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDetectorOptions& o) {
     constexpr int kKinds = 9;  // the FeatureKind values and decoration
     const int block = std::max(8, static_cast<int>(std::lround(o.veil_block_mm * o.px_per_mm)));
@@ -314,13 +335,19 @@ cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDet
     cv::medianBlur(share, share, 5);
     cv::GaussianBlur(share, share, cv::Size(), 1.5);
     cv::GaussianBlur(weight, weight, cv::Size(), 1.5);
+    cv::Mat on_tiles = weight > 0.5f;
     for (int by = 0; by < bh; ++by) {
         for (int bx = 0; bx < bw; ++bx) {
             const float w = weight.at<float>(by, bx);
-            float v = w > 1e-3f ? share.at<float>(by, bx) / w : 0.0f;
+            share.at<float>(by, bx) = w > 1e-3f ? share.at<float>(by, bx) / w : 0.0f;
+        }
+    }
+    if (o.veil_spot_sides > 0 && !glare_spot(share, on_tiles, o.veil_spot_sides)) return cv::Mat(det.size(), CV_32F, cv::Scalar(0));
+    for (int by = 0; by < bh; ++by) {
+        for (int bx = 0; bx < bw; ++bx) {
+            float& v = share.at<float>(by, bx);
             // A soft start: none under min_veil, all of it from twice that.
             v *= static_cast<float>(std::clamp((v - o.min_veil) / std::max(1e-6, o.min_veil), 0.0, 1.0));
-            share.at<float>(by, bx) = v;
         }
     }
     cv::Mat veil;
@@ -738,6 +765,7 @@ Status PieceDetectorOptions::check() const {
     if (!(veil_block_mm >= 2 && veil_block_mm <= 4 * tile_mm)) return bad("veil_block_mm must be within [2, 4 x tile_mm]");
     if (!(veil_percentile >= 0 && veil_percentile <= 0.5)) return bad("veil_percentile must be within [0, 0.5]");
     if (!(min_veil > 0 && min_veil < 0.5)) return bad("min_veil must be within (0, 0.5)");
+    if (!(veil_spot_sides >= 0 && veil_spot_sides <= 4)) return bad("veil_spot_sides must be within [0, 4]");
     return Ok{};
 }
 

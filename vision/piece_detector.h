@@ -133,12 +133,15 @@ struct PieceDetectorOptions {
     double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
     // A glare spot mixes white into the board (colours wash out: reds lose their chroma, black turns grey): its veil is
     // estimated from how far each terrain's darkest art rose off its own dark level, per block, and taken off the top view first.
-    // Off by default: on renders it finds the washed-out followers again, but on the real photos it measures veils of 0-0.2 on
-    // most boards and 0.53 on one hazy photo without any glare spot (test_38), where it invented about 8 followers.
-    bool lift_veil = false;
+    // Only a spot is lifted (veil_spot_sides): without that rule the real photos showed veils of 0-0.2 on most boards and 0.53
+    // on one hazy photo rising to the board's rim (test_38), where lifting it invented about 8 followers; with it, that photo
+    // is left alone and the real boards' counts are those without any veil but 3 false followers fewer (docs/vision.md).
+    bool lift_veil = true;
     double veil_block_mm = 22.5;         // block side (half a tile)
     double veil_percentile = 0.05;       // a block's dark level: this percentile of its pixels' darkest channel
     double min_veil = 0.06;              // veils under this are the light's gradient and the print's variation (none lifted)
+    int veil_spot_sides = 3;             // lifted only when it is a spot: from its peak the veil falls under half on this many of
+                                         // the four axis directions within the board (a haze or a gradient rising to the rim is left; 0: always)
     bool keep_rejected = false;          // keep the blobs that are no follower, with why (PieceDetection::rejected: the bench's --dump)
     Status check() const;
 };

@@ -114,6 +114,9 @@ Status ReaderOptions::check() const {
     if (min_aligned_cells < 1) return invalid("reader options", "min_aligned_cells must be at least 1");
     if (!(min_added_alignment >= 1)) return invalid("reader options", "min_added_alignment must be at least 1");
     if (!(min_masked_alignment >= 1 && min_masked_alignment <= min_added_alignment)) return invalid("reader options", "min_masked_alignment must be within [1, min_added_alignment]");
+    if (!(min_seam_alignment >= 0 && min_seam_alignment <= min_added_alignment)) return invalid("reader options", "min_seam_alignment must be within [0, min_added_alignment]");
+    if (!(seam_like > 0 && seam_unlike >= seam_like)) return invalid("reader options", "seam_like must be positive and seam_unlike at least seam_like");
+    if (min_seam_pairs < 1) return invalid("reader options", "min_seam_pairs must be at least 1");
     if (grow_rounds < 0 || grow_rounds > 10) return invalid("reader options", "grow_rounds must be within [0, 10]");
     if (max_frame_side < 640 || max_frame_side > 100000) return invalid("reader options", "max_frame_side must be within [640, 100000]");
     return Ok{};
@@ -398,26 +401,171 @@ std::vector<double> not_table_shares(const LatticeView& view, const std::vector<
     return out;
 }
 
+// How far (Lab, lightness counted half: glare and shade change it most) the art along cell
+// `cell`'s side `side` (N, E, S, W) lies from the art along the touching side of the read tile
+// `beside`: `kSeamSegments` strips inside each tile's own square (tile offsets included), from
+// `kSeamDepth` to twice that from the side, compared segment by segment along the seam. Roads,
+// city walls and fields run on across a board's seams; a hole shows the table against its
+// neighbours' art. -1 when a strip leaves the top view.
+constexpr int kSeamSegments = 8;
+constexpr double kSeamDepth = 0.06;  // share of the tile side
+double seam_distance(const LatticeView& view, const LatticeOptions& lattice, const CellObservation& cell, int side, const CellObservation& beside) {
+    const double tile = lattice.tile_mm * view.px_per_mm, half = tile / 2;
+    const cv::Rect bounds(0, 0, view.top.cols, view.top.rows);
+    // The strips of one tile along its side s, as mean colours.
+    auto strips = [&](const CellObservation& c, int s, cv::Mat& out) {
+        const cv::Point2d centre = view.cell_centre(c.col, c.row) + c.offset_px;
+        out.create(1, kSeamSegments, CV_32FC3);
+        for (int k = 0; k < kSeamSegments; ++k) {
+            const double along0 = -half + tile * (0.05 + 0.9 * k / kSeamSegments), along1 = -half + tile * (0.05 + 0.9 * (k + 1) / kSeamSegments);
+            const double in0 = half - 2 * kSeamDepth * tile, in1 = half - kSeamDepth * tile;  // distance from the centre across the side
+            double x0, x1, y0, y1;
+            if (s == 0 || s == 2) {
+                x0 = centre.x + along0, x1 = centre.x + along1;
+                y0 = s == 0 ? centre.y - in1 : centre.y + in0;
+                y1 = s == 0 ? centre.y - in0 : centre.y + in1;
+            } else {
+                y0 = centre.y + along0, y1 = centre.y + along1;
+                x0 = s == 3 ? centre.x - in1 : centre.x + in0;
+                x1 = s == 3 ? centre.x - in0 : centre.x + in1;
+            }
+            const cv::Rect r(cv::Point(static_cast<int>(std::floor(x0)), static_cast<int>(std::floor(y0))),
+                             cv::Point(static_cast<int>(std::ceil(x1)), static_cast<int>(std::ceil(y1))));
+            if ((r & bounds) != r || r.area() == 0) return false;
+            const cv::Scalar m = cv::mean(view.top(r));
+            out.at<cv::Vec3f>(0, k) = cv::Vec3f(static_cast<float>(m[0] / 255), static_cast<float>(m[1] / 255), static_cast<float>(m[2] / 255));
+        }
+        cv::cvtColor(out, out, cv::COLOR_BGR2Lab);
+        return true;
+    };
+    cv::Mat mine, theirs;
+    if (!strips(cell, side, mine) || !strips(beside, (side + 2) % 4, theirs)) return -1;
+    double sum = 0;
+    for (int k = 0; k < kSeamSegments; ++k) {
+        const cv::Vec3f a = mine.at<cv::Vec3f>(0, k), b = theirs.at<cv::Vec3f>(0, k);
+        const double dl = 0.5 * (a[0] - b[0]), da = a[1] - b[1], db = a[2] - b[2];
+        sum += std::sqrt(dl * dl + da * da + db * db);
+    }
+    return sum / kSeamSegments;
+}
+
+// How a cell's sides continue the read tiles beside it (`at`: the reference tiles by place):
+// sides measured, and of those how many are like a board's seams (seam_distance at most
+// `like`, Lab units) and how many unlike (above `unlike`).
+struct SeamCheck {
+    int sides = 0, like = 0, unlike = 0;
+};
+SeamCheck check_seams(const LatticeView& view, const LatticeOptions& lattice, const CellObservation& cell,
+                      const std::map<std::pair<int, int>, const CellObservation*>& at, double like, double unlike) {
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    SeamCheck out;
+    for (int s = 0; s < 4; ++s) {
+        const auto it = at.find({cell.col + dc[s], cell.row + dr[s]});
+        if (it == at.end()) continue;
+        const double d = seam_distance(view, lattice, cell, s, *it->second);
+        if (d < 0) continue;
+        ++out.sides;
+        out.like += d <= like;
+        out.unlike += d > unlike;
+    }
+    return out;
+}
+
+// The median seam_distance over the touching sides of `cells` (the board's own seams: roads,
+// cities and fields running on), or -1 for fewer than `min_pairs` sides.
+double board_seam_distance(const LatticeView& view, const LatticeOptions& lattice, const std::vector<CellObservation>& cells, int min_pairs) {
+    std::map<std::pair<int, int>, const CellObservation*> at;
+    for (const auto& c : cells) at[{c.col, c.row}] = &c;
+    std::vector<double> d;
+    for (const auto& c : cells) {
+        for (const int s : {1, 2}) {  // east and south neighbours
+            const auto it = at.find({c.col + (s == 1 ? 1 : 0), c.row + (s == 2 ? 1 : 0)});
+            if (it == at.end()) continue;
+            const double v = seam_distance(view, lattice, c, s, *it->second);
+            if (v >= 0) d.push_back(v);
+        }
+    }
+    if (static_cast<int>(d.size()) < min_pairs) return -1;
+    std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+    return d[d.size() / 2];
+}
+
+// Whether a seam check says hole: at least `min_unlike` sides show art unlike the tiles beside
+// it, and they are two thirds of those measured, or half with none alike.
+bool seams_say_hole(const SeamCheck& c, int min_unlike) {
+    return c.unlike >= min_unlike && (3 * c.unlike >= 2 * c.sides || (c.like == 0 && 2 * c.unlike >= c.sides));
+}
+
+// The seam thresholds of one board (Lab units; ReaderOptions::seam_like, seam_unlike times
+// the board's median seam), or none when the board has too few touching sides to learn them.
+struct SeamRules {
+    bool on = false;
+    double like = 0, unlike = 0;
+};
+SeamRules seam_rules(const LatticeView& view, const std::vector<CellObservation>& cells, const ReaderOptions& o) {
+    const double median = board_seam_distance(view, o.lattice, cells, o.min_seam_pairs);
+    if (median <= 0) return {};
+    return {true, o.seam_like * median, o.seam_unlike * median};
+}
+
+// Holes in the board read as tiles (a hole showing glared wood or a busy cloth is unlike the
+// table along the frame's edge, and its neighbours' sides give it an outline on all four
+// sides): a cell at least two of whose sides show art unlike the read tile beside it
+// (seams_say_hole) is dropped. A tile beside a hole keeps its other sides alike.
+std::vector<CellObservation> drop_seam_holes(const LatticeView& view, std::vector<CellObservation> cells, const LatticeOptions& lattice, const SeamRules& rules,
+                                             std::vector<CellObservation>& dropped) {
+    if (!rules.on || view.top.empty()) return cells;
+    std::map<std::pair<int, int>, const CellObservation*> at;
+    for (const auto& c : cells) at[{c.col, c.row}] = &c;
+    std::vector<char> hole(cells.size(), 0);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const auto seams = check_seams(view, lattice, cells[i], at, rules.like, rules.unlike);
+        hole[i] = seams_say_hole(seams, 2);
+    }
+    std::vector<CellObservation> kept;
+    for (std::size_t i = 0; i < cells.size(); ++i) (hole[i] ? dropped : kept).push_back(cells[i]);
+    return kept;
+}
+
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
 // colours, a city on wood) next to the board: each empty cell beside a read one, inside the
 // frame, whose square outline stands out `min_alignment` times more than the squares half a
 // pitch away (cell_alignment; `min_masked_alignment` times when at least `masked_share` of it is
-// not table by the mask) joins the board, its offset guessed from its read neighbours;
-// `rounds` times, so a missed tile beside a missed tile is found too. The classifier's table
+// not table by the mask), or `min_seam_alignment` times when every side it shares with a tile
+// read by occupancy continues that tile's art (check_seams: a cloth's pattern does not run on
+// across a tile's sides at the pitch), joins the board, its offset guessed from its read
+// neighbours; `rounds` times, so a missed tile beside a missed tile is found too. A cell whose
+// sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
+// flower in a hole has an outline on every side, its neighbours'. The classifier's table
 // model still drops a cell that looks like the table (classify_cells).
-std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, std::vector<CellObservation> cells, const LatticeOptions& lattice,
-                                                     double min_alignment, double min_masked_alignment, double masked_share, int rounds) {
+std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, std::vector<CellObservation> cells, const ReaderOptions& o, const SeamRules& rules) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
+    const auto& lattice = o.lattice;
     auto in_frame = [&view](double x, double y) { return view.in_frame(x, y); };
     constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
-    for (int round = 0; round < rounds; ++round) {
+    // Seams are compared with the tiles occupancy read only: an offered cell may still be table
+    // (the classifier drops it), and table beside table continues.
+    std::map<std::pair<int, int>, CellObservation> read_tiles;
+    for (const auto& c : cells) read_tiles[{c.col, c.row}] = c;
+    std::map<std::pair<int, int>, const CellObservation*> reference;
+    for (const auto& [at, c] : read_tiles) reference[at] = &c;
+    // Holes found beside at least two tiles (inside the board) are not offered, but the board
+    // goes on beyond them: their other neighbours are looked at too.
+    std::vector<CellObservation> holes;
+    for (int round = 0; round < o.grow_rounds; ++round) {
         std::map<std::pair<int, int>, const CellObservation*> at;
         for (const auto& c : cells) at[{c.col, c.row}] = &c;
+        std::set<std::pair<int, int>> skipped;
+        for (const auto& c : holes) skipped.insert({c.col, c.row});
         std::map<std::pair<int, int>, CellObservation> offered;
-        for (const auto& c : cells) {
+        std::vector<const CellObservation*> from;
+        for (const auto& c : cells) from.push_back(&c);
+        for (const auto& c : holes) from.push_back(&c);
+        for (const auto* cp : from) {
+            const auto& c = *cp;
             for (int s = 0; s < 4; ++s) {
                 const int col = c.col + dc[s], row = c.row + dr[s];
-                if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row})) continue;
+                if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row}) || skipped.count({col, row})) continue;
                 if (!(in_frame(col, row) && in_frame(col + 1, row) && in_frame(col, row + 1) && in_frame(col + 1, row + 1))) continue;
                 // The offset: the mean of the read neighbours' (tiles lie a little off the grid, alike nearby).
                 cv::Point2d offset(0, 0);
@@ -436,9 +584,20 @@ std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, st
         const auto shares = not_table_shares(view, candidates, lattice);
         std::size_t added = 0;
         for (std::size_t i = 0; i < candidates.size(); ++i) {
+            SeamCheck seams;
+            if (rules.on) seams = check_seams(view, lattice, candidates[i], reference, rules.like, rules.unlike);
+            const bool continues = seams.sides > 0 && seams.like == seams.sides;
+            const bool hole = seams_say_hole(seams, 1);
+            if (hole) {
+                if (seams.sides >= 2) holes.push_back(candidates[i]), ++added;
+                continue;
+            }
             // Colours unlike the table and an outline: both say tile (the outline check or the
-            // board's largest group dropped it); an outline alone must be clearer.
-            if (aligned[i] >= (shares[i] >= masked_share ? min_masked_alignment : min_alignment)) cells.push_back(candidates[i]), ++added;
+            // board's largest group dropped it); an outline alone must be clearer, unless the
+            // tile's art runs on into its neighbours'.
+            const double needed = std::min(shares[i] >= o.refine.candidate_share ? o.min_masked_alignment : o.min_added_alignment,
+                                           continues ? o.min_seam_alignment : o.min_added_alignment);
+            if (aligned[i] >= needed) cells.push_back(candidates[i]), ++added;
         }
         if (added == 0) break;
     }
@@ -600,9 +759,11 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     // nothing, so the colour model and the light are those of the cells read before).
     // A board already holding as many cells as the game has tiles has table among them (glare, a
     // busy cloth): nothing is added to it.
+    const auto seams = seam_rules(reading.view, cells, options);
+    std::vector<CellObservation> holes;  // read by occupancy, dropped by their seams; still measured by the alignment refusal below
+    cells = drop_seam_holes(reading.view, std::move(cells), options.lattice, seams, holes);
     if (options.grow_rounds > 0 && static_cast<int>(cells.size()) < game_copies(catalog, options.decoder.edition)) {
-        cells = add_outlined_neighbours(reading.view, std::move(cells), options.lattice, options.min_added_alignment, options.min_masked_alignment,
-                                        options.refine.candidate_share, options.grow_rounds);
+        cells = add_outlined_neighbours(reading.view, std::move(cells), options, seams);
     }
     reading.offered = cells;
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
@@ -631,6 +792,10 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         for (const auto& t : reading.tiles) {
             if (!t.hidden && !outlined.count({t.col, t.row})) shown.push_back({t.col, t.row, 1.0, t.offset_px});
         }
+        // Holes dropped by their seams count as read: a decoy's plain cells (a cake's icing) are
+        // unlike the tile art beside them too, and left out they would leave only its framed art
+        // cells in the median (a rendered cake's 0.74 -> 0.77).
+        for (const auto& c : holes) shown.push_back(c);
         e.aligned_cells = static_cast<int>(shown.size());
         e.median_alignment = median_alignment(reading.view, shown, options.lattice);
     }

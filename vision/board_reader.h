@@ -363,6 +363,12 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
+    double min_seam_alignment = 1.0;  // ...or this much when every side it shares with a read tile continues that tile's art (seam_like)
+    double seam_like = 1.5;           // a side continues its neighbour's art when the colours along the seam differ at most this many
+                                      // times the board's median seam (Lab, segment by segment, strips just inside each tile's side)...
+    double seam_unlike = 4.0;         // ...and shows a hole when above this many times: a read cell with two thirds of its sides (at least
+                                      // 2) unlike is dropped, an empty cell with any is not offered
+    int min_seam_pairs = 16;          // the board's median seam needs this many touching sides of read tiles (fewer: seams not used)
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)

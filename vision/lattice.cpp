@@ -20,7 +20,6 @@ namespace {
 constexpr int kAngleBins = 180;           // direction histogram: one bin per degree
 constexpr double kAngleSmoothDeg = 2.0;   // its smoothing
 constexpr double kMinFamilySeparationDeg = 55;  // the second family differs at least this much (square tiles seen at up to ~40 degrees tilt)
-constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's normalised disc by this much
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families (the fold's own choice)...
@@ -160,6 +159,20 @@ cv::Vec3d vanishing_point(const std::vector<Segment>& family, const LatticeOptio
         if (cv::norm(v) > 0) best = v / cv::norm(v);
     }
     return best;
+}
+
+// Whether the line `horizon` (normalised coordinates) leaves every board point (work px / 4,
+// as `pts`) on one side, at least `margin` away.
+bool misses_board(const cv::Vec3d& horizon, const std::vector<cv::Point>& pts, const cv::Matx33d& work_to_norm, double margin) {
+    const double n = std::hypot(horizon[0], horizon[1]);
+    if (!(n > 1e-12)) return true;  // the horizon at infinity: a view from straight above
+    double lo = 1e18, hi = -1e18;
+    for (const auto& p : pts) {
+        const cv::Vec3d q = work_to_norm * cv::Vec3d(p.x * 4.0 + 2, p.y * 4.0 + 2, 1);
+        const double d = horizon.dot(q) / (n * q[2]);
+        lo = std::min(lo, d), hi = std::max(hi, d);
+    }
+    return lo >= margin || hi <= -margin;
 }
 
 // Mean valley (dark line) response per column of `grey` where `mask` is set.
@@ -348,6 +361,7 @@ Status LatticeOptions::check() const {
     if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
     if (!(inlier_deg > 0 && inlier_deg < 10)) return bad("inlier_deg must be within (0, 10)");
     if (ransac_iterations < 10) return bad("ransac_iterations must be at least 10");
+    if (!(horizon_margin >= 0 && horizon_margin <= 4)) return bad("horizon_margin must be within [0, 4]");
     if (!(min_pitch_px >= 4 && max_pitch_px > 2 * min_pitch_px)) return bad("need 4 <= min_pitch_px and max_pitch_px > 2 min_pitch_px");
     if (!(affine_side >= 200 && affine_side <= 4000)) return bad("affine_side must be within [200, 4000]");
     if (!(harmonic_share > 0 && harmonic_share <= 1)) return bad("harmonic_share must be within (0, 1]");
@@ -568,8 +582,9 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         const cv::Vec3d v2 = calibrated ? cv::Vec3d(0, 1, 0) : vanishing_point(fam2, o);
         // Affine rectification: send the horizon (through both vanishing points) to infinity.
         cv::Vec3d horizon = v1.cross(v2);
-        // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
-        if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
+        // The horizon must miss the board: the table under it lies on one side. (A steep view of a
+        // table sees the horizon just above the frame, or the wall behind the table inside it.)
+        if (!misses_board(horizon, pts, work_to_norm, o.horizon_margin)) {
             out.failure = "no board found: edge directions do not fit a table seen from above";
             return;
         }

@@ -625,8 +625,13 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
             out.failure = "no board found: edge directions do not fit a table seen from above";
             return;
         }
+        if (std::abs(horizon[2]) <= 1e-9 * std::hypot(horizon[0], horizon[1])) {
+            out.failure = "no board found: edge directions do not fit a table seen from above";  // a camera looking level, not down
+            return;
+        }
         horizon /= horizon[2];
-        const cv::Matx33d hp = calibrated ? cv::Matx33d::eye() : level_view(v1, v2, horizon, o.level_tilt_deg).value_or(cv::Matx33d(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1));
+        const cv::Matx33d plain(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
+        const cv::Matx33d hp = calibrated ? plain : level_view(v1, v2, horizon, o.level_tilt_deg).value_or(plain);
         auto direction = [&](const cv::Vec3d& v) {
             const cv::Vec3d d = hp * v;
             const cv::Point2d u(d[0], d[1]);

@@ -48,6 +48,10 @@ struct LatticeOptions {
     double family_deg = 18;          // segments within this angle of a family's dominant direction join it
     double inlier_deg = 1.0;         // a segment agrees with a vanishing point within this angle
     int ransac_iterations = 400;     // vanishing point hypotheses per family
+    double horizon_margin = 0.1;     // the horizon (through both vanishing points) must miss the board's colours by this much
+                                     // (half the work frame's longer side is 1; a steep view has it just above the frame)
+    double level_tilt_deg = 50;      // a view whose line families say it is tilted more than this is turned to look straight down
+                                     // before the pitches are measured (90: never; tiles foreshortened by over max_aspect otherwise)
     double min_pitch_px = 12;        // smallest tile pitch looked for in the affine view (px)
     double max_pitch_px = 240;       // largest (px)
     double affine_side = 800;        // size of the affine view the pitch is measured in (px)

@@ -20,7 +20,9 @@ namespace {
 constexpr int kAngleBins = 180;           // direction histogram: one bin per degree
 constexpr double kAngleSmoothDeg = 2.0;   // its smoothing
 constexpr double kMinFamilySeparationDeg = 55;  // the second family differs at least this much (square tiles seen at up to ~40 degrees tilt)
-constexpr double kHorizonMargin = 1.2;    // the horizon must miss the frame's normalised disc by this much
+constexpr double kAssumedFocal = 1.6;     // focal length (half the frame's longer side is 1) when the vanishing points cannot give it: ~64 degrees across
+constexpr double kMinFocal = 0.7, kMaxFocal = 4.0;  // focal lengths taken from the vanishing points (110 to 28 degrees across)
+constexpr double kMaxFiniteVanishing = 8; // vanishing points farther out (half-widths) are too near infinity to give the focal length
 constexpr double kBlurSigma = 1.0;        // smoothing before the valley (dark line) response
 constexpr int kMinTeeth = 3;              // the board spans at least this many pitches
 constexpr int kDirectionCandidates = 3;   // direction histogram peaks tried as line families (the fold's own choice)...
@@ -160,6 +162,53 @@ cv::Vec3d vanishing_point(const std::vector<Segment>& family, const LatticeOptio
         if (cv::norm(v) > 0) best = v / cv::norm(v);
     }
     return best;
+}
+
+// Whether the line `horizon` (normalised coordinates) leaves every board point (work px / 4,
+// as `pts`) on one side, at least `margin` away.
+bool misses_board(const cv::Vec3d& horizon, const std::vector<cv::Point>& pts, const cv::Matx33d& work_to_norm, double margin) {
+    const double n = std::hypot(horizon[0], horizon[1]);
+    if (!(n > 1e-12)) return true;  // the horizon at infinity: a view from straight above
+    double lo = 1e18, hi = -1e18;
+    for (const auto& p : pts) {
+        const cv::Vec3d q = work_to_norm * cv::Vec3d(p.x * 4.0 + 2, p.y * 4.0 + 2, 1);
+        const double d = horizon.dot(q) / (n * q[2]);
+        lo = std::min(lo, d), hi = std::max(hi, d);
+    }
+    return lo >= margin || hi <= -margin;
+}
+
+// The camera turned to look straight down on the table, in normalised work coordinates (the
+// frame's centre at 0, half its longer side 1): a homography that sends `horizon` to infinity
+// and undoes the foreshortening, so squares on the table come out square up to the error of
+// the focal length. Only for steep views (an estimated tilt over `level_tilt_deg`; nullopt
+// otherwise): the plain affine view keeps the tilt's foreshortening, which the pitches,
+// measured per axis, absorb up to max_aspect (1/cos 46 degrees); at 50-60 degrees the axes'
+// pitches differ by 1.6-2 and a doubled or halved one was taken instead. The focal length
+// comes from the two vanishing points when both are finite (orthogonal directions:
+// v1 . v2 = -f^2, principal point at the centre), else an assumed one (kAssumedFocal).
+std::optional<cv::Matx33d> level_view(const cv::Vec3d& v1, const cv::Vec3d& v2, const cv::Vec3d& horizon, double level_tilt_deg) {
+    double f = kAssumedFocal;
+    if (std::abs(v1[2]) > 1e-12 && std::abs(v2[2]) > 1e-12) {
+        const cv::Point2d a(v1[0] / v1[2], v1[1] / v1[2]), b(v2[0] / v2[2], v2[1] / v2[2]);
+        const double ff = -(a.x * b.x + a.y * b.y);
+        if (std::hypot(a.x, a.y) <= kMaxFiniteVanishing && std::hypot(b.x, b.y) <= kMaxFiniteVanishing && ff >= kMinFocal * kMinFocal &&
+            ff <= kMaxFocal * kMaxFocal) {
+            f = std::sqrt(ff);
+        }
+    }
+    // The table's normal in camera coordinates, and the turn taking it onto the optical axis (Rodrigues).
+    cv::Vec3d n(f * horizon[0], f * horizon[1], horizon[2]);
+    n /= cv::norm(n);
+    if (n[2] < 0) n = -n;
+    if (std::acos(std::min(1.0, n[2])) * 180 / kPi < level_tilt_deg) return std::nullopt;
+    const cv::Vec3d axis = n.cross(cv::Vec3d(0, 0, 1));
+    const double sin_a = cv::norm(axis), cos_a = n[2];
+    const cv::Vec3d k = axis / sin_a;
+    const cv::Matx33d cross(0, -k[2], k[1], k[2], 0, -k[0], -k[1], k[0], 0);
+    const cv::Matx33d turn = cv::Matx33d::eye() + sin_a * cross + (1 - cos_a) * cross * cross;
+    const cv::Matx33d focal(f, 0, 0, 0, f, 0, 0, 0, 1), unfocal(1 / f, 0, 0, 0, 1 / f, 0, 0, 0, 1);
+    return focal * turn * unfocal;
 }
 
 // Mean valley (dark line) response per column of `grey` where `mask` is set.
@@ -348,6 +397,8 @@ Status LatticeOptions::check() const {
     if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
     if (!(inlier_deg > 0 && inlier_deg < 10)) return bad("inlier_deg must be within (0, 10)");
     if (ransac_iterations < 10) return bad("ransac_iterations must be at least 10");
+    if (!(horizon_margin >= 0 && horizon_margin <= 4)) return bad("horizon_margin must be within [0, 4]");
+    if (!(level_tilt_deg >= 0 && level_tilt_deg <= 90)) return bad("level_tilt_deg must be within [0, 90]");
     if (!(min_pitch_px >= 4 && max_pitch_px > 2 * min_pitch_px)) return bad("need 4 <= min_pitch_px and max_pitch_px > 2 min_pitch_px");
     if (!(affine_side >= 200 && affine_side <= 4000)) return bad("affine_side must be within [200, 4000]");
     if (!(harmonic_share > 0 && harmonic_share <= 1)) return bad("harmonic_share must be within (0, 1]");
@@ -568,13 +619,19 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         const cv::Vec3d v2 = calibrated ? cv::Vec3d(0, 1, 0) : vanishing_point(fam2, o);
         // Affine rectification: send the horizon (through both vanishing points) to infinity.
         cv::Vec3d horizon = v1.cross(v2);
-        // The horizon must pass well outside the frame (distance |h2| / |h0, h1| from the centre).
-        if (std::abs(horizon[2]) <= kHorizonMargin * std::hypot(horizon[0], horizon[1])) {
+        // The horizon must miss the board: the table under it lies on one side. (A steep view of a
+        // table sees the horizon just above the frame, or the wall behind the table inside it.)
+        if (!misses_board(horizon, pts, work_to_norm, o.horizon_margin)) {
             out.failure = "no board found: edge directions do not fit a table seen from above";
             return;
         }
+        if (std::abs(horizon[2]) <= 1e-9 * std::hypot(horizon[0], horizon[1])) {
+            out.failure = "no board found: edge directions do not fit a table seen from above";  // a camera looking level, not down
+            return;
+        }
         horizon /= horizon[2];
-        const cv::Matx33d hp(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
+        const cv::Matx33d plain(1, 0, 0, 0, 1, 0, horizon[0], horizon[1], 1);
+        const cv::Matx33d hp = calibrated ? plain : level_view(v1, v2, horizon, o.level_tilt_deg).value_or(plain);
         auto direction = [&](const cv::Vec3d& v) {
             const cv::Vec3d d = hp * v;
             const cv::Point2d u(d[0], d[1]);

@@ -1084,58 +1084,57 @@ TEST_CASE("reader options refuse a masked growth alignment outside [1, min_added
     CHECK(o.check());
 }
 
-TEST_CASE("holes in the board are told from tiles by their seams: a hole's sides do not continue its neighbours' art",
-          "[vision][board-reader][table][seams]") {
-    const auto& catalog = *base();
-    // The bench's medium boards 1013 (holes showing glared wood, read by occupancy as full
-    // cities), 1015 (flowers in holes offered on their outline) and 5000 (holes in a busy cloth,
-    // both ways).
+namespace {
+// Missed and invented cells summed over the bench's medium boards `seeds`, read with the
+// defaults ("now") and with `before`.
+struct NowAndBefore {
     int missed_now = 0, missed_before = 0, invented_now = 0, invented_before = 0;
-    for (const std::uint64_t seed : {1013u, 1015u, 5000u}) {
+};
+NowAndBefore read_now_and_before(const std::vector<std::uint64_t>& seeds, const vision::ReaderOptions& before_options) {
+    const auto& catalog = *base();
+    NowAndBefore t;
+    for (const std::uint64_t seed : seeds) {
         const auto r = render_bench_medium(seed);
         auto now = vision::read_board(r.image, catalog);
-        vision::ReaderOptions no_seams;  // the board's median seam is never learnt: seams unused
-        no_seams.min_seam_pairs = 1000000;
-        auto before = vision::read_board(r.image, catalog, no_seams);
+        auto before = vision::read_board(r.image, catalog, before_options);
         REQUIRE(now);
         REQUIRE(before);
         REQUIRE(now->found);
         REQUIRE(before->found);
         const auto [m1, i1] = missed_and_invented(*now, r.truth);
         const auto [m0, i0] = missed_and_invented(*before, r.truth);
-        missed_now += m1, invented_now += i1, missed_before += m0, invented_before += i0;
-        UNSCOPED_INFO("seed " << seed << ": invented " << i1 << " with seams, " << i0 << " without; missed " << m1 << " with, " << m0 << " without");
+        t.missed_now += m1, t.invented_now += i1, t.missed_before += m0, t.invented_before += i0;
+        UNSCOPED_INFO("seed " << seed << ": missed " << m1 << " now, " << m0 << " before; invented " << i1 << " now, " << i0 << " before");
     }
+    return t;
+}
+}  // namespace
+
+TEST_CASE("holes in the board are told from tiles by their seams: a hole's sides do not continue its neighbours' art",
+          "[vision][board-reader][table][seams]") {
+    // The bench's medium boards 1013 (holes showing glared wood, read by occupancy as full
+    // cities), 1015 (flowers in holes offered on their outline) and 5000 (holes in a busy cloth,
+    // both ways). "Before": the board's median seam is never learnt, seams unused.
+    vision::ReaderOptions no_seams;
+    no_seams.min_seam_pairs = 1000000;
+    const auto t = read_now_and_before({1013u, 1015u, 5000u}, no_seams);
     // Measured: invented 3 + 3 + 4 without seams, 0 + 0 + 1 with; missed unchanged.
-    CHECK(invented_now + 6 <= invented_before);
-    CHECK(missed_now <= missed_before);
+    CHECK(t.invented_now + 6 <= t.invented_before);
+    CHECK(t.missed_now <= t.missed_before);
 }
 
 TEST_CASE("tiles with a weak outline are found where their art runs on into their read neighbours'",
           "[vision][board-reader][table][grow][seams]") {
-    const auto& catalog = *base();
     // The bench's medium boards 1009, 1010 (a tile on wood or cloth whose outline measured
     // 1.1: alignment alone offered it not, nor the masked tiles behind it) and 5018 (a busy cloth
-    // in the tiles' colours: 35 of 72 tiles missed on the right lattice).
-    int missed_now = 0, missed_before = 0, invented_now = 0, invented_before = 0;
-    for (const std::uint64_t seed : {1009u, 1010u, 5018u}) {
-        const auto r = render_bench_medium(seed);
-        auto now = vision::read_board(r.image, catalog);
-        vision::ReaderOptions outline_only;  // every offered cell needs its outline, as before
-        outline_only.min_seam_alignment = outline_only.min_added_alignment;
-        auto before = vision::read_board(r.image, catalog, outline_only);
-        REQUIRE(now);
-        REQUIRE(before);
-        REQUIRE(now->found);
-        REQUIRE(before->found);
-        const auto [m1, i1] = missed_and_invented(*now, r.truth);
-        const auto [m0, i0] = missed_and_invented(*before, r.truth);
-        missed_now += m1, invented_now += i1, missed_before += m0, invented_before += i0;
-        UNSCOPED_INFO("seed " << seed << ": missed " << m1 << " now, " << m0 << " outline only; invented " << i1 << " now, " << i0 << " outline only");
-    }
+    // in the tiles' colours: 35 of 72 tiles missed on the right lattice). "Before": every offered
+    // cell needs its outline.
+    vision::ReaderOptions outline_only;
+    outline_only.min_seam_alignment = outline_only.min_added_alignment;
+    const auto t = read_now_and_before({1009u, 1010u, 5018u}, outline_only);
     // Measured: missed 2 + 3 + 35 outline only, 0 + 2 + 30 now; invented 0 + 0 + 2 both ways.
-    CHECK(missed_now + 6 <= missed_before);
-    CHECK(invented_now <= invented_before);
+    CHECK(t.missed_now + 6 <= t.missed_before);
+    CHECK(t.invented_now <= t.invented_before);
 }
 
 TEST_CASE("reader options refuse seam thresholds out of order", "[vision][board-reader][bad-input]") {

@@ -279,6 +279,20 @@ ArtDetails art_details(const TileType& type, int rot, int n) {
 
 // Returns the float Lab pixels of the disc of `radius` within `reach` px of `centre` that has
 // the largest share of pixels `wanted`.
+// The share of the pixels of `mask` (CV_8U) within `radius` of `centre` that are set; 0 when the
+// disc lies outside the mask.
+double set_share_in_disc(const cv::Mat& mask, cv::Point2d centre, double radius) {
+    int in = 0, on = 0;
+    for (int y = static_cast<int>(centre.y - radius); y <= static_cast<int>(centre.y + radius) + 1; ++y) {
+        for (int x = static_cast<int>(centre.x - radius); x <= static_cast<int>(centre.x + radius) + 1; ++x) {
+            if (x < 0 || y < 0 || x >= mask.cols || y >= mask.rows || cv::norm(cv::Point2d(x, y) - centre) > radius) continue;
+            ++in;
+            on += mask.at<std::uint8_t>(y, x) ? 1 : 0;
+        }
+    }
+    return in > 0 ? on / static_cast<double>(in) : 0.0;
+}
+
 std::vector<cv::Vec3f> best_disc(const cv::Mat& lab, cv::Point2d centre, double radius, int reach,
                                  const std::function<bool(const cv::Vec3f&)>& wanted) {
     const int step = std::max(1, static_cast<int>(std::lround(radius / 2)));
@@ -743,17 +757,7 @@ void Tracker::State::weigh_pennants(const cv::Mat& frame_view, Cell at, std::vec
             const PennantLayout& layout = pennant_layout_of(with, ranked[i].rot, square.width);
             const cv::Mat painted = painted_over(square);
             for (const auto& ties : layout.spots) {
-                for (const auto& sp : ties) {
-                    int in = 0, on = 0;
-                    for (int y = static_cast<int>(sp.y - layout.radius); y <= static_cast<int>(sp.y + layout.radius) + 1; ++y) {
-                        for (int x = static_cast<int>(sp.x - layout.radius); x <= static_cast<int>(sp.x + layout.radius) + 1; ++x) {
-                            if (x < 0 || y < 0 || x >= painted.cols || y >= painted.rows || cv::norm(cv::Point2d(x, y) - sp) > layout.radius) continue;
-                            ++in;
-                            on += painted.at<std::uint8_t>(y, x) ? 1 : 0;
-                        }
-                    }
-                    spot_hidden = spot_hidden || (in > 0 && on >= opt.pennant_hidden_share * in);
-                }
+                for (const auto& sp : ties) spot_hidden = spot_hidden || set_share_in_disc(painted, sp, layout.radius) >= opt.pennant_hidden_share;
             }
         }
         // Ties the twins: neither the image nor the pennant tells them apart (the players are asked).

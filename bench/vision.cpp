@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
 //                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
@@ -37,6 +37,7 @@ namespace {
 
 std::string g_dump;  // --dump DIR: top views with mistakes marked
 std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
+std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels DIR: hand-labelled layouts of real photos (NAME.layout.json)
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
@@ -349,12 +350,14 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         std::printf("\nreal photos: %s not found, skipped\n", boards.c_str());
         return;
     }
-    std::printf("\nREAL PHOTOS (%s; no ground-truth layouts: only self-consistency)\n", boards.c_str());
+    std::printf("\nREAL PHOTOS (%s; self-consistency, and per-tile truth where %s has a hand-labelled layout)\n", boards.c_str(), g_labels.c_str());
     std::printf("%-16s %-9s %5s %6s %9s %8s %8s  %s\n", "file", "category", "found", "tiles", "sides_ok", "ms", "cpu_ms", "message");
     std::string line;
     std::getline(tags, line);
     int boards_n = 0, boards_found = 0, decoys = 0, decoys_refused = 0, pairs = 0, pairs_ok = 0;
     std::vector<double> ms, cpu_ms;
+    std::vector<std::string> labelled_lines;
+    vision::LayoutScore labelled_total;
     const auto& types = catalog->tiles();
     while (std::getline(tags, line)) {
         if (line.empty()) continue;
@@ -393,6 +396,24 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         else ++decoys, decoys_refused += !found;
         std::printf("%-16s %-9s %5s %6zu %8.0f%% %8.1f %8.1f  %s\n", f[0].c_str(), f[3].c_str(), found ? "yes" : "no", found ? reading->tiles.size() : 0,
                     p ? 100.0 * ok / p : 0.0, t_ms, cpu_ms.back(), reading ? reading->message.c_str() : reading.error().to_string().c_str());
+        const std::string label_path = g_labels + "/" + std::filesystem::path(f[0]).stem().string() + ".layout.json";
+        if (std::filesystem::exists(label_path)) {
+            auto labels = vision::load_layout_labels(label_path, *catalog);
+            if (!labels) {
+                labelled_lines.push_back(f[0] + ": " + labels.error().to_string());
+            } else {
+                const auto score = vision::score_against_layout(found ? reading->tiles : std::vector<vision::DecodedTile>{}, *catalog, labels.value());
+                char head[160];
+                std::snprintf(head, sizeof head, "%s: %d labelled, right %d, wrong %d, missed %d, invented %d (per-tile error %.1f%%); truth->read:", f[0].c_str(),
+                              score.labelled, score.right, score.wrong, score.missed, score.invented,
+                              100.0 * (score.labelled - score.right) / std::max(1, score.labelled));
+                std::string report = head;
+                for (const auto& c : score.confusions) report += " " + c;
+                labelled_lines.push_back(report);
+                labelled_total.labelled += score.labelled, labelled_total.right += score.right, labelled_total.wrong += score.wrong;
+                labelled_total.missed += score.missed, labelled_total.invented += score.invented;
+            }
+        }
         if (!g_dump.empty() && reading) {
             const auto& e = reading->evidence;
             std::printf("    evidence %s: sides %d/%d, unary sides %d/%d, median alignment %.2f over %d tiles\n", f[0].c_str(), e.sides_agreeing, e.side_pairs,
@@ -416,6 +437,15 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
     }
     std::printf("real summary: boards found %d/%d, decoys refused %d/%d, touching sides matching %d/%d (%.1f%%), median %.1f ms per image (wall), %.1f ms CPU\n",
                 boards_found, boards_n, decoys_refused, decoys, pairs_ok, pairs, pairs ? 100.0 * pairs_ok / pairs : 0.0, median(ms), median(cpu_ms));
+    if (labelled_lines.empty()) {
+        std::printf("real labelled: no hand-labelled layouts in %s\n", g_labels.c_str());
+        return;
+    }
+    std::printf("real labelled (hand-labelled layouts, %s; a tile right = type and rotation modulo symmetry):\n", g_labels.c_str());
+    for (const auto& l : labelled_lines) std::printf("  %s\n", l.c_str());
+    const auto& t = labelled_total;
+    std::printf("real labelled summary: %d tiles, right %d, wrong %d, missed %d, invented %d: per-tile error %.1f%%\n", t.labelled, t.right, t.wrong, t.missed,
+                t.invented, t.labelled ? 100.0 * (t.labelled - t.right) / t.labelled : 0.0);
 }
 
 }  // namespace
@@ -455,11 +485,12 @@ int main(int argc, char** argv) {
         else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
+        else if (a == "--labels") g_labels = next();
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--dump DIR]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--labels DIR] [--dump DIR]\n");
             return 2;
         }
     }

@@ -2,6 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+#include "engine/json_text.h"
+#include "vision/tile_classifier.h"
 
 namespace meeplecam::vision {
 
@@ -62,6 +70,85 @@ BoardReading reading_from_truth(const RenderTruth& truth, const Catalog& catalog
         out.tiles.push_back(d);
     }
     return out;
+}
+
+Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, const Catalog& catalog) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return invalid(path, "cannot be read");
+    std::stringstream text;
+    text << in.rdbuf();
+    auto doc = parse_json_text(text.str(), path);
+    if (!doc) return doc.error();
+    const nlohmann::json& j = doc.value();
+    if (!j.is_object() || !j.contains("tiles") || !j["tiles"].is_array()) return invalid(path, "needs a \"tiles\" array");
+    std::vector<LabelledTile> out;
+    std::set<std::pair<int, int>> cells;
+    for (std::size_t i = 0; i < j["tiles"].size(); ++i) {
+        const nlohmann::json& t = j["tiles"][i];
+        const std::string where = path + ": tiles[" + std::to_string(i) + "]";
+        if (!t.is_object() || !t.contains("at") || !t["at"].is_array() || t["at"].size() != 2 || !t["at"][0].is_number_integer() ||
+            !t["at"][1].is_number_integer() || !t.contains("tile") || !t["tile"].is_string() || !t.contains("rot") || !t["rot"].is_number_integer()) {
+            return invalid(where, "needs \"at\": [col, row], \"tile\" and \"rot\"");
+        }
+        LabelledTile tile{t["at"][0].get<int>(), t["at"][1].get<int>(), t["tile"].get<std::string>(), 0};
+        const int degrees = t["rot"].get<int>();
+        if (degrees % 90 != 0 || degrees < 0 || degrees >= 360) return invalid(where, "rot must be 0, 90, 180 or 270, got " + std::to_string(degrees));
+        tile.rot = degrees / 90;
+        if (catalog.find(tile.tile) == nullptr) return invalid(where, "tile " + tile.tile + " is not in the catalog");
+        if (!cells.insert({tile.col, tile.row}).second) return invalid(where, "a second tile on cell " + std::to_string(tile.col) + "," + std::to_string(tile.row));
+        out.push_back(std::move(tile));
+    }
+    return out;
+}
+
+LayoutScore score_against_layout(const std::vector<DecodedTile>& read, const Catalog& catalog, const std::vector<LabelledTile>& labels) {
+    const auto& types = catalog.tiles();
+    std::map<std::pair<int, int>, const LabelledTile*> truth;
+    for (const auto& l : labels) truth[{l.col, l.row}] = &l;
+    // Turns a read cell clockwise by `turn` quarter turns: (x, y) -> (-y, x) per turn.
+    auto turned = [](int col, int row, int turn) {
+        for (int q = 0; q < turn; ++q) std::tie(col, row) = std::pair{-row, col};
+        return cv::Point(col, row);
+    };
+    auto is_right = [&](const DecodedTile& t, int turn, const LabelledTile& l) {
+        const TileType& type = types[static_cast<std::size_t>(t.type)];
+        return type.id == l.tile && same_rotation(type, (t.rot + turn) % 4, l.rot);
+    };
+    LayoutScore best;
+    best.right = -1;
+    std::vector<const DecodedTile*> shown;
+    for (const auto& t : read) {
+        if (!t.hidden && t.type >= 0 && t.type < static_cast<int>(types.size())) shown.push_back(&t);
+    }
+    for (int turn = 0; turn < 4; ++turn) {
+        // Every shift that puts some read tile on some labelled one.
+        std::set<std::pair<int, int>> shifts;
+        for (const auto* t : shown) {
+            const cv::Point p = turned(t->col, t->row, turn);
+            for (const auto& l : labels) shifts.insert({l.col - p.x, l.row - p.y});
+        }
+        for (const auto& [dx, dy] : shifts) {
+            LayoutScore s;
+            s.turn = turn, s.shift = cv::Point(dx, dy);
+            for (const auto* t : shown) {
+                const cv::Point p = turned(t->col, t->row, turn) + s.shift;
+                const auto it = truth.find({p.x, p.y});
+                if (it == truth.end()) ++s.invented;
+                else if (is_right(*t, turn, *it->second)) ++s.right;
+                else ++s.wrong;
+            }
+            if (s.right > best.right || (s.right == best.right && s.wrong + s.invented < best.wrong + best.invented)) best = s;
+        }
+    }
+    if (best.right < 0) best = LayoutScore{};
+    best.labelled = static_cast<int>(labels.size());
+    best.missed = best.labelled - best.right - best.wrong;
+    for (const auto* t : shown) {
+        const cv::Point p = turned(t->col, t->row, best.turn) + best.shift;
+        const auto it = truth.find({p.x, p.y});
+        if (it != truth.end() && !is_right(*t, best.turn, *it->second)) best.confusions.push_back(it->second->tile + "->" + types[static_cast<std::size_t>(t->type)].id);
+    }
+    return best;
 }
 
 }  // namespace meeplecam::vision

@@ -1,6 +1,7 @@
 // Measures of a reading against the renderer's ground truth (tests and bench/vision).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -23,5 +24,29 @@ double rectification_rms_mm(const LatticeView& view, const RenderTruth& truth);
 // tile on its own cell with its true type, rotation and offset off the cell; cell [0, 0] is the
 // board's top-left occupied cell. `catalog` must hold every tile type of the truth.
 BoardReading reading_from_truth(const RenderTruth& truth, const Catalog& catalog, cv::Size frame);
+
+// One tile of a hand-labelled layout: the true board of a real photo (bench/real_labels).
+struct LabelledTile {
+    int col = 0, row = 0;
+    std::string tile;  // type id
+    int rot = 0;       // quarter turns clockwise, as records
+};
+
+// Loads a layout label file: {"tiles": [{"at": [col, row], "tile": "B", "rot": 90}, ...]}
+// (rot in degrees, as records). Errors name the file and the entry: unreadable, not JSON, a
+// type not in `catalog`, a rotation not a multiple of 90, two tiles on one cell.
+Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, const Catalog& catalog);
+
+// A reading scored against a labelled layout. The reading's board frame is arbitrary (a photo
+// has no north), so it is turned by quarter turns and shifted onto the labels first: the turn
+// and shift placing the most read tiles right are taken. A tile is right when its type matches
+// and its rotation does modulo the type's symmetry; hidden tiles count as missed.
+struct LayoutScore {
+    int labelled = 0, right = 0, wrong = 0, missed = 0, invented = 0;
+    int turn = 0;                          // quarter turns clockwise applied to the reading
+    cv::Point shift{0, 0};                 // then this shift (cells)
+    std::vector<std::string> confusions;   // per wrong tile, "truth->read" (e.g. "N->I")
+};
+LayoutScore score_against_layout(const std::vector<DecodedTile>& read, const Catalog& catalog, const std::vector<LabelledTile>& labels);
 
 }  // namespace meeplecam::vision

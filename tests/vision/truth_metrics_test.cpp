@@ -1,0 +1,137 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "render_fixtures.h"
+#include "vision/truth_metrics.h"
+
+using namespace meeplecam;
+using namespace meeplecam::vision;
+
+namespace {
+
+int type_index(const Catalog& catalog, const std::string& id) {
+    for (std::size_t i = 0; i < catalog.tiles().size(); ++i) {
+        if (catalog.tiles()[i].id == id) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// A read tile at (col, row) of the reading's own frame.
+DecodedTile read_tile(const Catalog& catalog, int col, int row, const std::string& id, int rot) {
+    DecodedTile t;
+    t.col = col, t.row = row, t.type = type_index(catalog, id), t.rot = rot;
+    return t;
+}
+
+std::string write_temp(const char* name, const std::string& text) {
+    const auto path = (std::filesystem::temp_directory_path() / name).string();
+    std::ofstream(path) << text;
+    return path;
+}
+
+}  // namespace
+
+TEST_CASE("a reading is scored against a hand-labelled layout under the board's turn and shift", "[vision][truth]") {
+    const auto catalog = test::base_catalog_for_render();
+    // The labels: a 3 x 2 board. Curve V at (0, 0) turned once, E (city N) at (1, 0), U (straight road) at (2, 0),
+    // corner city N at (0, 1), B (monastery) at (1, 1), D at (2, 1).
+    const std::vector<LabelledTile> labels = {{0, 0, "V", 1}, {1, 0, "E", 0}, {2, 0, "U", 0}, {0, 1, "N", 0}, {1, 1, "B", 0}, {2, 1, "D", 2}};
+    // The reading saw the board turned a quarter turn anticlockwise and shifted: label cell (c, r) is read at
+    // (r + 5, -c + 7) with each rotation one quarter turn less. N is read as I (wrong), D is not read (missed),
+    // U is read as the same straight road turned twice (right: U looks the same turned by a half turn), and one
+    // tile is invented beside the board.
+    auto at = [](int c, int r) { return std::pair{r + 5, -c + 7}; };
+    std::vector<DecodedTile> read;
+    auto add = [&](int c, int r, const std::string& id, int rot) {
+        const auto [x, y] = at(c, r);
+        read.push_back(read_tile(*catalog, x, y, id, (rot + 3) % 4));
+    };
+    add(0, 0, "V", 1);
+    add(1, 0, "E", 0);
+    add(2, 0, "U", 2);
+    add(0, 1, "I", 0);
+    add(1, 1, "B", 0);
+    read.push_back(read_tile(*catalog, 9, 9, "E", 0));
+
+    const LayoutScore s = score_against_layout(read, *catalog, labels);
+    CHECK(s.labelled == 6);
+    CHECK(s.turn == 1);
+    CHECK(s.right == 4);
+    CHECK(s.wrong == 1);
+    CHECK(s.missed == 1);
+    CHECK(s.invented == 1);
+    REQUIRE(s.confusions.size() == 1);
+    CHECK(s.confusions[0] == "N->I");
+
+    // A hidden tile is no reading: it counts as missed.
+    read[1].hidden = true;
+    const LayoutScore h = score_against_layout(read, *catalog, labels);
+    CHECK(h.right == 3);
+    CHECK(h.missed == 2);
+    // Nothing read: everything missed.
+    const LayoutScore none = score_against_layout({}, *catalog, labels);
+    CHECK(none.right == 0);
+    CHECK(none.missed == 6);
+}
+
+TEST_CASE("layout label files load, and bad ones name the file and the entry", "[vision][truth][bad-input]") {
+    const auto catalog = test::base_catalog_for_render();
+    const auto good = write_temp("meeplecam_labels_good.json", R"({"tiles": [{"at": [0, 0], "tile": "V", "rot": 90}, {"at": [1, 0], "tile": "E", "rot": 0}]})");
+    const auto labels = load_layout_labels(good, *catalog);
+    REQUIRE(labels);
+    REQUIRE(labels->size() == 2);
+    CHECK(labels.value()[0].tile == "V");
+    CHECK(labels.value()[0].rot == 1);
+    CHECK(labels.value()[1].col == 1);
+
+    auto error_of = [&](const char* name, const std::string& text) {
+        const auto r = load_layout_labels(write_temp(name, text), *catalog);
+        REQUIRE_FALSE(r);
+        return r.error().to_string();
+    };
+    CHECK_THAT(error_of("meeplecam_labels_trunc.json", R"({"tiles": [{"at": [0, 0], "ti)"), Catch::Contains("meeplecam_labels_trunc.json"));
+    CHECK_THAT(error_of("meeplecam_labels_type.json", R"({"tiles": [{"at": [0, 0], "tile": "Z9", "rot": 0}]})"), Catch::Contains("tiles[0]") && Catch::Contains("Z9"));
+    CHECK_THAT(error_of("meeplecam_labels_rot.json", R"({"tiles": [{"at": [0, 0], "tile": "V", "rot": 45}]})"), Catch::Contains("rot must be"));
+    CHECK_THAT(error_of("meeplecam_labels_twice.json", R"({"tiles": [{"at": [0, 0], "tile": "V", "rot": 0}, {"at": [0, 0], "tile": "E", "rot": 0}]})"),
+               Catch::Contains("tiles[1]") && Catch::Contains("second tile"));
+    CHECK_THAT(error_of("meeplecam_labels_none.json", R"([1, 2])"), Catch::Contains("\"tiles\""));
+    const auto missing = load_layout_labels((std::filesystem::temp_directory_path() / "meeplecam_no_such_labels.json").string(), *catalog);
+    REQUIRE_FALSE(missing);
+    CHECK_THAT(missing.error().to_string(), Catch::Contains("cannot be read"));
+}
+
+TEST_CASE("the shipped real-photo labels are legal base-game boards", "[vision][truth]") {
+    // A label error would score the reader wrongly: every labelled board's touching sides must match.
+    const auto catalog = test::base_catalog_for_render();
+    const std::filesystem::path dir = std::filesystem::path(MEEPLECAM_SOURCE_DIR) / "bench" / "real_labels";
+    REQUIRE(std::filesystem::is_directory(dir));
+    int files = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+        if (entry.path().extension() != ".json") continue;
+        ++files;
+        INFO(entry.path().string());
+        const auto labels = load_layout_labels(entry.path().string(), *catalog);
+        REQUIRE(labels);
+        std::map<std::pair<int, int>, const LabelledTile*> at;
+        for (const auto& l : labels.value()) at[{l.col, l.row}] = &l;
+        // The type's edge on side s (N, E, S, W) of a tile turned `rot` quarter turns clockwise.
+        auto edge = [&](const LabelledTile& l, int side) { return catalog->find(l.tile)->edges[static_cast<std::size_t>((side - l.rot + 8) % 4)]; };
+        int pairs = 0;
+        for (const auto& l : labels.value()) {
+            for (const auto& [dc, dr, side] : {std::tuple{1, 0, 1}, std::tuple{0, 1, 2}}) {
+                const auto it = at.find({l.col + dc, l.row + dr});
+                if (it == at.end()) continue;
+                ++pairs;
+                INFO(l.tile << " at " << l.col << "," << l.row << " side " << side);
+                CHECK(edge(l, side) == edge(*it->second, (side + 2) % 4));
+            }
+        }
+        CHECK(pairs > 0);
+    }
+    CHECK(files >= 1);
+}

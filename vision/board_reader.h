@@ -215,6 +215,11 @@ struct ClassifierOptions {
     double unbridged_penalty = 12.0; // score lost by reading a cell with a bridge found on it as bare (the bridge found was none, or not there)
     double min_arm_road = 0.3;    // a road arm whose samples lie in road-like colour clusters less than this share...
     double arm_penalty = 3.0;     // ...costs its layout up to this score (none drawn: an arm invented over grass)
+    bool printed_variants = true; // also fit the printed art's region maps (tile_art.h printed_geometry_variants: thin field caps,
+                                  // corner walls bowed to the corner, road bends as two arms to the centre); false: the renderer's only
+    double variant_penalty = 1.0; // ...a variant's score gives up this much against the renderer's map (a variant wins only when clearly better)...
+    double printed_min_share = 0.25; // ...and the variants stay only when they fit best on this share of the cells whose (type, rotation) has them
+                                     // (a printed-like frame; renders: 0-10 %, real photos 34-77 %); the model is learnt without them either way
     Status check() const;
 };
 

@@ -81,71 +81,15 @@ void start_terrain_model(const cv::Mat& centres, const std::vector<double>& shar
     }
 }
 
-// Per sample of terrain_layout(type, rot, samples, inset): the index of the road feature (arm)
-// whose road the sample lies on, or -1. Cached like the layouts.
-const std::vector<std::int8_t>& road_arms_of(const TileType& type, int rot, int samples, double inset) {
-    using Key = std::tuple<std::string, std::string, std::size_t, int, int, double>;
-    static std::mutex mutex;
-    static std::map<Key, std::vector<std::int8_t>> cache;  // std::map: references stay valid as it grows
-    const Key key{type.set, type.id, type.features.size(), rot, samples, inset};
-    {
-        std::lock_guard lock(mutex);
-        if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    }
-    const auto terrain = terrain_layout(type, rot, samples, inset);
-    const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
-    std::vector<std::int8_t> arms(terrain.size(), -1);
-    for (int j = 0; j < samples; ++j) {
-        for (int i = 0; i < samples; ++i) {
-            const auto q = static_cast<std::size_t>(j * samples + i);
-            if (terrain[q] != kRoad) continue;
-            const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
-            const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
-            arms[q] = static_cast<std::int8_t>(labels.at<int>(y, x));
-        }
-    }
-    std::lock_guard lock(mutex);
-    return cache.emplace(key, std::move(arms)).first->second;
-}
-
-}  // namespace
-
-Status ClassifierOptions::check() const {
-    auto bad = [](const char* what) { return Status(invalid("classifier options", what)); };
-    if (samples < 4 || samples > 64) return bad("samples must be within [4, 64]");
-    if (!(sample_inset >= 0 && sample_inset < 0.3)) return bad("sample_inset must be within [0, 0.3)");
-    if (clusters < 3 || clusters > 64) return bad("clusters must be within [3, 64]");
-    if (em_rounds < 1 || em_rounds > 50) return bad("em_rounds must be within [1, 50]");
-    if (!(prior_count > 0)) return bad("prior_count must be positive");
-    if (!(temperature > 0 && temperature <= 1)) return bad("temperature must be within (0, 1]");
-    if (table_reach < 0 || table_reach > 10) return bad("table_reach must be within [0, 10]");
-    if (!(empty_margin >= 0)) return bad("empty_margin must be >= 0");
-    if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
-    if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
-    if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
-    if (!(min_arm_road > 0 && min_arm_road <= 1)) return bad("min_arm_road must be within (0, 1]");
-    if (!(arm_penalty >= 0)) return bad("arm_penalty must be >= 0");
-    return Ok{};
-}
-
-std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset) {
-    // Layouts depend only on geometry: cache them (the reader asks for the same ones every frame).
-    using Key = std::tuple<std::string, std::string, std::size_t, int, int, double>;
-    static std::mutex mutex;
-    static std::map<Key, std::vector<std::uint8_t>> cache;
-    const Key key{type.set, type.id, type.features.size(), rot, samples, inset};
-    {
-        std::lock_guard lock(mutex);
-        if (const auto it = cache.find(key); it != cache.end()) return it->second;
-    }
-    const cv::Mat labels = feature_labels(type, rot, kLayoutPx);
+// Terrain per sample of one region map (`labels`: feature_labels() of `type` at kLayoutPx). A
+// sample near a border between terrains (but not on a road: roads are thin) is left unknown, as
+// tiles sit a little off the lattice.
+std::vector<std::uint8_t> terrain_of_labels(const TileType& type, const cv::Mat& labels, int samples, double inset) {
     std::vector<std::uint8_t> out(static_cast<std::size_t>(samples * samples), kOther);
     // Pennants are read apart from the layouts (decide_pennants): where on its city a pennant
     // sits differs between tile sets, so here a pennant city is plain city.
     bool cloister = false;
     for (const auto& f : type.features) cloister = cloister || f.kind == FeatureKind::Monastery;
-    // Terrain per layout pixel, then samples; a sample near a border between terrains (but
-    // not on a road: roads are thin) is left unknown, as tiles sit a little off the lattice.
     cv::Mat terrain(kLayoutPx, kLayoutPx, CV_8UC1, cv::Scalar(kOther));
     for (int y = 0; y < kLayoutPx; ++y) {
         for (int x = 0; x < kLayoutPx; ++x) {
@@ -176,9 +120,79 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
             out[static_cast<std::size_t>(j * samples + i)] = t;
         }
     }
-    std::lock_guard lock(mutex);
-    cache.emplace(key, out);
     return out;
+}
+
+// Per sample of a region map's terrain: the index of the road feature (arm) whose road the
+// sample lies on, or -1.
+std::vector<std::int8_t> road_arms_of_labels(const std::vector<std::uint8_t>& terrain, const cv::Mat& labels, int samples, double inset) {
+    std::vector<std::int8_t> arms(terrain.size(), -1);
+    for (int j = 0; j < samples; ++j) {
+        for (int i = 0; i < samples; ++i) {
+            const auto q = static_cast<std::size_t>(j * samples + i);
+            if (terrain[q] != kRoad) continue;
+            const double u = inset + (i + 0.5) / samples * (1 - 2 * inset), v = inset + (j + 0.5) / samples * (1 - 2 * inset);
+            const int x = std::clamp(static_cast<int>(u * kLayoutPx), 0, kLayoutPx - 1), y = std::clamp(static_cast<int>(v * kLayoutPx), 0, kLayoutPx - 1);
+            arms[q] = static_cast<std::int8_t>(labels.at<int>(y, x));
+        }
+    }
+    return arms;
+}
+
+// One region map of a (type, rotation) sampled for the classifier: its terrain and road arms.
+struct SampledMap {
+    std::vector<std::uint8_t> terrain;
+    std::vector<std::int8_t> arms;
+};
+
+// The sampled region maps of a (type, rotation): the renderer's first, then the printed-art
+// variants (printed_geometry_variants). Layouts depend only on geometry: cached (the reader
+// asks for the same ones every frame); std::map keeps references valid as it grows.
+const std::vector<SampledMap>& sampled_maps(const TileType& type, int rot, int samples, double inset) {
+    using Key = std::tuple<std::string, std::string, std::size_t, int, int, double>;
+    static std::mutex mutex;
+    static std::map<Key, std::vector<SampledMap>> cache;
+    const Key key{type.set, type.id, type.features.size(), rot, samples, inset};
+    {
+        std::lock_guard lock(mutex);
+        if (const auto it = cache.find(key); it != cache.end()) return it->second;
+    }
+    std::vector<SampledMap> maps;
+    for (const auto& [shape, style] : printed_geometry_variants(type)) {
+        const cv::Mat labels = feature_labels(shape, rot, kLayoutPx, style);
+        SampledMap m;
+        m.terrain = terrain_of_labels(shape, labels, samples, inset);
+        m.arms = road_arms_of_labels(m.terrain, labels, samples, inset);
+        maps.push_back(std::move(m));
+    }
+    std::lock_guard lock(mutex);
+    return cache.emplace(key, std::move(maps)).first->second;
+}
+
+}  // namespace
+
+Status ClassifierOptions::check() const {
+    auto bad = [](const char* what) { return Status(invalid("classifier options", what)); };
+    if (samples < 4 || samples > 64) return bad("samples must be within [4, 64]");
+    if (!(sample_inset >= 0 && sample_inset < 0.3)) return bad("sample_inset must be within [0, 0.3)");
+    if (clusters < 3 || clusters > 64) return bad("clusters must be within [3, 64]");
+    if (em_rounds < 1 || em_rounds > 50) return bad("em_rounds must be within [1, 50]");
+    if (!(prior_count > 0)) return bad("prior_count must be positive");
+    if (!(temperature > 0 && temperature <= 1)) return bad("temperature must be within (0, 1]");
+    if (table_reach < 0 || table_reach > 10) return bad("table_reach must be within [0, 10]");
+    if (!(empty_margin >= 0)) return bad("empty_margin must be >= 0");
+    if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
+    if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
+    if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
+    if (!(min_arm_road > 0 && min_arm_road <= 1)) return bad("min_arm_road must be within (0, 1]");
+    if (!(arm_penalty >= 0)) return bad("arm_penalty must be >= 0");
+    if (!(variant_penalty >= 0)) return bad("variant_penalty must be >= 0");
+    if (!(printed_min_share >= 0 && printed_min_share <= 1)) return bad("printed_min_share must be within [0, 1]");
+    return Ok{};
+}
+
+std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samples, double inset) {
+    return sampled_maps(type, rot, samples, inset).front().terrain;
 }
 
 std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog,
@@ -304,13 +318,26 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     const std::vector<double> table_prob = prob[kTable];
     std::vector<double> ll_empty(cells.size(), -1e300);  // each cell's log-likelihood as bare table
     // Hypotheses: every type at every distinct rotation.
+    // Each (type, rotation) may have several region maps (o.printed_variants): the renderer's and
+    // the printed art's; each is a layout of its own, and the best stands for its (type, rotation).
     struct Layout {
         int type, rot;
-        std::vector<std::uint8_t> terrain;
+        const std::vector<std::uint8_t>& terrain;
+        const std::vector<std::int8_t>& arms;
+        bool variant;  // a printed-art map (not the renderer's)
+        double cost;   // log-likelihood the map gives up: 0 for the renderer's; a variant's is kHeldBack while the model is learnt
     };
+    // The terrain model is learnt on the renderer's maps alone (variants held back), then the
+    // variants are scored with it and kept when the frame's art is printed-like (below).
+    constexpr double kHeldBack = 1e30;
     std::vector<Layout> layouts;
     for (const auto& t : catalog.tiles()) {
-        for (const int r : t.distinct_rotations) layouts.push_back({t.index, r, terrain_layout(t, r, n, o.sample_inset)});
+        for (const int r : t.distinct_rotations) {
+            const auto& maps = sampled_maps(t, r, n, o.sample_inset);
+            for (std::size_t v = 0; v < (o.printed_variants ? maps.size() : 1); ++v) {
+                layouts.push_back({t.index, r, maps[v].terrain, maps[v].arms, v > 0, v == 0 ? 0.0 : kHeldBack});
+            }
+        }
     }
     // Cells under a bridge: the samples it hides are left out (kept[c] empty: all count); while
     // the terrain model is learnt only the layouts whose sides at its ends are field may lie under it.
@@ -396,6 +423,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 for (std::size_t i = 0; i < pairs; ++i) {
                     if (count[i]) s += count[i] * flat[i];  // skipped when absent: a cluster the tiles never show has log 0 = -inf for kOther
                 }
+                s -= layouts[h].cost;
             }
             ll[c][h] = s;
             if (s > ll[c][best]) best = h;
@@ -498,6 +526,30 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int t = 0; t < kTerrains; ++t) {
         for (int c = 0; c < k; ++c) final_logp[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)] = std::log(prob[static_cast<std::size_t>(t)][static_cast<std::size_t>(c)]);
     }
+    // The printed-art maps, scored with the model just learnt. A table's tiles share one art:
+    // where the variants fit best on fewer than `printed_min_share` of the cells whose best
+    // (type, rotation) has them, the art is the renderer's kind and they are dropped again
+    // (on renders they mostly fit noise: blur and glare).
+    if (std::any_of(layouts.begin(), layouts.end(), [](const Layout& l) { return l.variant; })) {
+        for (auto& l : layouts) l.cost = l.variant ? o.variant_penalty / o.temperature : 0.0;
+        for_each_cell([&](std::size_t c) { score_cell(c, {}, final_logp); });
+        int with_variants = 0, variant_best = 0;
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const auto best = static_cast<std::size_t>(std::max_element(ll[c].begin(), ll[c].end()) - ll[c].begin());
+            if (!cells[c].teaches || looks_empty(c, best)) continue;
+            const bool has = std::any_of(layouts.begin(), layouts.end(),
+                                         [&](const Layout& l) { return l.variant && l.type == layouts[best].type && l.rot == layouts[best].rot; });
+            with_variants += has ? 1 : 0;
+            variant_best += layouts[best].variant ? 1 : 0;
+        }
+        if (variant_best < o.printed_min_share * with_variants || with_variants == 0) {
+            for (std::size_t h = 0; h < layouts.size(); ++h) {
+                if (!layouts[h].variant) continue;
+                layouts[h].cost = kHeldBack;
+                for (auto& row : ll) row[h] = -kHeldBack;
+            }
+        }
+    }
     // Every road arm a layout draws must show road along it: the share of its samples in colour
     // clusters the road explains better than the field (the model just learnt). Road samples of
     // true roads often fall on the grass beside them (thin, wobbly roads), so the road's colours
@@ -506,7 +558,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     auto arm_penalty = [&](std::size_t c, std::size_t h) {
         if (o.arm_penalty <= 0) return 0.0;
         const Layout& layout = layouts[h];
-        const auto& arms = road_arms_of(catalog.tiles()[static_cast<std::size_t>(layout.type)], layout.rot, n, o.sample_inset);
+        const auto& arms = layout.arms;
         const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
         std::map<int, std::pair<int, int>> shown;  // arm -> (samples road-like, samples)
         for (int q = 0; q < per_cell; ++q) {
@@ -551,10 +603,14 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 for (int q = 0; q < per_cell; ++q) {
                     if (kept[c][static_cast<std::size_t>(q)]) s += final_logp[terrain[static_cast<std::size_t>(q)]][static_cast<std::size_t>(cl[q])];
                 }
+                s -= layouts[i].cost;
                 h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * s - o.unbridged_penalty, false});
             }
         }
         std::sort(h.hyps.begin(), h.hyps.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+        // One hypothesis per (type, rotation, bridged): its best region map.
+        std::set<std::tuple<int, int, bool>> listed;
+        std::erase_if(h.hyps, [&](const Hypothesis& x) { return !listed.insert({x.type, x.rot, x.bridged}).second; });
         out.push_back(std::move(h));
         out_teaches.push_back(cells[c].teaches);
     }

@@ -925,4 +925,67 @@ cv::Mat render_tile(const TileType& type, int rot, int size_px, const TileStyle&
     return img;
 }
 
+
+namespace {
+
+// Variants of the region maps (printed_geometry_variants), tile fractions: the field cap beside a
+// band or 3-side city (the renderer's is 0.30), and how far a corner city's wall bulges past the
+// diagonal (the renderer's 0.07; negative: bowed towards the corner).
+constexpr double kThinFieldDepth = 0.20, kBowedCornerBulge = -0.08;
+
+// The sides a city owns as the art draws it (tile_art.cpp): the side's middle port, or two of its three.
+std::vector<int> city_sides(const FeatureDef& city) {
+    std::vector<int> sides;
+    for (int side = 0; side < 4; ++side) {
+        int owned = 0;
+        bool middle = false;
+        for (const Port p : city.ports) {
+            if (p == kCentre || side_of(p) != side) continue;
+            ++owned;
+            middle = middle || p % 3 == 1;
+        }
+        if (middle || owned >= 2) sides.push_back(side);
+    }
+    return sides;
+}
+
+}  // namespace
+
+std::vector<std::pair<TileType, TileStyle>> printed_geometry_variants(const TileType& type) {
+    const TileStyle& drawn = builtin_tile_styles().front();
+    std::vector<std::pair<TileType, TileStyle>> out = {{type, drawn}};
+    bool wide_city = false, corner_city = false;
+    for (const FeatureDef& f : type.features) {
+        if (f.kind != FeatureKind::City) continue;
+        const auto sides = city_sides(f);
+        wide_city = wide_city || sides.size() == 3 || (sides.size() == 2 && (sides[1] - sides[0]) % 2 == 0);
+        corner_city = corner_city || (sides.size() == 2 && (sides[1] - sides[0]) % 2 == 1);
+    }
+    if (wide_city) {
+        TileStyle thin_caps = drawn;
+        thin_caps.field_depth = kThinFieldDepth;
+        out.emplace_back(type, thin_caps);
+    }
+    if (corner_city) {
+        TileStyle bowed = drawn;
+        bowed.corner_bulge = kBowedCornerBulge;
+        out.emplace_back(type, bowed);
+    }
+    for (std::size_t f = 0; f < type.features.size(); ++f) {
+        const FeatureDef& road = type.features[f];
+        std::vector<Port> ends;
+        for (const Port p : road.ports) {
+            if (p != kCentre) ends.push_back(p);
+        }
+        if (road.kind != FeatureKind::Road || ends.size() != 2 || (side_of(ends[0]) - side_of(ends[1]) + 4) % 2 == 0) continue;
+        TileType elbow = type;  // the bend as two arms to the centre: the second arm a feature of its own
+        FeatureDef arm = road;
+        elbow.features[f].ports = {ends[0]};
+        arm.ports = {ends[1]};
+        elbow.features.push_back(arm);
+        out.emplace_back(std::move(elbow), drawn);
+    }
+    return out;
+}
+
 }  // namespace meeplecam::vision

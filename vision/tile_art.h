@@ -103,6 +103,15 @@ std::vector<cv::Point> pennant_points(const cv::Mat& city, int count, double pen
 // feature_labels(); the reader expects a building there. Empty for a tile without inns.
 std::vector<cv::Rect2d> inn_boxes(const TileType& type);
 
+// The region maps a tile reader fits a type with, as (type, style) pairs for feature_labels():
+// the renderer's own first, then where printed art is known to draw otherwise, a variant (each
+// a hypothesis of the same type and rotation; the best fit stands for it). Printed cities on two
+// opposite or three sides leave thinner field caps than the renderer's (real scans: G's band read
+// as a 3-side city). Printed corner cities end in a wall bowed towards their corner. Printed road
+// bends turn near the centre (K read as L, V as a junction): a 2-port road on adjacent sides is
+// also drawn as two arms meeting at the centre (the second arm a feature of its own, appended).
+std::vector<std::pair<TileType, TileStyle>> printed_geometry_variants(const TileType& type);
+
 // Draws the tile's art (CV_8UC3, size_px square) turned clockwise by `rot` quarter turns.
 // The geometry and houses depend only on the type and style; `rng` adds per-copy texture
 // and print variation. Assumes size_px >= 16 and a style that passed check().

@@ -14,10 +14,6 @@ namespace meeplecam::vision {
 namespace {
 
 constexpr int kField = 0, kRoad = 1, kCity = 2, kBuilding = 3, kLake = 4, kKinds = 5;
-// Variants of the region maps (geometry_variants), tile fractions: the field cap beside a band or
-// 3-side city (the renderer's is 0.30), and how far a corner city's wall bulges past the diagonal
-// (the renderer's 0.07; negative: bowed towards the corner).
-constexpr double kThinFieldDepth = 0.20, kBowedCornerBulge = -0.08;
 
 Status range(double v, double lo, double hi, const char* name) {
     if (!(v >= lo && v <= hi)) {
@@ -90,66 +86,6 @@ cv::Rect2d turned_box(cv::Rect2d box, int quarters) {
     return box;
 }
 
-// The sides a city owns as the art draws it (tile_art.cpp): the side's middle port, or two of its three.
-std::vector<int> city_sides(const FeatureDef& city) {
-    std::vector<int> sides;
-    for (int side = 0; side < 4; ++side) {
-        int owned = 0;
-        bool middle = false;
-        for (const Port p : city.ports) {
-            if (p == kCentre || side_of(p) != side) continue;
-            ++owned;
-            middle = middle || p % 3 == 1;
-        }
-        if (middle || owned >= 2) sides.push_back(side);
-    }
-    return sides;
-}
-
-// The region maps each type is fitted with, as (type, style) pairs for feature_labels(): the
-// renderer's own, and where printed art is known to draw otherwise, a variant (each a hypothesis
-// of the same type and rotation; the best fit stands for it; the synthetic styles barely move,
-// bench/vision_tiles). Printed cities on two opposite or three sides leave thinner field caps
-// than the renderer's (real scans: G's band read as a 3-side city). Printed corner cities end in
-// a wall bowed towards their corner. Printed road bends turn near the centre (K read as L, V as
-// a junction): a 2-port road on adjacent sides is also drawn as two arms meeting at the centre.
-std::vector<std::pair<TileType, TileStyle>> geometry_variants(const TileType& type) {
-    const TileStyle& drawn = builtin_tile_styles().front();
-    std::vector<std::pair<TileType, TileStyle>> out = {{type, drawn}};
-    bool wide_city = false, corner_city = false;
-    for (const FeatureDef& f : type.features) {
-        if (f.kind != FeatureKind::City) continue;
-        const auto sides = city_sides(f);
-        wide_city = wide_city || sides.size() == 3 || (sides.size() == 2 && (sides[1] - sides[0]) % 2 == 0);
-        corner_city = corner_city || (sides.size() == 2 && (sides[1] - sides[0]) % 2 == 1);
-    }
-    if (wide_city) {
-        TileStyle thin_caps = drawn;
-        thin_caps.field_depth = kThinFieldDepth;
-        out.emplace_back(type, thin_caps);
-    }
-    if (corner_city) {
-        TileStyle bowed = drawn;
-        bowed.corner_bulge = kBowedCornerBulge;
-        out.emplace_back(type, bowed);
-    }
-    for (std::size_t f = 0; f < type.features.size(); ++f) {
-        const FeatureDef& road = type.features[f];
-        std::vector<Port> ends;
-        for (const Port p : road.ports) {
-            if (p != kCentre) ends.push_back(p);
-        }
-        if (road.kind != FeatureKind::Road || ends.size() != 2 || (side_of(ends[0]) - side_of(ends[1]) + 4) % 2 == 0) continue;
-        TileType elbow = type;  // the bend as two arms to the centre: the second arm a feature of its own
-        FeatureDef arm = road;
-        elbow.features[f].ports = {ends[0]};
-        arm.ports = {ends[1]};
-        elbow.features.push_back(arm);
-        out.emplace_back(std::move(elbow), drawn);
-    }
-    return out;
-}
-
 }  // namespace
 
 Status TileClassifierOptions::check() const {
@@ -207,7 +143,7 @@ Result<TileClassifier> TileClassifier::create(std::vector<TileType> types, const
         // All four turns, even of symmetric types: the art drawn on a symmetric tile (a monastery,
         // a pennant) is not symmetric. Turns that place the same tile are merged when scored.
         const std::vector<int> rots = {0, 1, 2, 3};
-        for (const auto& [shape, style] : geometry_variants(type)) {
+        for (const auto& [shape, style] : printed_geometry_variants(type)) {
         for (const int r : rots) {
             const cv::Mat labels = feature_labels(shape, r, hi, style);
             cv::Mat kinds(hi, hi, CV_8S);

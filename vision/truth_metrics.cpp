@@ -94,7 +94,7 @@ Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, co
         const int degrees = t["rot"].get<int>();
         if (degrees % 90 != 0 || degrees < 0 || degrees >= 360) return invalid(where, "rot must be 0, 90, 180 or 270, got " + std::to_string(degrees));
         tile.rot = degrees / 90;
-        if (catalog.find(tile.tile) == nullptr) return invalid(where, "tile " + tile.tile + " is not in the catalog");
+        if (tile.tile != kUnlabelled && catalog.find(tile.tile) == nullptr) return invalid(where, "tile " + tile.tile + " is not in the catalog");
         if (!cells.insert({tile.col, tile.row}).second) return invalid(where, "a second tile on cell " + std::to_string(tile.col) + "," + std::to_string(tile.row));
         out.push_back(std::move(tile));
     }
@@ -105,6 +105,7 @@ LayoutScore score_against_layout(const std::vector<DecodedTile>& read, const Cat
     const auto& types = catalog.tiles();
     std::map<std::pair<int, int>, const LabelledTile*> truth;
     for (const auto& l : labels) truth[{l.col, l.row}] = &l;
+    const auto unlabelled = static_cast<int>(std::count_if(labels.begin(), labels.end(), [](const LabelledTile& l) { return l.tile == kUnlabelled; }));
     // Turns a read cell clockwise by `turn` quarter turns: (x, y) -> (-y, x) per turn.
     auto turned = [](int col, int row, int turn) {
         for (int q = 0; q < turn; ++q) std::tie(col, row) = std::pair{-row, col};
@@ -125,7 +126,9 @@ LayoutScore score_against_layout(const std::vector<DecodedTile>& read, const Cat
         std::set<std::pair<int, int>> shifts;
         for (const auto* t : shown) {
             const cv::Point p = turned(t->col, t->row, turn);
-            for (const auto& l : labels) shifts.insert({l.col - p.x, l.row - p.y});
+            for (const auto& l : labels) {
+                if (l.tile != kUnlabelled) shifts.insert({l.col - p.x, l.row - p.y});
+            }
         }
         for (const auto& [dx, dy] : shifts) {
             LayoutScore s;
@@ -134,6 +137,7 @@ LayoutScore score_against_layout(const std::vector<DecodedTile>& read, const Cat
                 const cv::Point p = turned(t->col, t->row, turn) + s.shift;
                 const auto it = truth.find({p.x, p.y});
                 if (it == truth.end()) ++s.invented;
+                else if (it->second->tile == kUnlabelled) continue;
                 else if (is_right(*t, turn, *it->second)) ++s.right;
                 else ++s.wrong;
             }
@@ -141,12 +145,12 @@ LayoutScore score_against_layout(const std::vector<DecodedTile>& read, const Cat
         }
     }
     if (best.right < 0) best = LayoutScore{};
-    best.labelled = static_cast<int>(labels.size());
+    best.labelled = static_cast<int>(labels.size()) - unlabelled;
     best.missed = best.labelled - best.right - best.wrong;
     for (const auto* t : shown) {
         const cv::Point p = turned(t->col, t->row, best.turn) + best.shift;
         const auto it = truth.find({p.x, p.y});
-        if (it != truth.end() && !is_right(*t, best.turn, *it->second)) best.confusions.push_back(it->second->tile + "->" + types[static_cast<std::size_t>(t->type)].id);
+        if (it != truth.end() && it->second->tile != kUnlabelled && !is_right(*t, best.turn, *it->second)) best.confusions.push_back(it->second->tile + "->" + types[static_cast<std::size_t>(t->type)].id);
     }
     return best;
 }

@@ -28,12 +28,15 @@ BoardReading reading_from_truth(const RenderTruth& truth, const Catalog& catalog
 // One tile of a hand-labelled layout: the true board of a real photo (bench/real_labels).
 struct LabelledTile {
     int col = 0, row = 0;
-    std::string tile;  // type id
+    std::string tile;  // type id, or kUnlabelled
     int rot = 0;       // quarter turns clockwise, as records
 };
+// A cell holding a tile nobody could label (mostly outside the photo): a reading there is
+// neither scored nor invented.
+inline constexpr const char* kUnlabelled = "?";
 
 // Loads a layout label file: {"tiles": [{"at": [col, row], "tile": "B", "rot": 90}, ...]}
-// (rot in degrees, as records). Errors name the file and the entry: unreadable, not JSON, a
+// (rot in degrees, as records; "tile": "?" marks a cell with a tile nobody could label). Errors name the file and the entry: unreadable, not JSON, a
 // type not in `catalog`, a rotation not a multiple of 90, two tiles on one cell.
 Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, const Catalog& catalog);
 

@@ -1,9 +1,12 @@
 #include "render_fixtures.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <stdexcept>
 
 #include "engine/random_game.h"
+#include "vision/homography.h"
 
 namespace meeplecam::test {
 
@@ -30,5 +33,32 @@ vision::RenderOptions daylight_options() {
     return o;
 }
 
+std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options) {
+    auto reading = vision::read_board(rendering.image, catalog, options);
+    if (!reading) throw std::runtime_error(reading.error().to_string());
+    if (!reading->found) throw std::runtime_error("no board read: " + reading->message);
+    const auto& view = reading->view;
+    const auto& first = rendering.truth.tiles.front();
+    const cv::Point2d nw = vision::apply_homography(view.image_to_top, first.corners_px[0]);
+    const cv::Point2d ne = vision::apply_homography(view.image_to_top, first.corners_px[1]);
+    const int turn = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
+    std::map<std::pair<int, int>, const vision::DecodedTile*> read;
+    for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
+    std::vector<TileReadBack> out;
+    for (const auto& t : rendering.truth.tiles) {
+        TileReadBack back;
+        back.truth = catalog.find(t.tile);
+        const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px);
+        const auto it = read.find({static_cast<int>(std::floor(c.x / view.pitch_px)), static_cast<int>(std::floor(c.y / view.pitch_px))});
+        if (it != read.end() && back.truth != nullptr) {
+            back.read = &catalog.tiles()[static_cast<std::size_t>(it->second->type)];
+            const int period = static_cast<int>(back.truth->distinct_rotations.size());
+            const int want = (t.rot_deg / 90 + turn) % 4;
+            back.right = back.read->id == t.tile && ((it->second->rot - want) % period + period) % period == 0;
+        }
+        out.push_back(back);
+    }
+    return out;
+}
 
 }  // namespace meeplecam::test

@@ -18,4 +18,16 @@ std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed);
 // A calm daylight scene: classic art on a plain table, a little tilt (the piece tests' light).
 vision::RenderOptions daylight_options();
 
+// One rendered tile as read back: its truth and the type read on its cell (the rotation
+// checked modulo the type's symmetry); `read` is null when its cell was not read.
+struct TileReadBack {
+    const TileType* truth = nullptr;
+    const TileType* read = nullptr;
+    bool right = false;
+};
+// Reads a rendering with `options` and matches every true tile to the read tile on its cell
+// (the board's quarter turn in the top view taken from the first tile's edge). Throws when no
+// board is read. `catalog` must hold every type of the truth.
+std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options = {});
+
 }  // namespace meeplecam::test

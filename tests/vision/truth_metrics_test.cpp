@@ -73,6 +73,18 @@ TEST_CASE("a reading is scored against a hand-labelled layout under the board's 
     const LayoutScore h = score_against_layout(read, *catalog, labels);
     CHECK(h.right == 3);
     CHECK(h.missed == 2);
+    // A cell labelled "?" (a tile nobody could label): a reading there is neither scored nor invented.
+    auto with_unknown = labels;
+    with_unknown.push_back({4, 4, kUnlabelled, 0});
+    read[1].hidden = false;
+    {
+        const auto [x, y] = at(4, 4);
+        read.push_back(read_tile(*catalog, x, y, "U", 0));
+    }
+    const LayoutScore u = score_against_layout(read, *catalog, with_unknown);
+    CHECK(u.labelled == 6);
+    CHECK(u.right == 4);
+    CHECK(u.invented == 1);
     // Nothing read: everything missed.
     const LayoutScore none = score_against_layout({}, *catalog, labels);
     CHECK(none.right == 0);
@@ -118,11 +130,14 @@ TEST_CASE("the shipped real-photo labels are legal base-game boards", "[vision][
         const auto labels = load_layout_labels(entry.path().string(), *catalog);
         REQUIRE(labels);
         std::map<std::pair<int, int>, const LabelledTile*> at;
-        for (const auto& l : labels.value()) at[{l.col, l.row}] = &l;
+        for (const auto& l : labels.value()) {
+            if (l.tile != kUnlabelled) at[{l.col, l.row}] = &l;
+        }
         // The type's edge on side s (N, E, S, W) of a tile turned `rot` quarter turns clockwise.
         auto edge = [&](const LabelledTile& l, int side) { return catalog->find(l.tile)->edges[static_cast<std::size_t>((side - l.rot + 8) % 4)]; };
         int pairs = 0;
-        for (const auto& l : labels.value()) {
+        for (const auto& [cell, l_ptr] : at) {
+            const LabelledTile& l = *l_ptr;
             for (const auto& [dc, dr, side] : {std::tuple{1, 0, 1}, std::tuple{0, 1, 2}}) {
                 const auto it = at.find({l.col + dc, l.row + dr});
                 if (it == at.end()) continue;

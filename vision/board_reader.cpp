@@ -92,6 +92,7 @@ Status DecoderOptions::check() const {
 
 Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
+    if (auto st = rescale.check(); !st) return st;
     if (auto st = refine.check(); !st) return st;
     if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
@@ -259,6 +260,12 @@ bool shows_tiles(const CheckedLattice& c, const ReaderOptions& o) {
     return (ratio >= o.min_tile_contrast && cells >= o.min_checked_tiles) || (ratio >= o.weak_tile_contrast && cells >= 2 * o.min_checked_tiles);
 }
 
+// Whether a checked lattice frames its cells surely: sure_tile_contrast over twice
+// min_checked_tiles cells (the search stops there; a rescaled candidate must reach it).
+bool sure_board(const CheckedLattice& c, const ReaderOptions& o) {
+    return c.contrast.ratio() >= o.sure_tile_contrast && static_cast<int>(c.cells.size()) >= 2 * o.min_checked_tiles;
+}
+
 // Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
 std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const Catalog& catalog) {
     std::map<std::pair<int, int>, const DecodedTile*> at;
@@ -384,6 +391,31 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     }
     out.refusal = refusal_of(out.view, out.cells, catalog, options, frame_scale);
     return out;
+}
+
+// The plausible candidates as found (`originals`, each with its refitted board evidence), most
+// evidence first, up to RescaleOptions::max_candidates, each with its pitch measured again on
+// its own top view (rescaled_to_tiles) and checked: the first that frames its cells surely
+// (sure_board), or none. A rescaled lattice was fitted to whatever its top view shows (a wrong
+// lattice's cloth stripes too), so the weaker tiers do not take it. Each check is listed in
+// `reading.checked` ("rescaled").
+Result<std::optional<CheckedLattice>> rescaled_board(const cv::Mat& frame, std::vector<std::pair<double, LatticeView>> originals, const Catalog& catalog,
+                                                     const ReaderOptions& options, double frame_scale, BoardReading& reading) {
+    std::stable_sort(originals.begin(), originals.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    const std::size_t tries = std::min(originals.size(), static_cast<std::size_t>(options.rescale.max_candidates));
+    for (std::size_t i = 0; i < tries; ++i) {
+        auto view = rescaled_to_tiles(frame, originals[i].second, options.rescale);
+        if (!view) continue;
+        auto checked = check_lattice(frame, std::move(*view), catalog, options, frame_scale);
+        ++reading.stages.candidates;
+        if (!checked) return checked.error();
+        const bool sure = checked->refusal.empty() && sure_board(*checked, options);
+        reading.checked.push_back({"rescaled", checked->view.image_to_top, checked->view.px_per_mm, static_cast<int>(checked->cells.size()),
+                                   checked->contrast.ratio(), -1.0, sure || !checked->refusal.empty() ? checked->refusal : "not sure enough for a rescaled lattice"});
+        checked->checked_at = reading.checked.size() - 1;
+        if (sure) return std::optional<CheckedLattice>(std::move(checked.value()));
+    }
+    return std::optional<CheckedLattice>();
 }
 
 // The share of each cell's inside (less LatticeOptions::cell_inset per side) the view's table
@@ -638,6 +670,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     // board's colours first, then in the whole frame (the table's colours can hide the board).
     std::optional<CheckedLattice> chosen, fallback;
     std::vector<CheckedLattice> plausible;  // every candidate over min_checked_tiles cells not refused (its images shared, not copied)
+    std::vector<std::pair<double, LatticeView>> unrefitted_plausible;  // those candidates as found, with their board evidence
     bool fold_decided = false;  // the fold's own choice (the first strong candidate) was seen: it is the fallback, or refused
     std::string first_failure;
     // The searches in order: near the board's colours, in the whole frame, and, when neither
@@ -679,6 +712,9 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         const int tries = std::min(options.max_lattices, static_cast<int>(candidates->size()));
         for (int k = 0; k < tries; ++k) {
             auto& candidate = (*candidates)[static_cast<std::size_t>(k)];
+            // Kept as found (its mask copied: the refit writes into it) for the rescaled pass below.
+            LatticeView unrefitted = candidate;
+            if (options.rescale.enabled) unrefitted.not_table = candidate.not_table.clone();
             const bool legacy = k == 0 && candidate.strong && !fold_decided;
             fold_decided = fold_decided || legacy;
             auto checked = check_lattice(frame, std::move(candidate), catalog, options, frame_scale);
@@ -689,7 +725,10 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
                                        checked->view.px_per_mm, static_cast<int>(checked->cells.size()), checked->contrast.ratio(), -1.0,
                                        checked->refusal});
             checked->checked_at = reading.checked.size() - 1;
-            if (checked->refusal.empty() && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) plausible.push_back(*checked);
+            if (checked->refusal.empty() && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) {
+                plausible.push_back(*checked);
+                if (options.rescale.enabled) unrefitted_plausible.emplace_back(board_evidence(*checked), std::move(unrefitted));
+            }
             if (!checked->refusal.empty()) {
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
                 continue;
@@ -699,7 +738,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
                 // one, and one over a few cells can frame them sharply (a tile's art, the
                 // table's pattern), so the contrast counts with the cells it holds for.
                 if (!chosen || board_evidence(*checked) > board_evidence(*chosen)) chosen = std::move(checked.value());
-                if (chosen->contrast.ratio() >= options.sure_tile_contrast && static_cast<int>(chosen->cells.size()) >= 2 * options.min_checked_tiles) break;
+                if (sure_board(*chosen, options)) break;
             }
             // The lattice the fold alone chose, taken as before when no candidate shows tiles.
             else if (legacy) fallback = std::move(checked.value());
@@ -709,6 +748,15 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) break;
     }
     if (!chosen) chosen = std::move(fallback);
+    // No candidate framed its cells surely: a candidate's pitch may be a few percent off (a busy
+    // cloth in the tiles' colours folds too), its cells drifting off the tiles across the board.
+    if (!chosen || !sure_board(*chosen, options)) {
+        auto rescaled = rescaled_board(frame, std::move(unrefitted_plausible), catalog, options, frame_scale, reading);
+        clock.add_to(stages.refit);
+        if (!rescaled) return rescaled.error();
+        if (*rescaled && (!chosen || board_evidence(**rescaled) > board_evidence(*chosen))) chosen = std::move(**rescaled);
+    }
+    unrefitted_plausible.clear();
     // No candidate framed its cells clearly over many cells: the outlines (blurred, steep) cannot
     // choose. The classifier can: on a lattice cutting across the tiles no layout fits a cell, so
     // each cell's best hypothesis agrees with its neighbours' far less often than on the tiles.

@@ -125,6 +125,27 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
 // look like the table).
 std::vector<CellObservation> largest_group(std::vector<CellObservation> cells);
 
+// ---- Stage 2a: a candidate's pitch measured again on its own top view -------------------
+
+struct RescaleOptions {
+    bool enabled = true;
+    double min_change = 0.03;     // an axis whose tile sides fold at a pitch this share off the candidate's is rescaled...
+    double max_change = 0.3;      // ...looked for within this share of it (a half or double pitch is another candidate's job)
+    double min_fold = 1.5;        // ...when its fold (peak bin over mean) is at least this sharp
+    double work_px_per_mm = 1.0;  // measured on a top view at this scale
+    int max_candidates = 4;       // read_board: when no candidate framed its cells surely, the plausible ones with the most
+                                  // evidence are measured again, at most this many, and the first rescaled one framing its cells surely is taken
+    Status check() const;
+};
+
+// The candidate lattice `view` with each axis's pitch and phase measured again on its own top
+// view: mean |gradient| across the axis over the board's colours (LatticeView::not_table, grown
+// by half a tile) folded within max_change of the pitch. A busy cloth in the tiles' colours can
+// give find_lattices a pitch several percent off (its stripes fold too), and the cells then drift
+// off the tiles faster than the refit follows. nullopt when neither axis changes by min_change
+// (or nothing to measure).
+std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& options = {});
+
 // ---- Stage 2b: lattice refined on the tiles -------------------------------------------
 
 struct RefineOptions {
@@ -341,6 +362,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 
 struct ReaderOptions {
     LatticeOptions lattice;
+    RescaleOptions rescale;
     RefineOptions refine;
     LightOptions light;
     ClassifierOptions classifier;

@@ -284,6 +284,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     detector.silhouette_pose = !bench.width_pose;
     detector.keep_rejected = !dump_dir.empty();
     detector.lift_veil = bench.veil;
+    detector.adapt_to_light = bench.adapt;
     if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
@@ -334,7 +335,13 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     const auto& tile = board.tiles[static_cast<std::size_t>(want - truth.tiles.begin())];
                     st.true_board_feature_ok += d.col == tile.col && d.row == tile.row && d.feature >= 0 && vtype->feature_at(tp.loc, tile.rot) == d.feature;
                 }
-                if (!dump_dir.empty()) std::printf("  seed %llu true board: glare veil lifted %.2f (rendered glare: %s)\n", static_cast<unsigned long long>(seed), on_true->veil_peak, truth.glare ? "yes" : "no");
+                if (!dump_dir.empty()) {
+                    const auto& cast = on_true->light_cast;
+                    std::printf("  seed %llu true board: glare veil lifted %.2f (rendered glare: %s); light cast: art %s (rendered %s), residual %.3f, "
+                                "correction BGR %.2f %.2f %.2f%s\n",
+                                static_cast<unsigned long long>(seed), on_true->veil_peak, truth.glare ? "yes" : "no", cast.art.c_str(), truth.style.c_str(),
+                                cast.residual, cast.correction_bgr[0], cast.correction_bgr[1], cast.correction_bgr[2], cast.applied ? "" : " (not applied)");
+                }
                 if (!exact && !dump_dir.empty()) {
                     std::printf("  seed %llu TRUE BOARD:\n", static_cast<unsigned long long>(seed));
                     explain_oracle(seed, truth_game, truth, board, on_true.value(), oracle, quarter_turn_of(board.view, truth), rendering->image, dump_dir);
@@ -620,7 +627,7 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
         int found = 0, matched = 0, colour_ok = 0;
         std::map<std::string, Count> by_colour;
     };
-    Path daylight, calibrated;
+    Path daylight, calibrated, adapted;
     int games = 0, truth_n = 0, no_board = 0, no_calibration = 0;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
@@ -655,11 +662,17 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
         }
         ++games;
         truth_n += static_cast<int>(truth.pieces.size());
-        for (const auto& p : truth.pieces) ++daylight.by_colour[p.colour].truth, ++calibrated.by_colour[p.colour].truth;
+        for (const auto& p : truth.pieces) {
+            for (Path* path : {&daylight, &calibrated, &adapted}) ++path->by_colour[p.colour].truth;
+        }
         const cv::Mat balanced = calibration::apply_white_balance(rendering->image, calibration->calibration.white_balance_rgb);
-        for (Path* path : {&daylight, &calibrated}) {
-            auto detection = path == &daylight ? vision::detect_pieces(rendering->image, true_tiles, *catalog)
-                                               : vision::detect_pieces(balanced, true_tiles, *catalog, models.value());
+        vision::PieceDetectorOptions fixed_light, own_light;  // the daylight models as they are, and adapted to the frame's light
+        fixed_light.adapt_to_light = false;
+        own_light.adapt_to_light = true;
+        for (Path* path : {&daylight, &calibrated, &adapted}) {
+            auto detection = path == &calibrated ? vision::detect_pieces(balanced, true_tiles, *catalog, models.value(), fixed_light)
+                                                 : vision::detect_pieces(rendering->image, true_tiles, *catalog, vision::ColourModels::daylight(),
+                                                                         path == &adapted ? own_light : fixed_light);
             if (!detection) continue;
             const auto& found = detection->pieces;
             path->found += static_cast<int>(found.size());
@@ -688,7 +701,7 @@ void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::D
     std::printf("COLOUR CAST %s, light %.0f K (half-corrected by the camera): %d games (%d boards not found, %d calibrations failed), %d followers;"
                 " true tiles\n",
                 std::string(vision::difficulty_name(preset)).c_str(), kelvin, games, no_board, no_calibration, truth_n);
-    for (const auto& [name, path] : {std::pair<const char*, const Path*>{"daylight models", &daylight}, {"calibrated", &calibrated}}) {
+    for (const auto& [name, path] : {std::pair<const char*, const Path*>{"daylight models", &daylight}, {"calibrated", &calibrated}, {"adapted (frame)", &adapted}}) {
         std::printf("  %-16s colour accuracy %5.1f%% of %d matched; precision %5.1f%%, recall %5.1f%% (kind);  per colour P/R:", name,
                     pct(path->colour_ok, path->matched), path->matched, pct(path->matched, path->found), pct(path->matched, truth_n));
         for (const auto& [colour, c] : path->by_colour) std::printf(" %s %.0f/%.0f", colour.c_str(), pct(c.right, c.found), pct(c.right, c.truth));
@@ -726,6 +739,7 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
             vision::PieceDetectorOptions detector;
             detector.silhouette_pose = !bench.width_pose;
             detector.lift_veil = bench.veil;
+            detector.adapt_to_light = bench.adapt;
             if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
             auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
             if (!detection) {
@@ -738,8 +752,10 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
             total += static_cast<int>(detection->pieces.size());
             std::string counts;
             for (const auto& [c, k] : by_colour) counts += c + " " + std::to_string(k) + "  ";
-            std::printf("  %-28s %3zu followers  %s (glare veil lifted %.2f)\n", f.filename().string().c_str(), detection->pieces.size(), counts.c_str(),
-                        detection->veil_peak);
+            const auto& cast = detection->light_cast;
+            std::printf("  %-28s %3zu followers  %s (glare veil lifted %.2f; light cast: art %s, residual %.3f, correction BGR %.2f %.2f %.2f%s)\n",
+                        f.filename().string().c_str(), detection->pieces.size(), counts.c_str(), detection->veil_peak, cast.art.c_str(), cast.residual,
+                        cast.correction_bgr[0], cast.correction_bgr[1], cast.correction_bgr[2], cast.applied ? "" : ", not applied");
             const cv::Mat overlay = vision::draw_pieces(image.value(), detection.value());
             cv::imwrite(out_dir + "/" + f.stem().string() + "_pieces.png", overlay);
         }

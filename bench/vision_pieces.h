@@ -22,13 +22,16 @@ struct PiecesBenchOptions {
     bool width_pose = false;       // the width rule's pose and base, not the fitted silhouette's (before and after)
     bool veil = true;              // --no-veil: no glare veil lifted (PieceDetectorOptions::lift_veil, on by default; --veil: on)
     double min_veil = 0;           // --min-veil S: the detector's min_veil (0: its default)
+    bool adapt = true;             // --no-adapt: the light's colour cast is not taken off (PieceDetectorOptions::adapt_to_light, on by default)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
                       const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});
 // Prints colour accuracy under a colour cast (the light at `kelvin`, which the camera's white
 // balance corrects only half-way): the daylight colour models on the raw photo, against a
 // calibration (render_colour_shot under the same light, calibrate_colours) whose white balance
-// and models are used. The tiles are the truth's (the colour stage judged apart from the reader).
+// and models are used, and against the daylight models adapted to the frame's own light
+// (PieceDetectorOptions::adapt_to_light: the cast measured on the decoded terrains, no calibration
+// shot). The tiles are the truth's (the colour stage judged apart from the reader).
 void pieces_colour_cast(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed, double kelvin);
 // Draws the followers found on every photo of `dir`/boards and `dir`/webcam_sequence into
 // `out_dir` (PNG) and prints per-photo counts (and the glare veil lifted), each folder summed

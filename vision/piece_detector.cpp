@@ -766,6 +766,7 @@ Status PieceDetectorOptions::check() const {
     if (!(veil_percentile >= 0 && veil_percentile <= 0.5)) return bad("veil_percentile must be within [0, 0.5]");
     if (!(min_veil > 0 && min_veil < 0.5)) return bad("min_veil must be within (0, 0.5)");
     if (!(veil_spot_sides >= 0 && veil_spot_sides <= 4)) return bad("veil_spot_sides must be within [0, 4]");
+    if (auto st = light_cast.check(); !st) return st;
     return Ok{};
 }
 
@@ -925,6 +926,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         cv::minMaxLoc(veil, nullptr, &peak);
         out.veil_peak = peak;
         if (peak > 0) lift_veil(det, veil);
+    }
+    // 1c. The light's colour, from the decoded terrains against the known art, taken off.
+    if (o.adapt_to_light) {
+        out.light_cast = estimate_light_cast(det, terrain, catalog, o.light_cast);
+        remove_light_cast(det, out.light_cast);
     }
     cv::Mat lab;
     det.convertTo(lab, CV_32FC3, 1.0 / 255);

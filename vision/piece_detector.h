@@ -44,6 +44,7 @@
 #include "engine/catalog.h"
 #include "engine/error.h"
 #include "vision/board_reader.h"
+#include "vision/light_cast.h"
 
 namespace meeplecam::vision {
 
@@ -142,6 +143,11 @@ struct PieceDetectorOptions {
     double min_veil = 0.06;              // veils under this are the light's gradient and the print's variation (none lifted)
     int veil_spot_sides = 3;             // lifted only when it is a spot: from its peak the veil falls under half on this many of
                                          // the four axis directions within the board (a haze or a gradient rising to the rim is left; 0: always)
+    // The frame's colour cast (vision/light_cast.h): the decoded terrains' colours against the known art's under neutral
+    // light give the light's colour, whose chromatic part is taken off the top view (after the veil) before the gates,
+    // so the daylight models see daylight colours under warm or cold light. Art unlike every reference is left alone.
+    bool adapt_to_light = true;
+    LightCastOptions light_cast;         // ... how closely the art must match and how large a cast is taken off
     bool keep_rejected = false;          // keep the blobs that are no follower, with why (PieceDetection::rejected: the bench's --dump)
     Status check() const;
 };
@@ -184,6 +190,7 @@ struct PieceDetection {
     double focal_px = 0;        // the focal length the foot point was computed with
     double ms = 0;
     double veil_peak = 0;       // the largest glare veil lifted (share of white mixed in; 0: none)
+    LightCast light_cast;       // the colour cast found and taken off (adapt_to_light)
     std::vector<DetectedPiece> rejected;  // with keep_rejected: blobs that are no follower, `kind` saying why ("small", "not solid",
                                           // "on the gaps", "thin", "no silhouette fits", "off the tiles", "over the colour's count", ...)
 };

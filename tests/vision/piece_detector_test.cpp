@@ -5,6 +5,7 @@
 #include <map>
 
 #include <catch2/catch.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "engine/random_game.h"
 #include "render_fixtures.h"
@@ -564,6 +565,91 @@ TEST_CASE("a haze rising towards the board's rim is no glare spot: no veil is li
     vision::PieceDetectorOptions bad;
     bad.veil_spot_sides = 5;
     CHECK_FALSE(bad.check());
+}
+
+// Counts the true followers missed and, of those found, the ones seen in another colour.
+struct MissCount {
+    int missed = 0, colour_wrong = 0;
+};
+MissCount count_misses(const Detected& d) {
+    MissCount m;
+    for (std::size_t i = 0; i < d.match.size(); ++i) {
+        if (d.match[i] < 0) {
+            ++m.missed;
+        } else if (d.detection.pieces[static_cast<std::size_t>(d.match[i])].colour != d.rendering.truth.pieces[i].colour) {
+            ++m.colour_wrong;
+        }
+    }
+    return m;
+}
+
+TEST_CASE("the light's colour cast is measured on the decoded terrains against the known art", "[vision][pieces][light][cast]") {
+    // The detector test scene (classic art) under warm, neutral and cold light (which the camera's
+    // white balance corrects half-way): the correction lifts blue and lowers red under warm light,
+    // the opposite under cold, and changes nothing under the neutral one.
+    const auto game = small_game(kScene, 6, 30);
+    vision::PieceDetectorOptions adapt;
+    adapt.adapt_to_light = true;
+    auto cast_under = [&](double kelvin) {
+        RenderOptions light = test::daylight_options();
+        light.colour_temperature_k = {kelvin, kelvin};
+        return render_and_detect(vision::scene_of(game.game), light, kScene, adapt).detection.light_cast;
+    };
+    const auto warm = cast_under(3000), neutral = cast_under(6500), cold = cast_under(10000);
+    INFO("warm " << warm.correction_bgr << " residual " << warm.residual << "; neutral " << neutral.correction_bgr << " residual " << neutral.residual
+                 << "; cold " << cold.correction_bgr << " residual " << cold.residual);
+    CHECK(warm.art == "classic");
+    CHECK(cold.art == "classic");
+    CHECK(warm.applied);
+    CHECK(warm.correction_bgr[0] > 1.1);  // (2800-3000 K half corrected: about 1.18, 1.0, 0.85)
+    CHECK(warm.correction_bgr[2] < 0.9);
+    CHECK(cold.applied);
+    CHECK(cold.correction_bgr[0] < 0.95);
+    CHECK(cold.correction_bgr[2] > 1.03);
+    for (int c = 0; c < 3; ++c) CHECK(std::abs(neutral.correction_bgr[c] - 1) < 0.04);
+    // Art unlike every reference is left alone: a random palette swap (the frame's channels
+    // reversed) matches no style, so nothing is taken off.
+    auto rendering = vision::render_table(vision::scene_of(game.game), test::daylight_options(), kScene);
+    REQUIRE(rendering);
+    auto read = vision::read_board(rendering->image, *test::base_catalog_for_render());
+    REQUIRE(read);
+    REQUIRE(read->found);
+    const auto reading = with_true_tiles(read.value(), rendering->truth);
+    cv::Mat swapped;
+    cv::cvtColor(rendering->image, swapped, cv::COLOR_BGR2RGB);
+    auto odd = vision::detect_pieces(swapped, reading, *test::base_catalog_for_render(), vision::ColourModels::daylight(), adapt);
+    REQUIRE(odd);
+    INFO("swapped channels: art " << odd->light_cast.art << ", residual " << odd->light_cast.residual);
+    CHECK_FALSE(odd->light_cast.applied);
+    vision::PieceDetectorOptions bad;
+    bad.light_cast.max_gain = 0.5;
+    CHECK_FALSE(bad.check());
+}
+
+TEST_CASE("under warm light the daylight models adapted to the frame find the followers they miss", "[vision][pieces][light][cast]") {
+    // The detector test scene (every follower found in daylight) under 2800 K light, half corrected
+    // by the camera: blue and grey lose their gates, the grass and cities pass as red and yellow.
+    // Taking the cast measured on the tiles off the frame finds them again, with their colours.
+    const auto game = small_game(kScene, 6, 30);
+    RenderOptions warm = test::daylight_options();
+    warm.colour_temperature_k = {2800, 2800};
+    vision::PieceDetectorOptions fixed_light, own_light;
+    fixed_light.adapt_to_light = false;
+    own_light.adapt_to_light = true;
+    const auto before = render_and_detect(vision::scene_of(game.game), warm, kScene, fixed_light);
+    const auto after = render_and_detect(vision::scene_of(game.game), warm, kScene, own_light);
+    const MissCount b = count_misses(before), a = count_misses(after);
+    INFO("of " << after.match.size() << ": missed " << b.missed << " -> " << a.missed << ", colour wrong " << b.colour_wrong << " -> " << a.colour_wrong
+               << ", invented " << before.unmatched << " -> " << after.unmatched << "; correction " << after.detection.light_cast.correction_bgr);
+    CHECK(b.missed + b.colour_wrong + before.unmatched >= 4);  // the scene shows what the test is about
+    CHECK(a.missed <= 1);
+    CHECK(a.colour_wrong == 0);
+    CHECK(after.unmatched <= 1);
+    // In daylight the adapted models find what the fixed ones find.
+    const auto day_fixed = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene, fixed_light);
+    const auto day_own = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene, own_light);
+    CHECK(count_misses(day_own).missed <= count_misses(day_fixed).missed);
+    CHECK(day_own.unmatched <= day_fixed.unmatched);
 }
 
 TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][pieces][bad-input]") {

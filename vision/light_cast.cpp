@@ -1,0 +1,182 @@
+// The frame's colour cast from the decoded terrains against the known art (see light_cast.h).
+#include "vision/light_cast.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <random>
+
+#include "vision/tile_art.h"
+
+namespace meeplecam::vision {
+namespace {
+
+// The terrains whose colours are compared (the common ones; streets and districts are The City's).
+constexpr std::array<FeatureKind, 5> kCastTerrains = {FeatureKind::Field, FeatureKind::Road, FeatureKind::City, FeatureKind::Monastery,
+                                                      FeatureKind::Lake};
+
+// Per terrain: a histogram of each channel's values, and the pixel count.
+struct ChannelHistograms {
+    std::array<std::array<std::array<int, 256>, 3>, kCastTerrains.size()> bins{};
+    std::array<int, kCastTerrains.size()> count{};
+
+    void add(std::size_t terrain, const cv::Vec3b& px) {
+        for (int c = 0; c < 3; ++c) ++bins[terrain][static_cast<std::size_t>(c)][px[c]];
+        ++count[terrain];
+    }
+    // The median of channel `c` of terrain `terrain` (0..255).
+    double median(std::size_t terrain, int c) const {
+        const auto& h = bins[terrain][static_cast<std::size_t>(c)];
+        int seen = 0;
+        for (int v = 0; v < 256; ++v) {
+            seen += h[static_cast<std::size_t>(v)];
+            if (2 * seen >= count[terrain]) return v;
+        }
+        return 255;
+    }
+};
+
+// The slot of a terrain kind in kCastTerrains, or -1.
+int cast_slot(int kind) {
+    for (std::size_t i = 0; i < kCastTerrains.size(); ++i) {
+        if (static_cast<int>(kCastTerrains[i]) == kind) return static_cast<int>(i);
+    }
+    return -1;
+}
+
+// One art style's terrain colours under neutral light: per terrain each channel's median
+// (negative when the art shows too little of it).
+struct ArtReference {
+    std::string style;
+    std::array<cv::Vec3d, kCastTerrains.size()> median_bgr;
+};
+
+// Renders the first tile types of `catalog` in every built-in style and takes each terrain's medians.
+std::vector<ArtReference> render_art_references(const Catalog& catalog) {
+    constexpr int kPx = 96;
+    constexpr std::size_t kTypes = 24;
+    std::vector<ArtReference> out;
+    for (const auto& style : builtin_tile_styles()) {
+        std::mt19937_64 rng(17);
+        ChannelHistograms h;
+        const auto& types = catalog.tiles();
+        for (std::size_t t = 0; t < std::min(kTypes, types.size()); ++t) {
+            const cv::Mat art = render_tile(types[t], 0, kPx, style, rng);
+            const cv::Mat labels = feature_labels(types[t], 0, kPx, style);
+            for (int y = 0; y < kPx; ++y) {
+                for (int x = 0; x < kPx; ++x) {
+                    const int l = labels.at<int>(y, x);
+                    if (l < 0) continue;
+                    const int slot = cast_slot(static_cast<int>(types[t].features[static_cast<std::size_t>(l)].kind));
+                    if (slot >= 0) h.add(static_cast<std::size_t>(slot), art.at<cv::Vec3b>(y, x));
+                }
+            }
+        }
+        ArtReference ref;
+        ref.style = style.name;
+        for (std::size_t k = 0; k < kCastTerrains.size(); ++k) {
+            ref.median_bgr[k] = cv::Vec3d(-1, -1, -1);
+            if (h.count[k] < kPx * kPx / 4) continue;
+            for (int c = 0; c < 3; ++c) ref.median_bgr[k][c] = h.median(k, c);
+        }
+        out.push_back(std::move(ref));
+    }
+    return out;
+}
+
+// The references for `catalog`, rendered once per catalog (by its game and tile list).
+const std::vector<ArtReference>& art_references(const Catalog& catalog) {
+    static std::mutex lock;
+    static std::map<std::string, std::vector<ArtReference>> cache;
+    std::string key = catalog.game();
+    for (std::size_t t = 0; t < std::min<std::size_t>(24, catalog.tiles().size()); ++t) key += " " + catalog.tiles()[t].id;
+    const std::scoped_lock guard(lock);
+    auto it = cache.find(key);
+    if (it == cache.end()) it = cache.emplace(key, render_art_references(catalog)).first;
+    return it->second;
+}
+
+}  // namespace
+
+Status LightCastOptions::check() const {
+    auto bad = [](const std::string& m) { return Status(invalid("light cast options", m)); };
+    if (!(max_residual >= 0 && max_residual <= 1)) return bad("max_residual must be within [0, 1]");
+    if (!(min_cast >= 0 && min_cast <= 1)) return bad("min_cast must be within [0, 1]");
+    if (!(max_gain >= 1 && max_gain <= 4)) return bad("max_gain must be within [1, 4]");
+    if (!(min_terrain_share >= 0 && min_terrain_share < 1)) return bad("min_terrain_share must be within [0, 1)");
+    return Ok{};
+}
+
+LightCast estimate_light_cast(const cv::Mat& bgr, const cv::Mat& terrain, const Catalog& catalog, const LightCastOptions& o) {
+    LightCast cast;
+    if (bgr.empty() || bgr.type() != CV_8UC3 || terrain.size() != bgr.size() || terrain.type() != CV_32SC1 || !o.check()) return cast;
+    // The frame's terrain medians (every other pixel).
+    ChannelHistograms measured;
+    int all = 0;
+    for (int y = 0; y < bgr.rows; y += 2) {
+        const auto* px = bgr.ptr<cv::Vec3b>(y);
+        const auto* t = terrain.ptr<int>(y);
+        for (int x = 0; x < bgr.cols; x += 2) {
+            const int slot = cast_slot(t[x]);
+            if (slot < 0) continue;
+            measured.add(static_cast<std::size_t>(slot), px[x]);
+            ++all;
+        }
+    }
+    if (all == 0) return cast;
+    // Per reference: the per-channel log gain from its colours to the frame's (the mean over the
+    // terrains both show), and how far the terrains stay off it.
+    double best_residual = 1e9;
+    cv::Vec3d best_gain(0, 0, 0);
+    for (const auto& ref : art_references(catalog)) {
+        std::vector<cv::Vec3d> ratios;
+        for (std::size_t k = 0; k < kCastTerrains.size(); ++k) {
+            if (ref.median_bgr[k][0] < 0 || measured.count[k] < o.min_terrain_share * all) continue;
+            cv::Vec3d r;
+            for (int c = 0; c < 3; ++c) r[c] = std::log((measured.median(k, c) + 4) / (ref.median_bgr[k][c] + 4));
+            ratios.push_back(r);
+        }
+        if (ratios.size() < 2) continue;  // one terrain cannot tell the light from the art
+        cv::Vec3d gain(0, 0, 0);
+        for (const auto& r : ratios) gain += r * (1.0 / static_cast<double>(ratios.size()));
+        double sum2 = 0;
+        for (const auto& r : ratios) {
+            for (int c = 0; c < 3; ++c) sum2 += (r[c] - gain[c]) * (r[c] - gain[c]);
+        }
+        const double residual = std::sqrt(sum2 / (3.0 * static_cast<double>(ratios.size())));
+        if (residual < best_residual) best_residual = residual, best_gain = gain, cast.art = ref.style;
+    }
+    if (cast.art.empty()) return cast;
+    cast.residual = best_residual;
+    // The chromatic part: the log gains less their mean (the exposure stays), inverted. (Each
+    // terrain's brightness is not left free in the fit: a glare washes some terrains out more than
+    // others, and such a frame, whose colours no one gain explains, is better left alone.)
+    const double mean = (best_gain[0] + best_gain[1] + best_gain[2]) / 3;
+    double largest = 0;
+    for (int c = 0; c < 3; ++c) {
+        const double chromatic = best_gain[c] - mean;
+        largest = std::max(largest, std::abs(chromatic));
+        cast.correction_bgr[c] = std::clamp(std::exp(-chromatic), 1 / o.max_gain, o.max_gain);
+    }
+    cast.applied = best_residual <= o.max_residual && largest >= o.min_cast;
+    if (!cast.applied) cast.correction_bgr = cv::Vec3d(1, 1, 1);
+    return cast;
+}
+
+void remove_light_cast(cv::Mat& bgr, const LightCast& cast) {
+    if (!cast.applied || bgr.empty() || bgr.type() != CV_8UC3) return;
+    std::array<std::array<std::uint8_t, 256>, 3> table{};
+    for (int c = 0; c < 3; ++c) {
+        for (int v = 0; v < 256; ++v) table[static_cast<std::size_t>(c)][static_cast<std::size_t>(v)] = cv::saturate_cast<std::uint8_t>(v * cast.correction_bgr[c]);
+    }
+    for (int y = 0; y < bgr.rows; ++y) {
+        auto* px = bgr.ptr<cv::Vec3b>(y);
+        for (int x = 0; x < bgr.cols; ++x) {
+            for (int c = 0; c < 3; ++c) px[x][c] = table[static_cast<std::size_t>(c)][px[x][c]];
+        }
+    }
+}
+
+}  // namespace meeplecam::vision

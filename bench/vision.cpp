@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
 //                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
@@ -39,6 +39,7 @@ std::string g_dump;  // --dump DIR: top views with mistakes marked
 std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
 std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels DIR: hand-labelled layouts of real photos (NAME.layout.json)
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
+bool g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: the reader lifts a glare spot's veil off the frame first (ReaderOptions)
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
 
@@ -100,7 +101,9 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         }
         const auto& truth = rendering->truth;
         const std::clock_t cpu_start = std::clock();
-        auto reading = vision::read_board(rendering->image, *catalog);
+        vision::ReaderOptions reader_options;
+        reader_options.lift_glare = g_lift_glare;
+        auto reading = vision::read_board(rendering->image, *catalog, reader_options);
         st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
         if (reading) st.stages.push_back(reading->stages);
@@ -299,7 +302,7 @@ void print_split(const char* name, const PresetStats& s) {
     auto stage_medians = [&](double vision::StageTime::*field) {
         std::string line;
         const std::pair<const char*, vision::StageTime vision::ReaderStages::*> parts[] = {
-            {"lines", &vision::ReaderStages::lines},       {"refit", &vision::ReaderStages::refit},   {"light", &vision::ReaderStages::light},
+            {"veil", &vision::ReaderStages::veil}, {"lines", &vision::ReaderStages::lines},       {"refit", &vision::ReaderStages::refit},   {"light", &vision::ReaderStages::light},
             {"classify", &vision::ReaderStages::classify}, {"decode", &vision::ReaderStages::decode}, {"pennants", &vision::ReaderStages::pennants},
             {"total", &vision::ReaderStages::total}};
         for (const auto& [label, part] : parts) {
@@ -372,6 +375,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         const std::clock_t cpu_start = std::clock();
         vision::ReaderOptions options;
         options.max_frame_side = g_max_frame_side;
+        options.lift_glare = g_lift_glare;
         auto reading = vision::read_board(image.value(), *catalog, options);
         cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         const bool found = reading && reading->found;
@@ -487,11 +491,12 @@ int main(int argc, char** argv) {
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
+        else if (a == "--glare-veil") g_lift_glare = true;
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--labels DIR] [--dump DIR]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--glare-veil] [--labels DIR] [--dump DIR]\n");
             return 2;
         }
     }

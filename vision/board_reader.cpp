@@ -91,6 +91,7 @@ Status DecoderOptions::check() const {
 }
 
 Status ReaderOptions::check() const {
+    if (auto st = veil.check(); !st) return st;
     if (auto st = lattice.check(); !st) return st;
     if (auto st = rescale.check(); !st) return st;
     if (auto st = refine.check(); !st) return st;
@@ -660,7 +661,16 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
                    0, cv::INTER_AREA);
         frame_scale = static_cast<double>(shrunk.cols) / image.cols;
     }
-    const cv::Mat& frame = shrunk.empty() ? image : shrunk;
+    // A glare spot's white veil is lifted off the frame first: washed out, the table passes for
+    // tiles and the gaps between tiles fade (every later stage reads the lifted frame).
+    clock.add_to(stages.lines);  // the shrinking
+    cv::Mat lifted;
+    if (options.lift_glare) {
+        lifted = (shrunk.empty() ? image : shrunk).clone();
+        if (!lift_glare_veil(lifted, options.veil)) lifted.release();
+    }
+    clock.add_to(stages.veil);
+    const cv::Mat& frame = !lifted.empty() ? lifted : shrunk.empty() ? image : shrunk;
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
     lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried (each costs a table-mask warp)

@@ -31,6 +31,7 @@
 
 #include "engine/catalog.h"
 #include "engine/error.h"
+#include "vision/glare_veil.h"
 
 namespace meeplecam::vision {
 
@@ -361,6 +362,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 // ---- The whole reader -----------------------------------------------------------------
 
 struct ReaderOptions {
+    bool lift_glare = false;       // lift a glare spot's veil off the frame before anything else (vision/glare_veil.h). Off: it halves
+                                   // hard's errors but fires on glare-free frames too (a light gradient) and costs easy and medium
+                                   // (docs/vision.md, hard10)
+    VeilOptions veil;              // ...how the veil is measured
     LatticeOptions lattice;
     RescaleOptions rescale;
     RefineOptions refine;
@@ -412,6 +417,7 @@ struct StageTime {
     double wall_ms = 0, cpu_ms = 0;
 };
 struct ReaderStages {
+    StageTime veil;      // lift_glare_veil on the frame
     StageTime lines;     // find_lattices: table mask, line segments, vanishing points, pitch and phase (both searches); a large image's shrinking
     StageTime refit;     // every candidate checked: occupancy, phase check, refine_lattice, tile_contrast
     StageTime light;     // even_out_light

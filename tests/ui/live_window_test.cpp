@@ -132,8 +132,10 @@ ThreeEventFootage render_three_event_footage(const QString& dir) {
 }
 
 // Shows `w`, gives it the footage's table, opens the match at the start tile (journaled in
-// DIR/m.journal) and starts the footage at 5 frames/s (slow enough that no still frame is
-// skipped on a busy machine).
+// DIR/m.journal) and plays the footage frame by frame: the next frame is sent once the
+// tracker has analysed the last one, so no still frame is skipped however slow the machine
+// (a timer-paced source skips frames under sanitizers on a loaded machine, and the last
+// move's still frames may all be skipped).
 void play_three_event_footage(ui::LiveWindow& w, const QString& dir, const ThreeEventFootage& footage) {
     w.resize(1400, 900);
     w.show();
@@ -142,8 +144,13 @@ void play_three_event_footage(ui::LiveWindow& w, const QString& dir, const Three
     open_match(w, prefix(footage.script, 1), dir + "/m.journal");
     ui::FrameSourceOptions source;
     source.path = (dir + "/footage").toStdString();
-    source.fps = 5;
+    source.fps = 5;  // session time: each frame stands for 0.2 s
+    source.on_request = true;
+    QObject::connect(w.worker(), &ui::MatchWorker::frame_analysed, &w, [&w](const ui::FrameReport&) {
+        if (ui::FrameSource* src = w.frame_source()) QMetaObject::invokeMethod(src, &ui::FrameSource::next_frame, Qt::QueuedConnection);
+    });
     w.start_source(source);
+    QMetaObject::invokeMethod(w.frame_source(), &ui::FrameSource::next_frame, Qt::QueuedConnection);
 }
 
 }  // namespace

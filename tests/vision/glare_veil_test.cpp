@@ -24,11 +24,13 @@ double mean_difference_in_disc(const cv::Mat& a, const cv::Mat& b, cv::Point2d c
 
 }  // namespace
 
-TEST_CASE("a glare spot's veil is found where the glare lies and lifted off the frame", "[vision][glare-veil]") {
-    // The same hard scene rendered with and without its glare spot (the glare draws no other
-    // randomness): the lifted frame must come nearer the glare-free one inside the spot.
-    int checked = 0;
-    for (const std::uint64_t seed : {5009u, 1011u, 1015u}) {
+TEST_CASE("a glare spot is fitted where the glare lies and lifted off the frame", "[vision][glare-veil]") {
+    // The same hard scenes rendered with and without their glare spot (the glare draws no other
+    // randomness): where a spot is found it must lie on the true one, and the lifted frame must
+    // come nearer the glare-free one inside it. A spot that does not fall off on every side (a
+    // hand or the table's light beside it) is let go, so not every seed needs one.
+    int found = 0, scenes = 0;
+    for (std::uint64_t seed = 1010; seed < 1016; ++seed) {
         const auto tiles = test::random_board(60, seed);
         auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Hard);
         auto glared = vision::render_table(tiles, options, seed);
@@ -39,19 +41,45 @@ TEST_CASE("a glare spot's veil is found where the glare lies and lifted off the 
         REQUIRE(glared->truth.glare);
         const cv::Point2d at = glared->truth.glare_px;
         const double radius = glared->truth.glare_radius_px;
-        if (at.x < 0 || at.y < 0 || at.x >= glared->image.cols || at.y >= glared->image.rows) continue;
+        ++scenes;
+        INFO("seed " << seed);
+        const vision::GlareSpot spot = vision::fit_glare_spot(glared->image);
+        INFO("spot strength " << spot.strength << " sigma " << spot.sigma_px << " ring " << spot.ring_share << " quarters " << spot.ring_quarters
+                              << " off by " << cv::norm(spot.centre_px - at) << " px (radius " << radius << ")");
+        if (!spot.found) continue;
+        ++found;
+        CHECK(cv::norm(spot.centre_px - at) < radius);
         const cv::Mat veil = vision::estimate_glare_veil(glared->image);
         REQUIRE_FALSE(veil.empty());
-        INFO("seed " << seed);
-        CHECK(veil.at<float>(static_cast<int>(at.y), static_cast<int>(at.x)) >= 0.25f);
+        if (at.x >= 0 && at.y >= 0 && at.x < veil.cols && at.y < veil.rows) CHECK(veil.at<float>(static_cast<int>(at.y), static_cast<int>(at.x)) >= 0.25f);
         cv::Mat lifted = glared->image.clone();
         REQUIRE(vision::lift_glare_veil(lifted));
         const double before = mean_difference_in_disc(glared->image, clear->image, at, radius);
         const double after = mean_difference_in_disc(lifted, clear->image, at, radius);
         CHECK(after < 0.6 * before);
-        ++checked;
     }
-    CHECK(checked >= 2);
+    CHECK(scenes == 6);
+    CHECK(found >= 4);
+}
+
+TEST_CASE("a light gradient across the table is no glare spot", "[vision][glare-veil]") {
+    // Easy renders have no glare but light gradients and light tables: the veil measured per
+    // block rises at one side of the frame, and lifting it there (the unconstrained veil map)
+    // discolours the board; a fitted spot must fall off on every side, so none is found.
+    int spots = 0, veils = 0;
+    for (std::uint64_t seed = 1000; seed < 1020; ++seed) {
+        const auto tiles = test::random_board(60, seed);
+        const auto plain = vision::render_table(tiles, vision::RenderOptions::for_difficulty(vision::Difficulty::Easy), seed);
+        REQUIRE(plain);
+        REQUIRE_FALSE(plain->truth.glare);
+        INFO("seed " << seed);
+        if (vision::fit_glare_spot(plain->image).found) ++spots;
+        vision::VeilOptions anywhere;
+        anywhere.spot_only = false;
+        if (!vision::estimate_glare_veil(plain->image, anywhere).empty()) ++veils;
+    }
+    CHECK(spots == 0);
+    CHECK(veils >= 2);  // the block veils alone do rise on some of these frames
 }
 
 TEST_CASE("the glare veil options are checked", "[vision][glare-veil][options]") {

@@ -40,8 +40,9 @@ private:
     std::clock_t cpu_ = std::clock();
 };
 
-// The whole top view of a checked lattice (check_lattice warps it only near the tiles).
+// The whole top view of a checked lattice (check_lattice may warp it only near the tiles).
 cv::Mat whole_top_view(const cv::Mat& image, const LatticeView& view) {
+    if (!view.top_near_cells && !view.top.empty()) return view.top;
     cv::Mat top;
     const cv::Size size(static_cast<int>(std::ceil(view.cols * view.pitch_px)), static_cast<int>(std::ceil(view.rows * view.pitch_px)));
     cv::warpPerspective(image, top, view.image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
@@ -316,6 +317,7 @@ std::pair<int, int> unary_agreement(const std::vector<CellHypotheses>& cells, co
 double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options) {
     LatticeView view = c.view;
     view.top = whole_top_view(frame, c.view);
+    if (view.top.data == c.view.top.data) view.top = view.top.clone();  // evened out below: the candidate's stays
     even_out_light(view, c.cells, options.light);
     const auto classified = classify_cells(view, c.cells, catalog, options.classifier);
     std::map<std::pair<int, int>, const Hypothesis*> best;
@@ -816,6 +818,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     }
     reading.view = std::move(chosen->view);
     reading.view.top = whole_top_view(frame, reading.view);
+    reading.view.top_near_cells = false;
     if (!shrunk.empty()) {
         // Camera px -> shrunk px (pixel centres kept), then the view's own homography.
         const double sx = static_cast<double>(shrunk.cols) / image.cols, sy = static_cast<double>(shrunk.rows) / image.rows;

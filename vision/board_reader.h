@@ -85,6 +85,7 @@ struct LatticeView {
     bool strong = true;               // the preferred pitch of its edge directions, folding at least min_lattice_score
     int cols = 0, rows = 0;           // lattice cells covered by the top view
     cv::Mat top;                      // CV_8UC3 top view
+    bool top_near_cells = false;      // `top` was warped only near the tiles, black beyond (RefineOptions::warp_near_cells)
     cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
     bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
     cv::Size frame;                   // the camera frame's size

@@ -148,11 +148,22 @@ cv::Rect around_cells(const std::vector<CellObservation>& cells, double pitch, d
     return cv::Rect(cv::Point(x0, y0), cv::Point(x1, y1)) & cv::Rect(0, 0, size.width, size.height);
 }
 
-// The top view of `size` warped from `image` only within `roi` (black elsewhere; an empty roi:
-// the whole view), into a new image (views copied from this one keep theirs).
+// The least share of a top view worth leaving out of a warp (the black image beyond is not free).
+constexpr double kMinSkippedShare = 0.25;
+
+// The region warp_within warps for `roi`: the whole view for an empty roi or one that leaves
+// out less than kMinSkippedShare of it.
+cv::Rect warped_region(cv::Rect roi, cv::Size size) {
+    const cv::Rect whole(cv::Point(0, 0), size);
+    return roi.area() <= 0 || roi.area() > (1 - kMinSkippedShare) * whole.area() ? whole : roi & whole;
+}
+
+// The top view of `size` warped from `image` only within `roi` (warped_region; black
+// elsewhere), into a new image (views copied from this one keep theirs).
 cv::Mat warp_within(const cv::Mat& image, const cv::Matx33d& image_to_top, cv::Size size, cv::Rect roi) {
     cv::Mat top;
-    if (roi.area() <= 0 || roi.size() == size) {
+    roi = warped_region(roi, size);
+    if (roi.size() == size) {
         cv::warpPerspective(image, top, image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
         return top;
     }
@@ -195,6 +206,7 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift) {
     const cv::Matx33d move(1, 0, -shift.x, 0, 1, -shift.y, 0, 0, 1);
     view.image_to_top = move * view.image_to_top;
     if (!view.top.empty()) cv::warpPerspective(image, view.top, view.image_to_top, view.top.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    view.top_near_cells = false;
     cv::Mat mask;
     cv::warpPerspective(view.not_table, mask, move, view.not_table.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
     view.not_table = mask;
@@ -328,15 +340,21 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
     const auto whole_view = [&](const std::vector<CellObservation>& tiles) {
         return o.warp_near_cells ? around_cells(tiles, view.pitch_px, near_cells_margin(view, o), top_size) : cv::Rect(cv::Point(0, 0), top_size);
     };
+    cv::Rect warped;  // the region of view.top warped with view.image_to_top
+    const auto warp = [&](cv::Rect roi) {
+        warped = warped_region(roi, top_size);
+        view.top = warp_within(image, view.image_to_top, top_size, warped);
+        view.top_near_cells = warped.size() != top_size;
+    };
     if (cells.empty()) {
-        view.top = warp_within(image, view.image_to_top, top_size, {});
+        warp({});
         return Ok{};
     }
     cells = candidate_cells(view, lo, o);
     const cv::Rect measured = around_cells(cells, view.pitch_px, outline_margin(final_reach(view, o), o.band_px), top_size);
     const bool refit_last = o.rounds > 0 && o.work_px_per_mm < view.px_per_mm;
     // Without a last fit this is the final view.
-    view.top = warp_within(image, view.image_to_top, top_size, refit_last ? measured : whole_view(cells) | measured);
+    warp(refit_last ? measured : whole_view(cells) | measured);
     keep_tiles(view, cells, lo, o, measured);
     bool final_view = !refit_last;
     if (refit_last && cells.size() >= 6) {
@@ -360,11 +378,12 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
             cv::warpPerspective(view.not_table, mask, image_to_top * top_to_image, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
             view.not_table = mask;
             view.image_to_top = image_to_top;
-            view.top = warp_within(image, view.image_to_top, top_size, whole_view(cells));
+            warp(whole_view(cells));
             final_view = true;
         }
     }
-    if (!final_view) view.top = warp_within(image, view.image_to_top, top_size, whole_view(cells) | measured);
+    // The same homography: warped again only where the final view needs more.
+    if (const cv::Rect needed = warped_region(whole_view(cells) | measured, top_size); !final_view && (needed & warped) != needed) warp(needed);
     return Ok{};
 }
 

@@ -40,6 +40,15 @@ private:
     std::clock_t cpu_ = std::clock();
 };
 
+// The whole top view of a checked lattice (check_lattice may warp it only near the tiles).
+cv::Mat whole_top_view(const cv::Mat& image, const LatticeView& view) {
+    if (!view.top_near_cells && !view.top.empty()) return view.top;
+    cv::Mat top;
+    const cv::Size size(static_cast<int>(std::ceil(view.cols * view.pitch_px)), static_cast<int>(std::ceil(view.rows * view.pitch_px)));
+    cv::warpPerspective(image, top, view.image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    return top;
+}
+
 EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
 
 // Re-phases the lattice by half a cell where the board's silhouette says so: lines through
@@ -303,11 +312,12 @@ std::pair<int, int> unary_agreement(const std::vector<CellHypotheses>& cells, co
 // Of the touching sides where either cell's best hypothesis alone shows a road, the share
 // where both do (roads run on across tiles; cells cut across tiles, or plain cells all read as
 // one type, do not make them: a block of full cities agrees on every side, on no road); light
-// evened out and cells classified on a copy of the lattice's top view. -1 when fewer than
+// evened out and cells classified on the lattice's whole top view (warped again). -1 when fewer than
 // min_side_pairs such sides touch.
-double unary_share(const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options) {
+double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options) {
     LatticeView view = c.view;
-    view.top = c.view.top.clone();
+    view.top = whole_top_view(frame, c.view);
+    if (view.top.data == c.view.top.data) view.top = view.top.clone();  // evened out below: the candidate's stays
     even_out_light(view, c.cells, options.light);
     const auto classified = classify_cells(view, c.cells, catalog, options.classifier);
     std::map<std::pair<int, int>, const Hypothesis*> best;
@@ -365,7 +375,12 @@ std::string refusal_of(const LatticeView& view, const std::vector<CellObservatio
     return {};
 }
 
+// A candidate lattice refitted on the tiles and measured (tile_contrast). Its top view is
+// warped only near the tiles (RefineOptions::warp_near_cells: most of a lattice's rectangle is
+// table, and most candidates are not taken): whole_top_view makes the rest.
 Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options, double frame_scale) {
+    RefineOptions refine = options.refine;
+    refine.warp_near_cells = true;
     CheckedLattice out;
     out.view = std::move(view);
     out.cells = occupied_cells(out.view, options.lattice);
@@ -378,15 +393,16 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     auto keep_board = [&] {
         if (static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
     };
-    if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
+    if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, refine); !st) return st.error();
     keep_board();
     out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     if (out.contrast.best_shift != cv::Point2d(0, 0) && out.cells.size() >= 4) {
         // The outlines are stronger half a pitch away: the lattice sits on the tiles' middles
         // along that axis (roads fold like gaps). Move it there and refit.
+        out.view.top.release();  // warped again by the refit
         shift_lattice(image, out.view, out.contrast.best_shift);
         out.cells = occupied_cells(out.view, options.lattice);
-        if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, options.refine); !st) return st.error();
+        if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, refine); !st) return st.error();
         keep_board();
         out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     }
@@ -781,7 +797,7 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         double chosen_share = -1, best_share = -1, best_score = -1;
         std::size_t best = 0;
         for (std::size_t i = 0; i < plausible.size(); ++i) {
-            const double share = unary_share(plausible[i], catalog, options);
+            const double share = unary_share(frame, plausible[i], catalog, options);
             reading.checked[plausible[i].checked_at].unary_agreement = share;
             if (plausible[i].checked_at == chosen->checked_at) chosen_share = share;
             const double score = share * std::sqrt(static_cast<double>(plausible[i].cells.size()));
@@ -801,6 +817,8 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
         return reading;
     }
     reading.view = std::move(chosen->view);
+    reading.view.top = whole_top_view(frame, reading.view);
+    reading.view.top_near_cells = false;
     if (!shrunk.empty()) {
         // Camera px -> shrunk px (pixel centres kept), then the view's own homography.
         const double sx = static_cast<double>(shrunk.cols) / image.cols, sy = static_cast<double>(shrunk.rows) / image.rows;

@@ -85,6 +85,7 @@ struct LatticeView {
     bool strong = true;               // the preferred pitch of its edge directions, folding at least min_lattice_score
     int cols = 0, rows = 0;           // lattice cells covered by the top view
     cv::Mat top;                      // CV_8UC3 top view
+    bool top_near_cells = false;      // `top` was warped only near the tiles, black beyond (RefineOptions::warp_near_cells)
     cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
     bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
     cv::Size frame;                   // the camera frame's size
@@ -160,6 +161,9 @@ struct RefineOptions {
     double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
     double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
     double work_px_per_mm = 1.0;     // the refit works on a top view at this scale (from a shrunk frame); the final top view keeps px_per_mm
+    bool warp_near_cells = false;    // true: the final top view is warped only within a pitch (and the search) of the tiles kept, black
+                                     // beyond (what tile_contrast, cell_alignment and keep_board_colours read; the reader's candidate
+                                     // checks, which warp the chosen lattice's view in full); false: all of it
     Status check() const;
 };
 
@@ -169,8 +173,9 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift);
 
 // Finds each occupied cell's tile outline, refits the plane homography on the tile centres
 // (RANSAC) on a coarse top view, stores each tile's residual offset and drops cells whose
-// outline is missing on a side (not a tile); then warps the full-resolution top view once
-// (also when `view.top` was left empty). Errors only for bad options.
+// outline is missing on a side (not a tile); then warps the full-resolution top view (also
+// when `view.top` was left empty; only near the tiles with RefineOptions::warp_near_cells).
+// Errors only for bad options.
 Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
                       const RefineOptions& options = {});
 

@@ -24,12 +24,17 @@ namespace {
 
 // Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
 // column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
+// Measured only within `roi` (top view px; empty: the whole view): a read that stays a few px
+// inside it (the blur's and Sobel's reach) sees what the whole view's response would.
 struct SideResponse {
     cv::Mat down, across;  // CV_64F, one extra row / column (integrals)
+    cv::Point origin{0, 0};  // the roi's corner in the top view
 
-    explicit SideResponse(const cv::Mat& top, double blur = 1.0) {
+    explicit SideResponse(const cv::Mat& top, double blur = 1.0, cv::Rect roi = {}) {
+        if (roi.area() <= 0) roi = cv::Rect(0, 0, top.cols, top.rows);
+        origin = roi.tl();
         cv::Mat grey, gx, gy;
-        cv::cvtColor(top, grey, cv::COLOR_BGR2GRAY);
+        cv::cvtColor(top(roi), grey, cv::COLOR_BGR2GRAY);
         grey.convertTo(grey, CV_32F);
         if (blur > 0) cv::GaussianBlur(grey, grey, cv::Size(), blur);
         // Only the integrals' first row / column need zeros; |gradient| is taken on the fly
@@ -62,13 +67,15 @@ struct SideResponse {
     }
     int cols() const { return across.cols - 1; }
     int rows() const { return down.rows - 1; }
-    // Mean |d/dx| on column x between rows y0 and y1 (clamped).
+    // Mean |d/dx| on column x between rows y0 and y1 (clamped; top view px).
     double column(int x, int y0, int y1) const {
+        x -= origin.x, y0 -= origin.y, y1 -= origin.y;
         if (x < 0 || x >= cols()) return 0;
         y0 = std::clamp(y0, 0, rows()), y1 = std::clamp(y1, 0, rows());
         return y1 > y0 ? (down.at<double>(y1, x) - down.at<double>(y0, x)) / (y1 - y0) : 0;
     }
     double row(int y, int x0, int x1) const {
+        y -= origin.y, x0 -= origin.x, x1 -= origin.x;
         if (y < 0 || y >= rows()) return 0;
         x0 = std::clamp(x0, 0, cols()), x1 = std::clamp(x1, 0, cols());
         return x1 > x0 ? (across.at<double>(y, x1) - across.at<double>(y, x0)) / (x1 - x0) : 0;
@@ -130,6 +137,54 @@ double median_of(std::vector<double> v) {
     return v[v.size() / 2];
 }
 
+// The cells' squares (pitch `pitch`) grown by `margin` px on every side, within `size`; empty
+// for no cells.
+cv::Rect around_cells(const std::vector<CellObservation>& cells, double pitch, double margin, cv::Size size) {
+    if (cells.empty()) return {};
+    int c0 = cells.front().col, c1 = c0, r0 = cells.front().row, r1 = r0;
+    for (const auto& c : cells) c0 = std::min(c0, c.col), c1 = std::max(c1, c.col), r0 = std::min(r0, c.row), r1 = std::max(r1, c.row);
+    const int x0 = static_cast<int>(std::floor(c0 * pitch - margin)), y0 = static_cast<int>(std::floor(r0 * pitch - margin));
+    const int x1 = static_cast<int>(std::ceil((c1 + 1) * pitch + margin)), y1 = static_cast<int>(std::ceil((r1 + 1) * pitch + margin));
+    return cv::Rect(cv::Point(x0, y0), cv::Point(x1, y1)) & cv::Rect(0, 0, size.width, size.height);
+}
+
+// The least share of a top view worth leaving out of a warp (the black image beyond is not free).
+constexpr double kMinSkippedShare = 0.25;
+
+// The region warp_within warps for `roi`: the whole view for an empty roi or one that leaves
+// out less than kMinSkippedShare of it.
+cv::Rect warped_region(cv::Rect roi, cv::Size size) {
+    const cv::Rect whole(cv::Point(0, 0), size);
+    return roi.area() <= 0 || roi.area() > (1 - kMinSkippedShare) * whole.area() ? whole : roi & whole;
+}
+
+// The top view of `size` warped from `image` only within `roi` (warped_region; black
+// elsewhere), into a new image (views copied from this one keep theirs).
+cv::Mat warp_within(const cv::Mat& image, const cv::Matx33d& image_to_top, cv::Size size, cv::Rect roi) {
+    cv::Mat top;
+    roi = warped_region(roi, size);
+    if (roi.size() == size) {
+        cv::warpPerspective(image, top, image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        return top;
+    }
+    top = cv::Mat::zeros(size, image.type());
+    cv::Mat inside = top(roi);
+    const cv::Matx33d to_roi(1, 0, -roi.x, 0, 1, -roi.y, 0, 0, 1);
+    cv::warpPerspective(image, inside, to_roi * image_to_top, roi.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    return top;
+}
+
+// The px around a cell's square that find_outline reads within `reach` (its band, the blur's
+// and Sobel's reach, and slack).
+int outline_margin(int reach, int band) { return reach + band + 8; }
+
+// The px around the tiles' squares that the checks after the refit read (tile_contrast's and
+// cell_alignment's squares half a pitch away, tile offsets included): a pitch and the refit's
+// search.
+int near_cells_margin(const LatticeView& view, const RefineOptions& o) {
+    return static_cast<int>(std::ceil(view.pitch_px)) + outline_margin(std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px))), o.band_px);
+}
+
 }  // namespace
 
 Status RefineOptions::check() const {
@@ -151,6 +206,7 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift) {
     const cv::Matx33d move(1, 0, -shift.x, 0, 1, -shift.y, 0, 0, 1);
     view.image_to_top = move * view.image_to_top;
     if (!view.top.empty()) cv::warpPerspective(image, view.top, view.image_to_top, view.top.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+    view.top_near_cells = false;
     cv::Mat mask;
     cv::warpPerspective(view.not_table, mask, move, view.not_table.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
     view.not_table = mask;
@@ -158,12 +214,13 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift) {
 
 namespace {
 
-// The refit rounds, on a view warped from `image` (both at the working resolution).
+// The refit rounds, on a view of `image` (both at the working resolution; its top view is
+// warped each round around the cells measured, and is left as the last round's).
 void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo, const RefineOptions& o,
               int band) {
     const double side = lo.tile_mm * view.px_per_mm;  // the tile square (the pitch minus the gap)
     const int reach = std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px)));
-    const cv::Size top_size = view.top.size();
+    const cv::Size top_size = view.not_table.size();
     // Grow the fit from the board's middle: a lattice a few percent off in pitch drifts by a
     // whole cell across a big board, but hardly within a few cells of where it is fitted.
     for (int round = 0; round < o.rounds && cells.size() >= 6; ++round) {
@@ -180,7 +237,10 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
             if (std::max(std::abs(c.col - mc), std::abs(c.row - mr)) <= radius) near.push_back(c);
         }
         if (near.size() < 6) continue;
-        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0));  // a shrunk frame is smooth already
+        // Warped (again) only around the cells measured: most of a lattice's rectangle is table.
+        const cv::Rect roi = around_cells(near, view.pitch_px, outline_margin(reach, band), top_size);
+        view.top = warp_within(image, view.image_to_top, top_size, roi);
+        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0), roi);  // a shrunk frame is smooth already
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         std::vector<cv::Point2f> src(near.size()), dst(near.size());
         cv::parallel_for_(cv::Range(0, static_cast<int>(near.size())), [&](const cv::Range& range) {
@@ -198,30 +258,39 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         const cv::Matx33d image_to_top(h);
         const cv::Matx33d old_to_new = image_to_top * top_to_image;
         view.image_to_top = image_to_top;
-        cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
         cv::Mat mask;
         cv::warpPerspective(view.not_table, mask, old_to_new, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
         view.not_table = mask;
     }
 }
 
-// The cells on the final (full-resolution) view: drifted cells were half on the table, so
-// occupancy is read again (looser); each keeps its tile's residual offset, and cells with no
-// square outline on a side are dropped.
-void keep_tiles(LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo, const RefineOptions& o) {
-    const double side = lo.tile_mm * view.px_per_mm;
+// The cells a final (full-resolution) view measures: drifted cells were half on the table, so
+// occupancy is read again (looser).
+std::vector<CellObservation> candidate_cells(const LatticeView& view, const LatticeOptions& lo, const RefineOptions& o) {
+    LatticeOptions loose = lo;
+    loose.occupied_share = std::min(lo.occupied_share, o.candidate_share);
+    return occupied_cells(view, loose);
+}
+
+// How far find_outline looks from a cell's centre on the final view.
+int final_reach(const LatticeView& view, const RefineOptions& o) {
     const int reach = std::max(1, static_cast<int>(std::lround(o.search * view.pitch_px)));
+    return o.rounds > 0 ? reach / 2 : reach;
+}
+
+// The candidate cells (candidate_cells) on the final (full-resolution) view, whose top view
+// is warped at least within `roi`: each keeps its tile's residual offset, and cells with no
+// square outline on a side are dropped.
+void keep_tiles(LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lo, const RefineOptions& o, cv::Rect roi) {
+    const double side = lo.tile_mm * view.px_per_mm;
     std::vector<Outline> found;
-    {
-        LatticeOptions loose = lo;
-        loose.occupied_share = std::min(lo.occupied_share, o.candidate_share);
-        cells = occupied_cells(view, loose);
-        const SideResponse response(view.top);
+    if (!cells.empty()) {
+        const SideResponse response(view.top, 1.0, roi);
         found.assign(cells.size(), Outline{});
         cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
             for (int i = range.start; i < range.end; ++i) {
                 const auto& c = cells[static_cast<std::size_t>(i)];
-                found[static_cast<std::size_t>(i)] = find_outline(response, view.cell_centre(c.col, c.row), side, o.rounds > 0 ? reach / 2 : reach, o.band_px);
+                found[static_cast<std::size_t>(i)] = find_outline(response, view.cell_centre(c.col, c.row), side, final_reach(view, o), o.band_px);
             }
         });
     }
@@ -260,17 +329,35 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
         coarse.cols = view.cols, coarse.rows = view.rows;
         coarse.image_to_top = scale * view.image_to_top * unscale;  // small frame px -> coarse top px
         const cv::Size coarse_size(static_cast<int>(std::ceil(coarse.cols * coarse.pitch_px)), static_cast<int>(std::ceil(coarse.rows * coarse.pitch_px)));
-        cv::warpPerspective(small, coarse.top, coarse.image_to_top, coarse_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
         cv::resize(view.not_table, coarse.not_table, coarse_size, 0, 0, cv::INTER_NEAREST);
         refit_on(small, coarse, cells, lo, o, std::max(1, static_cast<int>(std::lround(o.band_px * k))) | 1);
         view.image_to_top = unscale * coarse.image_to_top * scale;
         cv::resize(coarse.not_table, view.not_table, top_size, 0, 0, cv::INTER_NEAREST);
     }
-    // The top view read by the later stages, sampled once from the full-resolution frame.
-    cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
-    if (cells.empty()) return Ok{};
-    keep_tiles(view, cells, lo, o);
-    if (o.rounds > 0 && o.work_px_per_mm < view.px_per_mm && cells.size() >= 6) {
+    // The top view read by the later stages, sampled from the full-resolution frame: first
+    // around the cells measured (most of the lattice's rectangle is table), all of it (or, with
+    // warp_near_cells, within a pitch of the tiles) once the lattice is final.
+    const auto whole_view = [&](const std::vector<CellObservation>& tiles) {
+        return o.warp_near_cells ? around_cells(tiles, view.pitch_px, near_cells_margin(view, o), top_size) : cv::Rect(cv::Point(0, 0), top_size);
+    };
+    cv::Rect warped;  // the region of view.top warped with view.image_to_top
+    const auto warp = [&](cv::Rect roi) {
+        warped = warped_region(roi, top_size);
+        view.top = warp_within(image, view.image_to_top, top_size, warped);
+        view.top_near_cells = warped.size() != top_size;
+    };
+    if (cells.empty()) {
+        warp({});
+        return Ok{};
+    }
+    cells = candidate_cells(view, lo, o);
+    const cv::Rect measured = around_cells(cells, view.pitch_px, outline_margin(final_reach(view, o), o.band_px), top_size);
+    const bool refit_last = o.rounds > 0 && o.work_px_per_mm < view.px_per_mm;
+    // Without a last fit this is the final view.
+    warp(refit_last ? measured : whole_view(cells) | measured);
+    keep_tiles(view, cells, lo, o, measured);
+    bool final_view = !refit_last;
+    if (refit_last && cells.size() >= 6) {
         // One last fit on the tile centres measured at full resolution (the coarse fit is
         // good to about a coarse pixel); each tile's offset moves with it.
         const cv::Matx33d top_to_image = view.image_to_top.inv();
@@ -291,9 +378,12 @@ Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellO
             cv::warpPerspective(view.not_table, mask, image_to_top * top_to_image, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
             view.not_table = mask;
             view.image_to_top = image_to_top;
-            cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+            warp(whole_view(cells));
+            final_view = true;
         }
     }
+    // The same homography: warped again only where the final view needs more.
+    if (const cv::Rect needed = warped_region(whole_view(cells) | measured, top_size); !final_view && (needed & warped) != needed) warp(needed);
     return Ok{};
 }
 
@@ -302,21 +392,27 @@ namespace {
 // The weakest side of a tile-sized square in the top view, measured at about 1 px/mm (a tile
 // side is still ~45 px there, and the edge image costs a quarter), with small slack: the
 // refit put the cells on the tiles already.
+// Measured within a pitch of `cells` (what the squares half a pitch away reach).
 class OutlineProbe {
 public:
-    OutlineProbe(const LatticeView& view, const LatticeOptions& lo)
-        : k_(std::min(1.0, 1.0 / view.px_per_mm)), side_(lo.tile_mm * view.px_per_mm * k_), response_(scaled(view.top, k_)) {}
+    OutlineProbe(const LatticeView& view, const LatticeOptions& lo, const std::vector<CellObservation>& cells)
+        : k_(std::min(1.0, 1.0 / view.px_per_mm)), side_(lo.tile_mm * view.px_per_mm * k_), response_(scaled(view, cells, k_)) {}
 
     // Returns the weakest side's response of the square centred at `centre` (top-view px).
     double weakest_side(const cv::Point2d& centre) const { return find_outline(response_, centre * k_, side_, kReach, kBand).weakest; }
 
 private:
     static constexpr int kReach = 2, kBand = 3;
-    static SideResponse scaled(const cv::Mat& top, double k) {
-        if (k >= 1) return SideResponse(top, 0.0);
+    static SideResponse scaled(const LatticeView& view, const std::vector<CellObservation>& cells, double k) {
+        const double margin = view.pitch_px + (kReach + kBand + 4) / k;
+        const cv::Rect near = around_cells(cells, view.pitch_px, margin, view.top.size());
+        if (k >= 1) return SideResponse(view.top, 0.0, near);
         cv::Mat small;
-        cv::resize(top, small, cv::Size(), k, k, cv::INTER_AREA);
-        return SideResponse(small, 0.0);
+        cv::resize(view.top, small, cv::Size(), k, k, cv::INTER_AREA);
+        const cv::Rect near_small = cv::Rect(cv::Point(static_cast<int>(std::floor(near.x * k)), static_cast<int>(std::floor(near.y * k))),
+                                             cv::Point(static_cast<int>(std::ceil(near.br().x * k)), static_cast<int>(std::ceil(near.br().y * k)))) &
+                                    cv::Rect(0, 0, small.cols, small.rows);
+        return SideResponse(small, 0.0, near_small);
     }
     double k_, side_;
     SideResponse response_;
@@ -327,7 +423,7 @@ private:
 TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lo) {
     TileContrast out;
     if (cells.empty() || view.top.empty()) return out;
-    const OutlineProbe probe(view, lo);
+    const OutlineProbe probe(view, lo, cells);
     const double half = view.pitch_px / 2;
     const std::array<cv::Point2d, 4> shifts{cv::Point2d(0, 0), cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
     std::array<double, 4> medians{};
@@ -349,7 +445,7 @@ std::vector<double> cell_alignment(const LatticeView& view, const std::vector<Ce
     if (cells.empty() || view.top.empty()) return out;
     // The same measure as tile_contrast, per cell: the cell's square against the squares half
     // a pitch away.
-    const OutlineProbe probe(view, lo);
+    const OutlineProbe probe(view, lo, cells);
     const double half = view.pitch_px / 2;
     const std::array<cv::Point2d, 3> shifts{cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
     for (std::size_t i = 0; i < cells.size(); ++i) {

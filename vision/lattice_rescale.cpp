@@ -139,6 +139,7 @@ std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const Lattice
     out.not_table = mask;
     if (!view.top.empty()) cv::warpPerspective(image, warped, out.image_to_top, full, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     out.top = warped;
+    out.top_near_cells = false;
     return out;
 }
 

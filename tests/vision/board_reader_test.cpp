@@ -230,6 +230,68 @@ TEST_CASE("refitting the lattice on the tiles' outlines brings the rectification
     CHECK_FALSE(bad.check());
 }
 
+TEST_CASE("a refit warping only near the tiles finds the same lattice, tiles and contrast as one warping the whole view",
+          "[vision][board-reader][refine][speed]") {
+    // The reader's candidate checks warp the top view only within a pitch of the tiles (most of
+    // a lattice's rectangle is table): nothing they measure may change, and the view they
+    // leave must be the whole view's near the tiles, black beyond.
+    int partial = 0;
+    for (int seed = 1; seed <= 4; ++seed) {
+        auto options = vision::RenderOptions::for_difficulty(seed % 2 ? vision::Difficulty::Easy : vision::Difficulty::Medium);
+        const auto tiles = random_board(16 + 12 * seed, static_cast<std::uint64_t>(seed));
+        auto r = vision::render_table(tiles, options, static_cast<std::uint64_t>(seed));
+        REQUIRE(r);
+        auto found = vision::find_lattice(r->image);
+        REQUIRE(found);
+        // Half of the board only (a candidate holding a few of the cells in its rectangle): the
+        // table mask cleared on the right half.
+        auto whole = found.value(), near = found.value();
+        whole.not_table = found->not_table.clone();
+        whole.not_table.colRange(whole.not_table.cols / 2, whole.not_table.cols).setTo(0);
+        near.not_table = whole.not_table.clone();
+        auto whole_cells = vision::occupied_cells(whole), near_cells = whole_cells;
+        vision::RefineOptions near_only;
+        near_only.warp_near_cells = true;
+        REQUIRE(vision::refine_lattice(r->image, whole, whole_cells, {}));
+        REQUIRE(vision::refine_lattice(r->image, near, near_cells, {}, near_only));
+        INFO("seed " << seed << ": " << whole_cells.size() << " cells of " << tiles.size());
+        CHECK_FALSE(whole.top_near_cells);
+        CHECK(cv::norm(cv::Mat(whole.image_to_top), cv::Mat(near.image_to_top), cv::NORM_INF) < 1e-9 * cv::norm(cv::Mat(whole.image_to_top), cv::NORM_INF));
+        REQUIRE(whole_cells.size() == near_cells.size());
+        for (std::size_t i = 0; i < whole_cells.size(); ++i) {
+            CHECK(whole_cells[i].col == near_cells[i].col);
+            CHECK(whole_cells[i].row == near_cells[i].row);
+            CHECK(cv::norm(whole_cells[i].offset_px - near_cells[i].offset_px) < 1e-6);
+        }
+        const auto a = vision::tile_contrast(whole, whole_cells, {}), b = vision::tile_contrast(near, near_cells, {});
+        CHECK(a.ratio() == Approx(b.ratio()).epsilon(1e-9));
+        CHECK(a.best_shift == b.best_shift);
+        const auto aligned_whole = vision::cell_alignment(whole, whole_cells, {}), aligned_near = vision::cell_alignment(near, near_cells, {});
+        for (std::size_t i = 0; i < aligned_whole.size(); ++i) CHECK(aligned_whole[i] == Approx(aligned_near[i]).epsilon(1e-9));
+        if (!near.top_near_cells) continue;
+        ++partial;
+        // Within a pitch of the tiles the two views agree (a warp of a region may round a
+        // sample position the other way: a grey level at most); beyond, the near view is black.
+        cv::Mat needed(whole.top.size(), CV_8UC1, cv::Scalar(0));
+        for (const auto& c : whole_cells) {
+            const cv::Rect square(static_cast<int>((c.col - 1) * whole.pitch_px), static_cast<int>((c.row - 1) * whole.pitch_px),
+                                  static_cast<int>(3 * whole.pitch_px), static_cast<int>(3 * whole.pitch_px));
+            needed(square & cv::Rect(0, 0, needed.cols, needed.rows)).setTo(255);
+        }
+        int most = 0;
+        for (int y = 0; y < needed.rows; ++y) {
+            for (int x = 0; x < needed.cols; ++x) {
+                if (!needed.at<std::uint8_t>(y, x)) continue;
+                const cv::Vec3b u = whole.top.at<cv::Vec3b>(y, x), v = near.top.at<cv::Vec3b>(y, x);
+                for (int ch = 0; ch < 3; ++ch) most = std::max(most, std::abs(u[ch] - v[ch]));
+            }
+        }
+        CHECK(most <= 1);
+        CHECK(cv::countNonZero(near.top.reshape(1)) < cv::countNonZero(whole.top.reshape(1)));
+    }
+    CHECK(partial >= 3);  // the half boards left much of their rectangle unwarped
+}
+
 TEST_CASE("pennant twins are told apart by the pennant blob", "[vision][board-reader][pennants]") {
     const auto& catalog = *base();
     int twins = 0, right = 0;

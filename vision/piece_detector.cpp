@@ -101,12 +101,16 @@ TerrainColours learn_terrain(const std::vector<cv::Vec3f>& samples) {
 }
 
 // Distance (Lab units, lightness counted a quarter: shading) from a pixel to the nearest
-// common colour of a terrain.
-double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share, double lightness_weight = 0.25) {
+// common colour of a terrain. With `grey_chroma` set, colours of at most that chroma (a grey
+// road) count lightness `grey_lightness_weight` instead (nothing else tells grey from grey).
+double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share, double lightness_weight = 0.25, double grey_chroma = -1,
+                        double grey_lightness_weight = 0.25) {
     double best = 1e9;
     for (std::size_t i = 0; i < t.centres.size(); ++i) {
         if (t.shares[i] < min_share) continue;
-        const double dl = (lab[0] - t.centres[i][0]) * lightness_weight, da = lab[1] - t.centres[i][1], db = lab[2] - t.centres[i][2];
+        const bool grey = std::hypot(t.centres[i][1], t.centres[i][2]) <= grey_chroma;
+        const double dl = (lab[0] - t.centres[i][0]) * (grey ? grey_lightness_weight : lightness_weight), da = lab[1] - t.centres[i][1],
+                     db = lab[2] - t.centres[i][2];
         best = std::min(best, std::sqrt(dl * dl + da * da + db * db));
     }
     return best;
@@ -1131,13 +1135,17 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 // A terrain of the piece's own colour (green grass, a green follower) explains by lightness too:
                 // a follower's faces are shaded, the flat print is not.
                 const bool own = own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
-                // Black and grey are told by lightness alone: a grey follower's lit faces are as grey as a
-                // light road, and only their lightness tells them apart.
-                const double lw = own ? o.own_colour_lightness : colours.colours[static_cast<std::size_t>(pick)].achromatic ? o.achromatic_lightness : 0.25;
-                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw) < to_piece + o.terrain_margin;
+                const double lw = own ? o.own_colour_lightness : 0.25;
+                // Black and grey against a grey terrain colour (a light grey road) are told by lightness
+                // alone: it counts more there. (A shadow on a coloured terrain keeps its hue, and the table
+                // beside the board is left as it was: no follower in play stands there.)
+                const auto& m = colours.colours[static_cast<std::size_t>(pick)];
+                const double grey_chroma = m.achromatic && k != kTableTerrain ? m.max_chroma : -1;
+                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw, grey_chroma, o.achromatic_lightness) <
+                            to_piece + o.terrain_margin;
                 if (!explained && k != kTableTerrain && ti >= 0) {
-                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share, lw) <
-                                to_piece + o.terrain_margin;
+                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share, lw,
+                                                 grey_chroma, o.achromatic_lightness) < to_piece + o.terrain_margin;
                 }
                 if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
                     explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;

@@ -104,8 +104,9 @@ struct PieceDetectorOptions {
                                      // where 184 were found, the new ones checked by eye false: off by default)
     double grow_fit_gain = 0.02;     // ... and the grown blob replaces the pieces in it when its silhouette fits this much better
     double own_colour_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain whose own colour is the piece's explains a pixel
-    double achromatic_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain explains a pixel a black or grey gate
-                                        // passed (lightness is all that tells a grey follower from a light grey road)
+    double achromatic_lightness = 0.6;  // weight of lightness (else 0.25) when a grey terrain colour on the tiles (chroma within
+                                        // the gate's) explains a pixel a black or grey gate passed (lightness is all that tells a
+                                        // grey follower from a light grey road)
     double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance

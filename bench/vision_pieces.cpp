@@ -235,7 +235,16 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
             hit = (da == a && db == b) || (da == b && db == a);
             if (hit) used[j] = true;
         }
-        if (!hit) std::printf("  seed %llu oracle: missed %s at %s\n", s, tt.kind.c_str(), to_string(tt.at).c_str());
+        if (!hit) {
+            std::printf("  seed %llu oracle: missed %s at %s\n", s, tt.kind.c_str(), to_string(tt.at).c_str());
+            if (!crops_to.empty() && !image.empty()) {  // the photo around it
+                const cv::Rect box = cv::Rect(cv::Point(static_cast<int>(tt.centre_px.x) - 60, static_cast<int>(tt.centre_px.y) - 60), cv::Size(120, 120)) &
+                                     cv::Rect(0, 0, image.cols, image.rows);
+                cv::Mat c;
+                cv::resize(image(box), c, cv::Size(), 3, 3, cv::INTER_NEAREST);
+                cv::imwrite(crops_to + "/miss_" + std::to_string(seed) + "_" + tt.kind + "_" + std::to_string(tt.at.x) + "_" + std::to_string(tt.at.y) + ".png", c);
+            }
+        }
     }
     for (std::size_t j = 0; j < found.tokens.size(); ++j) {
         if (!used[j]) std::printf("  seed %llu oracle: invented %s at reading cell [%d, %d]\n", s, found.tokens[j].kind.c_str(), found.tokens[j].col, found.tokens[j].row);

@@ -101,12 +101,16 @@ TerrainColours learn_terrain(const std::vector<cv::Vec3f>& samples) {
 }
 
 // Distance (Lab units, lightness counted a quarter: shading) from a pixel to the nearest
-// common colour of a terrain.
-double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share, double lightness_weight = 0.25) {
+// common colour of a terrain. With `grey_chroma` set, colours of at most that chroma (a grey
+// road) count lightness `grey_lightness_weight` instead (nothing else tells grey from grey).
+double terrain_distance(const TerrainColours& t, const cv::Vec3f& lab, double min_share, double lightness_weight = 0.25, double grey_chroma = -1,
+                        double grey_lightness_weight = 0.25) {
     double best = 1e9;
     for (std::size_t i = 0; i < t.centres.size(); ++i) {
         if (t.shares[i] < min_share) continue;
-        const double dl = (lab[0] - t.centres[i][0]) * lightness_weight, da = lab[1] - t.centres[i][1], db = lab[2] - t.centres[i][2];
+        const bool grey = std::hypot(t.centres[i][1], t.centres[i][2]) <= grey_chroma;
+        const double dl = (lab[0] - t.centres[i][0]) * (grey ? grey_lightness_weight : lightness_weight), da = lab[1] - t.centres[i][1],
+                     db = lab[2] - t.centres[i][2];
         best = std::min(best, std::sqrt(dl * dl + da * da + db * db));
     }
     return best;
@@ -569,6 +573,33 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
         if (!bridged.count(c.tile)) ferry_list.push_back(c);
     }
     best_of_tile(bridge_list, wood_mask, z.bridge_height);
+    // A road never ends at a field side: where a read tile's two opposite field sides face a neighbour's
+    // road (and the other a road or no tile), a bridge carries it, even when its wood is hard to tell
+    // from the art under it (a brown monastery); less wood than a bridge elsewhere needs is then enough.
+    std::set<std::pair<int, int>> reported;
+    for (const auto& t : out.tokens) {
+        if (t.kind == "bridge") reported.insert({t.col, t.row});
+    }
+    auto edge_at = [&](const DecodedTile& t, int side) { return types[static_cast<std::size_t>(t.type)].edges[static_cast<std::size_t>((side - t.rot + 8) % 4)]; };
+    for (const auto& c : bridge_list) {
+        if (reported.count({c.tile->col, c.tile->row})) continue;
+        int roads = 0;
+        bool possible = true;
+        for (const int side : {side_of(c.a), side_of(c.b)}) {
+            possible = possible && edge_at(*c.tile, side) == EdgeKind::Field;
+            const auto it = by_cell.find({c.tile->col + kSideDx[static_cast<std::size_t>(side)], c.tile->row + kSideDy[static_cast<std::size_t>(side)]});
+            if (it == by_cell.end()) continue;
+            const EdgeKind facing = edge_at(*it->second, (side + 2) % 4);
+            possible = possible && facing == EdgeKind::Road;
+            roads += facing == EdgeKind::Road;
+        }
+        if (!possible || roads == 0) continue;
+        const double share = footprint_share(wood_mask, c.centre, c.along, c.length, c.width);
+        if (share >= o.needed_bridge_share) {
+            report(c, share, z.bridge_height);
+            reported.insert({c.tile->col, c.tile->row});
+        }
+    }
     best_of_tile(ferry_list, wood_mask, z.ferry_height);
     for (const auto& c : castles) {
         const double share = footprint_share(stone_mask, c.centre, c.along, c.length, c.width);
@@ -750,6 +781,7 @@ Status PieceDetectorOptions::check() const {
     if (!(grow_mm >= 0 && grow_mm <= meeple_mm)) return bad("grow_mm must be within [0, meeple_mm]");
     if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");
     if (!(own_colour_lightness >= 0 && own_colour_lightness <= 4)) return bad("own_colour_lightness must be within [0, 4]");
+    if (!(achromatic_lightness >= 0 && achromatic_lightness <= 4)) return bad("achromatic_lightness must be within [0, 4]");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
     if (!(lying_width > 0 && lying_width < 2)) return bad("lying_width must be within (0, 2)");
     if (!(pose_doubt >= 0 && pose_doubt < 1)) return bad("pose_doubt must be within [0, 1)");
@@ -762,6 +794,7 @@ Status PieceDetectorOptions::check() const {
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
     if (!(lake_bridge_share >= token_share && lake_bridge_share <= 1)) return bad("lake_bridge_share must be within [token_share, 1]");
+    if (!(needed_bridge_share > 0 && needed_bridge_share <= 1)) return bad("needed_bridge_share must be within (0, 1]");
     if (!(veil_block_mm >= 2 && veil_block_mm <= 4 * tile_mm)) return bad("veil_block_mm must be within [2, 4 x tile_mm]");
     if (!(veil_percentile >= 0 && veil_percentile <= 0.5)) return bad("veil_percentile must be within [0, 0.5]");
     if (!(min_veil > 0 && min_veil < 0.5)) return bad("min_veil must be within (0, 0.5)");
@@ -1103,10 +1136,16 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 // a follower's faces are shaded, the flat print is not.
                 const bool own = own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
                 const double lw = own ? o.own_colour_lightness : 0.25;
-                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw) < to_piece + o.terrain_margin;
+                // Black and grey against a grey terrain colour (a light grey road) are told by lightness
+                // alone: it counts more there. (A shadow on a coloured terrain keeps its hue, and the table
+                // beside the board is left as it was: no follower in play stands there.)
+                const auto& m = colours.colours[static_cast<std::size_t>(pick)];
+                const double grey_chroma = m.achromatic && k != kTableTerrain ? m.max_chroma : -1;
+                explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw, grey_chroma, o.achromatic_lightness) <
+                            to_piece + o.terrain_margin;
                 if (!explained && k != kTableTerrain && ti >= 0) {
-                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share, lw) <
-                                to_piece + o.terrain_margin;
+                    explained = terrain_distance(local_colours[static_cast<std::size_t>(ti)][static_cast<std::size_t>(k)], in[x], o.common_share, lw,
+                                                 grey_chroma, o.achromatic_lightness) < to_piece + o.terrain_margin;
                 }
                 if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
                     explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;

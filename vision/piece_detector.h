@@ -104,6 +104,9 @@ struct PieceDetectorOptions {
                                      // where 184 were found, the new ones checked by eye false: off by default)
     double grow_fit_gain = 0.02;     // ... and the grown blob replaces the pieces in it when its silhouette fits this much better
     double own_colour_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain whose own colour is the piece's explains a pixel
+    double achromatic_lightness = 0.6;  // weight of lightness (else 0.25) when a grey terrain colour on the tiles (chroma within
+                                        // the gate's) explains a pixel a black or grey gate passed (lightness is all that tells a
+                                        // grey follower from a light grey road)
     double terrain_reach_mm = 2.5;   // terrains this near a pixel may explain it (tiles lie a little off their cells)
     double gap_band_mm = 2.0;        // the table may show this far either side of a cell's sides (gaps, jitter)
     double feature_search_mm = 5.0;  // a base takes the nearest feature its pose allows within this distance
@@ -131,6 +134,7 @@ struct PieceDetectorOptions {
     cv::Scalar stone_bgr{168, 174, 178}; // castle tokens (stone)
     double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr
     double token_share = 0.3;            // least share of a footprint's pixels of the piece's colour
+    double needed_bridge_share = 0.15;   // where the tiles say a bridge must lie (a road meets a field side), this share is enough
     double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
     // A glare spot mixes white into the board (colours wash out: reds lose their chroma, black turns grey): its veil is
     // estimated from how far each terrain's darkest art rose off its own dark level, per block, and taken off the top view first.

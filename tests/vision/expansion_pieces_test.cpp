@@ -18,6 +18,7 @@
 #include "vision/piece_detector.h"
 #include "vision/table_renderer.h"
 #include "vision/tile_art.h"
+#include "vision/truth_metrics.h"
 #include "vision/tile_classifier.h"
 #include "vision/homography.h"
 
@@ -428,4 +429,52 @@ TEST_CASE("a follower's base on a lake goes on the nearest feature that takes a 
     }
     CHECK(lake_tiles > 0);
     CHECK(points > 0);
+}
+
+TEST_CASE("a bridge whose wood the art hides is found where a road meets a field side", "[vision][pieces][expansions]") {
+    // A monastery tile (fields all round) between two straight roads that end on it: only a bridge
+    // across it carries them. On the medium preset's boards the art under such a bridge (a brown
+    // monastery) explains much of its wood (footprint shares 0.26 and 0.30 where 0.3 is needed): here
+    // the share a bridge elsewhere needs is set above what this one shows, and the rule still finds it.
+    const auto& catalog = *expansion_catalog();
+    const TileType* road = catalog.find("U");
+    const TileType* monastery = catalog.find("B");
+    REQUIRE(road != nullptr);
+    REQUIRE(monastery != nullptr);
+    vision::Scene scene;
+    for (int x = 0; x < 3; ++x) {
+        scene.tiles.push_back({road, {x, 0}, 0, nullptr});
+        scene.tiles.push_back({x == 1 ? monastery : road, {x, 1}, 0, nullptr});
+        scene.tiles.push_back({road, {x, 2}, 0, nullptr});
+    }
+    auto options = test::daylight_options();
+    options.style = "classic";
+    // The bridges found on the tile between the roads, with every other bridge found counted as -100.
+    auto bridges_at_centre = [&](const vision::Scene& drawn, double needed_share) {
+        auto rendering = vision::render_table(drawn, options, kSeed);
+        REQUIRE(rendering);
+        const auto reading = vision::reading_from_truth(rendering->truth, catalog, rendering->image.size());
+        const auto centre = reading_cell(rendering->truth, reading.view, {1, 1});
+        vision::PieceDetectorOptions detector;
+        detector.find_bridges = true;
+        detector.token_share = 0.45;
+        detector.needed_bridge_share = needed_share;
+        auto detection = vision::detect_pieces(rendering->image, reading, catalog, vision::ColourModels::daylight(), detector);
+        REQUIRE(detection);
+        int n = 0;
+        for (const auto& t : detection->tokens) {
+            if (t.kind == "bridge") n += std::make_pair(t.col, t.row) == centre ? 1 : -100;
+        }
+        return n;
+    };
+    vision::Scene bridged = scene;
+    bridged.bridges.push_back({{1, 1}, 0});
+    CHECK(bridges_at_centre(bridged, vision::PieceDetectorOptions{}.needed_bridge_share) == 1);
+    // Without the rule (the share a bridge anywhere needs) it is missed.
+    CHECK(bridges_at_centre(bridged, 0.45) == 0);
+    // The rule wants some wood: the monastery's art alone is no bridge.
+    CHECK(bridges_at_centre(scene, vision::PieceDetectorOptions{}.needed_bridge_share) == 0);
+    vision::PieceDetectorOptions bad;
+    bad.needed_bridge_share = 0;
+    CHECK_FALSE(bad.check());
 }

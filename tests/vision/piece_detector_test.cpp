@@ -425,6 +425,7 @@ TEST_CASE("a follower whose faces a terrain's colour explains grows back whole",
     // their shaded faces, and what is left is too small or ragged. Grown over the pixels the grey
     // gate passes, their silhouettes fit and they are found.
     vision::PieceDetectorOptions no_growth, growth;
+    no_growth.achromatic_lightness = growth.achromatic_lightness = 0.25;  // (as before black and grey weighed lightness more)
     no_growth.grow_mm = 0;
     growth.grow_mm = 8;  // off by default (it invents followers on real photos): docs/vision.md
     const auto before = detect_on_true_board(5009, no_growth);
@@ -445,6 +446,33 @@ TEST_CASE("a follower whose faces a terrain's colour explains grows back whole",
     CHECK(after.unmatched <= before.unmatched);
     no_growth.grow_mm = -1;
     CHECK_FALSE(no_growth.check());
+}
+
+TEST_CASE("a grey follower on a light grey road is told from it by its lightness", "[vision][pieces][light]") {
+    // Seed 5009 (medium preset): grey followers standing on light grey roads. With lightness counted
+    // a quarter (as for the shading of colourful pieces) the road's colours explain their lit faces
+    // and what is left is too small or ragged; black and grey have nothing but lightness to tell
+    // them from a road, so it counts more there (achromatic_lightness) and they are found whole.
+    vision::PieceDetectorOptions quarter;
+    quarter.achromatic_lightness = 0.25;
+    const auto before = detect_on_true_board(5009, quarter);
+    const auto after = detect_on_true_board(5009, {});
+    const auto& truth = after.rendering.truth.pieces;
+    int grey = 0, grey_before = 0, grey_after = 0, missed_after = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        missed_after += after.match[i] < 0;
+        if (truth[i].colour != "grey") continue;
+        ++grey;
+        grey_before += before.match[i] >= 0;
+        grey_after += after.match[i] >= 0;
+    }
+    INFO("grey found " << grey_before << " -> " << grey_after << " of " << grey << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(grey_before <= grey - 2);  // the scene shows what the test is about
+    CHECK(grey_after == grey);
+    CHECK(missed_after == 0);
+    CHECK(after.unmatched <= before.unmatched);
+    quarter.achromatic_lightness = -1;
+    CHECK_FALSE(quarter.check());
 }
 
 TEST_CASE("a follower of the grass's own colour is told from the flat print by its shading", "[vision][pieces][light]") {

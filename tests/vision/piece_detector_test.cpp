@@ -112,6 +112,24 @@ Detected detect_on_true_board(std::uint64_t seed, const vision::PieceDetectorOpt
     return d;
 }
 
+// The grey followers of two detections of one scene: how many there are, how many each found,
+// and how many followers of any colour the second missed.
+struct GreyCounts {
+    int grey = 0, found_before = 0, found_after = 0, missed_after = 0;
+};
+GreyCounts count_greys(const Detected& before, const Detected& after) {
+    GreyCounts c;
+    const auto& truth = after.rendering.truth.pieces;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        c.missed_after += after.match[i] < 0;
+        if (truth[i].colour != "grey") continue;
+        ++c.grey;
+        c.found_before += before.match[i] >= 0;
+        c.found_after += after.match[i] >= 0;
+    }
+    return c;
+}
+
 // Matches detections to true pieces within 40 % of a tile (nearest first).
 void match_pieces(Detected& d) {
     const auto& truth = d.rendering.truth;
@@ -430,15 +448,7 @@ TEST_CASE("a follower whose faces a terrain's colour explains grows back whole",
     growth.grow_mm = 8;  // off by default (it invents followers on real photos): docs/vision.md
     const auto before = detect_on_true_board(5009, no_growth);
     const auto after = detect_on_true_board(5009, growth);
-    const auto& truth = after.rendering.truth.pieces;
-    int grey = 0, grey_before = 0, grey_after = 0, missed_after = 0;
-    for (std::size_t i = 0; i < truth.size(); ++i) {
-        missed_after += after.match[i] < 0;
-        if (truth[i].colour != "grey") continue;
-        ++grey;
-        grey_before += before.match[i] >= 0;
-        grey_after += after.match[i] >= 0;
-    }
+    const auto [grey, grey_before, grey_after, missed_after] = count_greys(before, after);
     INFO("grey found " << grey_before << " -> " << grey_after << " of " << grey << "; invented " << before.unmatched << " -> " << after.unmatched);
     CHECK(grey_before < grey);  // the scene shows what the test is about
     CHECK(grey_after == grey);
@@ -457,15 +467,7 @@ TEST_CASE("a grey follower on a light grey road is told from it by its lightness
     quarter.achromatic_lightness = 0.25;
     const auto before = detect_on_true_board(5009, quarter);
     const auto after = detect_on_true_board(5009, {});
-    const auto& truth = after.rendering.truth.pieces;
-    int grey = 0, grey_before = 0, grey_after = 0, missed_after = 0;
-    for (std::size_t i = 0; i < truth.size(); ++i) {
-        missed_after += after.match[i] < 0;
-        if (truth[i].colour != "grey") continue;
-        ++grey;
-        grey_before += before.match[i] >= 0;
-        grey_after += after.match[i] >= 0;
-    }
+    const auto [grey, grey_before, grey_after, missed_after] = count_greys(before, after);
     INFO("grey found " << grey_before << " -> " << grey_after << " of " << grey << "; invented " << before.unmatched << " -> " << after.unmatched);
     CHECK(grey_before <= grey - 2);  // the scene shows what the test is about
     CHECK(grey_after == grey);

@@ -32,8 +32,8 @@ Status VeilOptions::check() const {
 
 namespace {
 
-constexpr double kWhiteDamping = 8;
-constexpr std::size_t kSpotCentresTried = 60;  // blocks of highest smoothed veil a spot's centre is searched on  // added to the distance to white in the colour measure (sensor noise on near-white pixels)
+constexpr double kWhiteDamping = 8;  // added to the distance to white in the colour measure (sensor noise on near-white pixels)
+constexpr std::size_t kSpotCentresTried = 60;  // blocks of highest smoothed veil a spot's centre is searched on
 
 // The q-quantile of a list of byte values (the list is reordered).
 double quantile_of(std::vector<std::uint8_t>& values, double q) {
@@ -188,7 +188,7 @@ SpotFit search_spot(const cv::Mat& veil, const cv::Mat& seen, const VeilOptions&
     const std::size_t keep = std::min<std::size_t>(6, round.size());
     std::partial_sort(round.begin(), round.begin() + static_cast<std::ptrdiff_t>(keep), round.end(),
                       [](const SpotFit& a, const SpotFit& b) { return a.gain > b.gain; });
-    SpotFit best = round.empty() ? SpotFit{} : round.front();  // NOLINT
+    SpotFit best = round.empty() ? SpotFit{} : round.front();
     for (std::size_t k = 0; k < keep; ++k) {
         const SpotShape base = round[k].shape;
         for (const double dx : {-0.5, 0.0, 0.5}) {

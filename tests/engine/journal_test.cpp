@@ -15,10 +15,23 @@ using namespace meeplecam;
 
 namespace {
 
-// A file name unique to this process: test runs in other checkouts must not collide.
-std::string temp_file(const char* name) {
-    return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string();
-}
+// A file name unique to this process (test runs in other checkouts must not collide), removed
+// when the test ends, so test runs leave nothing behind in the temporary directory.
+class TempFile {
+public:
+    explicit TempFile(const char* name)
+        : path_((std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name)).string()) {}
+    ~TempFile() {
+        std::error_code ignored;
+        std::filesystem::remove(path_, ignored);
+    }
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
 
 void write_bytes(const std::string& path, std::string_view bytes) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -44,7 +57,8 @@ TEST_CASE("a crash at every byte of the journal loses nothing confirmed", "[jour
     header.events.clear();
     header.finished = false;
 
-    const std::string path = temp_file("meeplecam_journal_test.jsonl");
+    const TempFile path_file("meeplecam_journal_test.jsonl");
+    const std::string& path = path_file.path();
     std::vector<std::size_t> confirmed_at;  // file size once each event was confirmed
     {
         auto writer = JournalWriter::create(path, header);
@@ -59,7 +73,8 @@ TEST_CASE("a crash at every byte of the journal loses nothing confirmed", "[jour
     REQUIRE(full.size() == confirmed_at.back());
 
     // Simulate the writer dying after every byte: the recovered events are exactly those confirmed.
-    const std::string crashed = temp_file("meeplecam_journal_crash.jsonl");
+    const TempFile crashed_file("meeplecam_journal_crash.jsonl");
+    const std::string& crashed = crashed_file.path();
     for (std::size_t len = confirmed_at.front(); len <= full.size(); ++len) {
         write_bytes(crashed, std::string_view(full).substr(0, len));
         auto rec = recover_journal(crashed);
@@ -94,7 +109,8 @@ TEST_CASE("a crash at every byte of the journal loses nothing confirmed", "[jour
 TEST_CASE("a damaged journal recovers every intact event and says what was lost", "[journal][bad-input]") {
     Record header = test::base_record({test::tile("red", "U", 1, 0, 90), test::tile("blue", "U", -1, 0, 90),
                                        test::tile("red", "V", 2, 0, 0)});
-    const std::string path = temp_file("meeplecam_journal_damaged.jsonl");
+    const TempFile path_file("meeplecam_journal_damaged.jsonl");
+    const std::string& path = path_file.path();
     REQUIRE(JournalWriter::create(path, header));
     std::string text = read_whole_file(path).value();
     // Flip one character inside the third event's line (line 4: seq 2).

@@ -1,7 +1,7 @@
 // Vision benchmark: renders boards per preset and reads them back (stages 1-4), then reads
 // the real development photos when ../shared/realdata/dev exists. Plain program, prints a table.
 //
-//   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]
+//   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--overlays DIR]
 //                        [--no-keep-buffers] [--max-frame-side PX] [--glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
@@ -27,6 +27,8 @@
 #include "vision/image_io.h"
 #include "vision/table_renderer.h"
 #include "vision/truth_metrics.h"
+#include "real_scans.h"
+#include "vision/tile_classifier.h"
 #include "vision_pieces.h"
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -452,6 +454,23 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 t.invented, t.labelled ? 100.0 * (t.labelled - t.right) / t.labelled : 0.0);
 }
 
+// The 24 real tile scans, each turned four ways, through the classifier `meeplecam classify-tile
+// --game carcassonne` uses (the base game's catalog, the default model).
+void real_tile_scans(const std::string& dir) {
+    std::printf("\n");
+    auto base = Catalog::embedded("carcassonne-base");
+    if (!base) {
+        std::printf("real tile scans: %s\n", base.error().to_string().c_str());
+        return;
+    }
+    auto classifier = vision::TileClassifier::create(base.value());
+    if (!classifier) {
+        std::printf("real tile scans: %s\n", classifier.error().to_string().c_str());
+        return;
+    }
+    if (auto tally = bench::run_real_scans(classifier.value(), base.value(), dir)) bench::print_real_scan_summary(*tally);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -460,6 +479,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 1000;
     std::string presets = "easy,medium,hard", real = "../shared/realdata/dev";
     bool do_real = true;
+    bool do_scans = true;  // --no-scans: leave out the real tile scans (tiles_AX) after the real boards
     bool do_tiles = true, do_pieces = true;
     int pieces_n = -1;
     bench::PiecesBenchOptions pieces_bench;  // --true-board-only, --width-pose
@@ -474,6 +494,7 @@ int main(int argc, char** argv) {
         else if (a == "--presets") presets = next();
         else if (a == "--real") real = next();
         else if (a == "--no-real") do_real = false;
+        else if (a == "--no-scans") do_scans = false;
         else if (a == "--dump") g_dump = next();
         else if (a == "--game") g_game = next();
         else if (a == "--no-tiles") do_tiles = false;
@@ -493,7 +514,7 @@ int main(int argc, char** argv) {
         else if (a == "--labels") g_labels = next();
         else if (a == "--glare-veil") g_lift_glare = true;
         else {
-            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real]\n"
+            std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
                                  "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--glare-veil] [--labels DIR] [--dump DIR]\n");
@@ -538,6 +559,7 @@ int main(int argc, char** argv) {
     if (do_real && do_tiles && g_game == "carcassonne") {
         if (std::filesystem::exists(real)) real_photos(catalog, real);
         else std::printf("\nreal photos: %s not found, skipped\n", real.c_str());
+        if (do_scans) real_tile_scans(real + "/tiles_AX");
     }
     // Pieces: followers and the exact final score on finished games, then the real overlays.
     if (do_pieces && g_game == "carcassonne") {

@@ -22,6 +22,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "engine/catalog.h"
+#include "real_scans.h"
 #include "vision/image_io.h"
 #include "vision/tile_art.h"
 #include "vision/tile_classifier.h"
@@ -31,17 +32,6 @@ using namespace meeplecam;
 using namespace meeplecam::vision;
 
 namespace {
-
-cv::Mat turned(const cv::Mat& img, int quarter_turns) {
-    cv::Mat out = img.clone();
-    switch (((quarter_turns % 4) + 4) % 4) {
-        case 1: cv::rotate(img, out, cv::ROTATE_90_CLOCKWISE); break;
-        case 2: cv::rotate(img, out, cv::ROTATE_180); break;
-        case 3: cv::rotate(img, out, cv::ROTATE_90_COUNTERCLOCKWISE); break;
-        default: break;
-    }
-    return out;
-}
 
 // A rendered tile as a rough photo crop: margin of table, perspective, light, blur, noise, JPEG.
 cv::Mat degrade(const cv::Mat& tile, std::mt19937_64& rng) {
@@ -217,58 +207,6 @@ int main(int argc, char** argv) {
     std::printf("\n\n");
 
     // (b) Real scans.
-    if (!std::filesystem::is_directory(real_dir)) {
-        std::printf("== real: %s not found, skipped ==\n", real_dir.c_str());
-        return 0;
-    }
-    std::printf("== real: %s (24 scans x 4 turns; rotation judged by consistency) ==\n", real_dir.c_str());
-    int n = 0, type_ok = 0, consistent = 0, consistent_n = 0, scans = 0;
-    double ms = 0;
-    std::vector<std::string> confusion_list;
-    std::printf("%-5s %s\n", "scan", "predicted (tile rot confidence) for turns 0/90/180/270");
-    for (const TileType& type : cat.tiles()) {
-        const std::string path = real_dir + "/" + type.id + ".png";
-        if (!std::filesystem::exists(path)) continue;
-        auto img = load_image(path);
-        if (!img) {
-            std::printf("%-5s %s\n", type.id.c_str(), img.error().to_string().c_str());
-            continue;
-        }
-        ++scans;
-        std::printf("%-5s", type.id.c_str());
-        int rot0 = -1;
-        bool ok0 = false;
-        for (int q = 0; q < 4; ++q) {
-            const cv::Mat im = turned(img.value(), q);
-            const auto t0 = std::chrono::steady_clock::now();
-            auto r = clf.classify(im);
-            ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            ++n;
-            if (!r) {
-                std::printf(" error");
-                continue;
-            }
-            std::printf(" %s %3d %.2f |", r->best.tile.c_str(), r->best.rot * 90, r->best.confidence);
-            const bool ok = r->best.tile == type.id;
-            if (ok) ++type_ok;
-            else confusion_list.push_back(type.id + "(turn " + std::to_string(q * 90) + ")->" + r->best.tile);
-            if (q == 0) {
-                rot0 = r->best.rot;
-                ok0 = ok;
-            } else if (ok0 && ok) {
-                ++consistent_n;
-                if (same_rotation(type, r->best.rot, rot0 + q)) ++consistent;
-            }
-        }
-        std::printf("\n");
-    }
-    std::printf("real scans: %d, classifications: %d\n", scans, n);
-    std::printf("type accuracy:        %d/%d = %.1f%%\n", type_ok, n, n ? 100.0 * type_ok / n : 0.0);
-    std::printf("rotation consistency: %d/%d = %.1f%% (turned images vs the unturned one, both typed right, modulo symmetry)\n",
-                consistent, consistent_n, consistent_n ? 100.0 * consistent / consistent_n : 0.0);
-    std::printf("time: %.2f ms/tile\n", n ? ms / n : 0.0);
-    std::printf("confusions (truth->predicted):");
-    for (const auto& c : confusion_list) std::printf(" %s", c.c_str());
-    std::printf("\n");
+    if (auto real = bench::run_real_scans(clf, cat, real_dir)) bench::print_real_scan_summary(*real);
     return 0;
 }

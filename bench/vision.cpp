@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
 //                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
@@ -41,7 +41,7 @@ std::string g_dump;  // --dump DIR: top views with mistakes marked
 std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
 std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels DIR: hand-labelled layouts of real photos (NAME.layout.json)
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
-bool g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: the reader lifts a glare spot's veil off the frame first (ReaderOptions)
+vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
 
@@ -512,12 +512,14 @@ int main(int argc, char** argv) {
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
-        else if (a == "--glare-veil") g_lift_glare = true;
+        else if (a == "--glare-veil") g_lift_glare = vision::GlareLift::always;
+        else if (a == "--no-glare-veil") g_lift_glare = vision::GlareLift::off;
+        else if (a == "--glare-stronger") g_lift_glare = vision::GlareLift::when_stronger;
         else {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--glare-veil] [--labels DIR] [--dump DIR]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR]\n");
             return 2;
         }
     }

@@ -366,11 +366,18 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 
 // ---- The whole reader -----------------------------------------------------------------
 
+// What the reader does with a glare spot (vision/glare_veil.h: one fitted spot, falling off on
+// every side). Lifted, a spot's washed-out tiles and gaps come back, but on a light plain table
+// the lifted table turns tile-brown and passes for tiles (docs/vision.md, "Glare").
+enum class GlareLift {
+    off,            // read the frame as seen
+    always,         // lift a found spot's veil off the frame and read only that
+    when_stronger,  // where a spot is found, read the frame as seen and lifted, and keep the stronger reading (lifted_reading_stronger)
+};
+
 struct ReaderOptions {
-    bool lift_glare = false;       // lift a glare spot's veil off the frame before anything else (vision/glare_veil.h). Off: it halves
-                                   // hard's errors but fires on glare-free frames too (a light gradient) and costs easy and medium
-                                   // (docs/vision.md, hard10)
-    VeilOptions veil;              // ...how the veil is measured
+    GlareLift lift_glare = GlareLift::off;  // off: both lifts won on two hard seed sets and lost on a third and on the real photos (docs/vision.md, glare12)
+    VeilOptions veil;              // ...how the glare spot and its veil are measured
     LatticeOptions lattice;
     RescaleOptions rescale;
     RefineOptions refine;
@@ -422,7 +429,7 @@ struct StageTime {
     double wall_ms = 0, cpu_ms = 0;
 };
 struct ReaderStages {
-    StageTime veil;      // lift_glare_veil on the frame
+    StageTime veil;      // the glare spot's fit and lift on the frame (both readings' stages are summed when it is read twice)
     StageTime lines;     // find_lattices: table mask, line segments, vanishing points, pitch and phase (both searches); a large image's shrinking
     StageTime refit;     // every candidate checked: occupancy, phase check, refine_lattice, tile_contrast
     StageTime light;     // even_out_light
@@ -459,6 +466,7 @@ struct ReadingEvidence {
 
 struct BoardReading {
     bool found = false;
+    bool glare_lifted = false;            // read on the frame with a glare spot's veil lifted off (ReaderOptions::lift_glare)
     ReadingEvidence evidence;             // filled when tiles were decoded
     std::string message;                  // why no board was found
     LatticeView view;
@@ -473,6 +481,12 @@ struct BoardReading {
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a
 // reading with found == false and a message.
 Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options = {});
+
+// Whether the reading of the frame with its glare spot lifted beats the reading of the frame as
+// seen (GlareLift::when_stronger): a board found beats none; then fewer touching sides that do
+// not match (the decoder makes a board agree where its cells are read right); then the higher
+// median alignment (the cells' outlines framing them); a tie keeps the frame as seen.
+bool lifted_reading_stronger(const BoardReading& seen, const BoardReading& lifted);
 
 // Reads the tiles of a found board again (stages 3-4b on the same top view) now that the
 // bridges on it are known (the piece detector finds them): a tile under a bridge is read as

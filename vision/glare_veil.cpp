@@ -304,7 +304,13 @@ cv::Mat estimate_glare_veil(const cv::Mat& bgr, const VeilOptions& o) {
 bool lift_glare_veil(cv::Mat& bgr, const VeilOptions& o) {
     const cv::Mat veil = estimate_glare_veil(bgr, o);
     if (veil.empty()) return false;
-    // c = 255 - (255 - c') / (1 - s), per pixel; the rows are split over the cores.
+    lift_veil(bgr, veil);
+    return true;
+}
+
+void lift_veil(cv::Mat& bgr, const cv::Mat& veil) {
+    if (veil.empty() || veil.size() != bgr.size() || veil.type() != CV_32FC1 || bgr.type() != CV_8UC3) return;
+    // The rows are split over the cores.
     cv::parallel_for_(cv::Range(0, bgr.rows), [&](const cv::Range& rows) {
         for (int y = rows.start; y < rows.end; ++y) {
             auto* px = bgr.ptr<std::uint8_t>(y);
@@ -319,7 +325,6 @@ bool lift_glare_veil(cv::Mat& bgr, const VeilOptions& o) {
             }
         }
     });
-    return true;
 }
 
 }  // namespace meeplecam::vision

@@ -68,4 +68,8 @@ cv::Mat estimate_glare_veil(const cv::Mat& bgr, const VeilOptions& options = {})
 // the frame.
 bool lift_glare_veil(cv::Mat& bgr, const VeilOptions& options = {});
 
+// Lifts a veil estimate_glare_veil measured (of `bgr`'s size) off `bgr`, in place:
+// c = 255 - (255 - c') / (1 - s) per pixel and channel. Nothing happens for an empty veil.
+void lift_veil(cv::Mat& bgr, const cv::Mat& veil);
+
 }  // namespace meeplecam::vision

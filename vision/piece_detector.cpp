@@ -13,6 +13,7 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/glare_veil.h"
 #include "vision/table_renderer.h"
 #include "vision/homography.h"
 #include "vision/tile_art.h"
@@ -357,18 +358,6 @@ cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDet
     cv::Mat veil;
     cv::resize(share, veil, cv::Size(bw * block, bh * block), 0, 0, cv::INTER_LINEAR);
     return veil(cv::Rect(0, 0, det.cols, det.rows)).clone();
-}
-
-// Takes the veil `veil` (share per pixel) off `det` (8-bit BGR) in place: v = (v' - 255 s) / (1 - s).
-void lift_veil(cv::Mat& det, const cv::Mat& veil) {
-    for (int y = 0; y < det.rows; ++y) {
-        auto* px = det.ptr<cv::Vec3b>(y);
-        const auto* s = veil.ptr<float>(y);
-        for (int x = 0; x < det.cols; ++x) {
-            if (s[x] <= 0) continue;
-            for (int c = 0; c < 3; ++c) px[x][c] = cv::saturate_cast<std::uint8_t>((px[x][c] - 255.0 * s[x]) / (1.0 - s[x]));
-        }
-    }
 }
 
 // The detection top view's place: reading cells to its pixels and back to the frame.

@@ -39,16 +39,7 @@ std::map<std::pair<int, int>, int> true_tiles_per_cell(const vision::LatticeView
 }
 
 // The bench's medium board of `seed` (a random base game of 60-80 tiles, as bench/vision renders it).
-vision::Rendering render_bench_medium(std::uint64_t seed) {
-    RandomGameOptions rg;
-    rg.seed = seed;
-    rg.max_tiles = 60 + static_cast<int>(seed % 21);
-    auto game = play_random_game(base(), rg);
-    REQUIRE(game);
-    auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
-    REQUIRE(r);
-    return std::move(r.value());
-}
+vision::Rendering render_bench_medium(std::uint64_t seed) { return test::render_bench_board(seed, vision::Difficulty::Medium); }
 
 // Tiles missed (true tiles whose cell was not read) and cells invented (read where no tile lies).
 std::pair<int, int> missed_and_invented(const vision::BoardReading& reading, const vision::RenderTruth& truth) {

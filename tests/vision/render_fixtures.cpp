@@ -24,6 +24,17 @@ std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed) {
     return vision::scene_tiles(game->game.board());  // types point into the shared catalog
 }
 
+vision::Rendering render_bench_board(std::uint64_t seed, vision::Difficulty preset) {
+    RandomGameOptions rg;
+    rg.seed = seed;
+    rg.max_tiles = 60 + static_cast<int>(seed % 21);
+    auto game = play_random_game(base_catalog_for_render(), rg);
+    if (!game) throw std::runtime_error(game.error().to_string());
+    auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(preset), seed);
+    if (!r) throw std::runtime_error(r.error().to_string());
+    return std::move(r.value());
+}
+
 vision::RenderOptions daylight_options() {
     vision::RenderOptions o = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
     o.style = "classic";
@@ -33,7 +44,8 @@ vision::RenderOptions daylight_options() {
     return o;
 }
 
-std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options) {
+std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options,
+                                    vision::BoardReading* reading_out) {
     auto reading = vision::read_board(rendering.image, catalog, options);
     if (!reading) throw std::runtime_error(reading.error().to_string());
     if (!reading->found) throw std::runtime_error("no board read: " + reading->message);
@@ -58,6 +70,7 @@ std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Ca
         }
         out.push_back(back);
     }
+    if (reading_out != nullptr) *reading_out = std::move(reading.value());
     return out;
 }
 

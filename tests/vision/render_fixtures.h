@@ -15,6 +15,9 @@ namespace meeplecam::test {
 std::shared_ptr<const Catalog> base_catalog_for_render();
 // The tiles of the first `n` tiles of a seeded random legal game, ready to render.
 std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed);
+// The board bench/vision renders for `seed` and `preset`: a random base game of 60-80 tiles
+// (60 + seed % 21), rendered with the preset's options and the same seed. Throws on failure.
+vision::Rendering render_bench_board(std::uint64_t seed, vision::Difficulty preset);
 // A calm daylight scene: classic art on a plain table, a little tilt (the piece tests' light).
 vision::RenderOptions daylight_options();
 
@@ -27,7 +30,9 @@ struct TileReadBack {
 };
 // Reads a rendering with `options` and matches every true tile to the read tile on its cell
 // (the board's quarter turn in the top view taken from the first tile's edge). Throws when no
-// board is read. `catalog` must hold every type of the truth.
-std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options = {});
+// board is read. `catalog` must hold every type of the truth. The reading itself goes to
+// `reading_out` when given.
+std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options = {},
+                                    vision::BoardReading* reading_out = nullptr);
 
 }  // namespace meeplecam::test

@@ -779,6 +779,7 @@ Status PieceDetectorOptions::check() const {
     if (!(lying_fit_bias > -1 && lying_fit_bias < 1)) return bad("lying_fit_bias must be within (-1, 1)");
     if (!(min_fit >= 0 && min_fit < 1)) return bad("min_fit must be within [0, 1)");
     if (!(field_pose_slack >= 0 && field_pose_slack <= 1)) return bad("field_pose_slack must be within [0, 1]");
+    if (!(pose_tie_fit >= 0 && pose_tie_fit <= 1 && pose_room_gap >= 0 && pose_room_gap <= 1)) return bad("pose_tie_fit and pose_room_gap must be within [0, 1]");
     if (!(default_fov_deg >= 10 && default_fov_deg <= 150)) return bad("default_fov_deg must be within [10, 150]");
     if (!(wood_hue_deg > 0 && wood_hue_deg <= 90)) return bad("wood_hue_deg must be within (0, 90]");
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
@@ -872,6 +873,24 @@ int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double searc
     if (takes_follower(here)) return here;                                 // the point's own feature when no preferred one is near
     if (here >= 0) return nearest(2.0, FeaturePreference::Any);           // on a lake: the nearest feature that takes a follower
     return prefer == FeaturePreference::Any ? -1 : nearest(search, FeaturePreference::Any);  // on decoration: any feature near
+}
+
+double feature_room_share(const TileType& type, int rot, cv::Point2d uv, FeaturePreference prefer) {
+    constexpr int kSide = 96;
+    const cv::Mat labels = feature_labels(type, rot, kSide, follower_label_style());
+    const int x = std::clamp(static_cast<int>(uv.x * kSide), 0, kSide - 1), y = std::clamp(static_cast<int>(uv.y * kSide), 0, kSide - 1);
+    const int f = labels.at<int>(y, x);
+    if (f < 0 || f >= static_cast<int>(type.features.size())) return 0;
+    const FeatureKind kind = type.features[static_cast<std::size_t>(f)].kind;
+    if (kind == FeatureKind::Lake) return 0;
+    if (prefer != FeaturePreference::Any && (prefer == FeaturePreference::Field) != (kind == FeatureKind::Field)) return 0;
+    // Distance to the feature's edge, the tile's sides counting as edges (a follower sits on its own tile).
+    cv::Mat padded, room;
+    cv::copyMakeBorder(labels == f, padded, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+    cv::distanceTransform(padded, room, cv::DIST_L2, 3);
+    double deepest = 0;
+    cv::minMaxLoc(room, nullptr, &deepest);
+    return deepest > 0 ? room.at<float>(y + 1, x + 1) / deepest : 0;
 }
 
 Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& reading, const Catalog& catalog,
@@ -1154,6 +1173,16 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     const cv::Mat opener = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * open_px + 1, 2 * open_px + 1));
     const double px2_per_mm2 = o.px_per_mm * o.px_per_mm;
     // Puts a follower's base at `base_mm` (detection top view, mm) and on the feature there its pose prefers.
+    // How deep a base at `base_mm` (detection top view, mm) lies in a feature `prefer` allows (feature_room_share; 0 off the tiles).
+    auto room_share_at = [&](cv::Point2d base_mm, FeaturePreference prefer) {
+        const cv::Point2d cell_f = apply_homography(top_to_det.inv(), base_mm * o.px_per_mm) * (1.0 / view.pitch_px);
+        const int col = static_cast<int>(std::floor(cell_f.x)), row = static_cast<int>(std::floor(cell_f.y));
+        const auto it = by_cell.find({col, row});
+        if (it == by_cell.end()) return 0.0;
+        const DecodedTile& t = *it->second;
+        const cv::Point2d uv(cell_f.x - col - t.offset_px.x / view.pitch_px, cell_f.y - row - t.offset_px.y / view.pitch_px);
+        return feature_room_share(types[static_cast<std::size_t>(t.type)], t.rot, uv, prefer);
+    };
     auto place = [&](DetectedPiece& piece, cv::Point2d base_mm, FeaturePreference prefer) {
         const cv::Point2d base_det = base_mm * o.px_per_mm;
         piece.top_px = apply_homography(top_to_det.inv(), base_det);
@@ -1301,6 +1330,16 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const double lying_margin = lie.iou - stand.iou + o.lying_fit_bias;
                 piece.lying = lying_margin > 0;
                 pose_sure = !piece.lying || lying_margin >= o.pose_fit_doubt;
+                if (std::abs(lie.iou - stand.iou) < o.pose_tie_fit) {
+                    // Both silhouettes fit about as well: the pose whose base lies well inside a feature it may
+                    // take wins (a lying body's middle on a field, standing feet on a road, city or monastery).
+                    const double room_lying = room_share_at(lie.base_mm, FeaturePreference::Field);
+                    const double room_standing = room_share_at(stand.base_mm, FeaturePreference::NotField);
+                    if (std::abs(room_lying - room_standing) >= o.pose_room_gap) {
+                        piece.lying = room_lying > room_standing;
+                        pose_sure = true;
+                    }
+                }
                 base_mm = piece.lying ? lie.base_mm : stand.base_mm;
                 lying_base_mm = lie.base_mm;
                 lying_fit_gap = stand.iou - lie.iou;

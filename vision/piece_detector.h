@@ -120,6 +120,10 @@ struct PieceDetectorOptions {
     double pose_fit_doubt = 0.03;    // an overlap less than this from that threshold is a guess ("lying": the feature under the base decides)
     double field_pose_slack = 0.09;  // a standing silhouette on a field (nobody stands there) is a lying follower when the lying one
                                      // fits at most this much worse
+    double pose_tie_fit = 0.12;      // when the two silhouettes' overlaps differ by less than this, where each pose's base sits may
+                                     // decide: players put a follower well inside the feature it claims (a road's middle, inside a city)
+    double pose_room_gap = 0.3;      // ... the pose whose base lies deeper in a feature that pose may take (its distance from the
+                                     // feature's edge as a share of the feature's deepest point on the tile) by at least this wins
     double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
                                      // (not applied at the board's rim, where the table cuts or joins the outline)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
@@ -223,5 +227,11 @@ enum class FeaturePreference : std::uint8_t { Any, Field, NotField };
 // takes no follower: a point on one gives the nearest feature that does (anywhere on the tile).
 int feature_at_point(const TileType& type, int rot, cv::Point2d uv, double search,
                      FeaturePreference prefer = FeaturePreference::Any);
+
+// Returns how deep the tile-fraction point `uv` lies in the feature of `type` at rotation `rot`
+// under it: its distance from that feature's edge on the tile as a share of the feature's
+// deepest point (1: the feature's middle, 0 at its edge); 0 when the feature under the point
+// is not one `prefer` allows, takes no follower, or there is none.
+double feature_room_share(const TileType& type, int rot, cv::Point2d uv, FeaturePreference prefer);
 
 }  // namespace meeplecam::vision

@@ -417,6 +417,40 @@ TEST_CASE("a tilted camera: the meeple silhouette that fits each blob tells stan
     CHECK(base_mm.back() < 3.0);
 }
 
+TEST_CASE("when both silhouettes fit about as well, the pose whose base lies well inside a feature it may take wins", "[vision][pieces][pose]") {
+    // Seeds 1004 and 5002 (medium preset, as bench/vision renders them, on the true board): a
+    // black and a green follower lying on a field beside a city, their standing silhouettes
+    // fitting a little better, with the feet at the city's edge. The lying body's middle lies
+    // well inside the field: lying wins, and the follower goes on the field.
+    vision::PieceDetectorOptions by_fit;
+    by_fit.pose_tie_fit = 0;  // the silhouettes' fit alone
+    int wrong_by_fit = 0, wrong_by_room = 0, mended = 0, broken = 0;
+    for (const std::uint64_t seed : {1004, 5002}) {
+        const auto before = detect_on_true_board(seed, by_fit);
+        const auto after = detect_on_true_board(seed, {});
+        const auto& truth = after.rendering.truth.pieces;
+        for (std::size_t i = 0; i < truth.size(); ++i) {
+            if (before.match[i] < 0 || after.match[i] < 0) continue;
+            const bool right_before = before.detection.pieces[static_cast<std::size_t>(before.match[i])].lying == truth[i].lying;
+            const bool right_after = after.detection.pieces[static_cast<std::size_t>(after.match[i])].lying == truth[i].lying;
+            wrong_by_fit += !right_before, wrong_by_room += !right_after;
+            mended += right_after && !right_before, broken += right_before && !right_after;
+        }
+    }
+    INFO("poses wrong: " << wrong_by_fit << " by the fit alone, " << wrong_by_room << " with the base's room; mended " << mended << ", broken " << broken);
+    CHECK(mended >= 2);
+    CHECK(broken == 0);
+    CHECK(wrong_by_room == 0);
+    // The room share: a road's middle is its deepest point, its edge none; a field is no standing place.
+    const auto& straight = *test::base_catalog_for_render()->find("U");  // a straight road, north to south
+    CHECK(vision::feature_room_share(straight, 0, {0.5, 0.5}, vision::FeaturePreference::NotField) > 0.7);
+    CHECK(vision::feature_room_share(straight, 0, {0.2, 0.5}, vision::FeaturePreference::NotField) == 0);
+    CHECK(vision::feature_room_share(straight, 0, {0.2, 0.5}, vision::FeaturePreference::Field) > 0.3);
+    vision::PieceDetectorOptions bad;
+    bad.pose_room_gap = 1.5;
+    CHECK_FALSE(bad.check());
+}
+
 TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light from passing as followers", "[vision][pieces][light]") {
     // Seed 1009 (medium preset): olive-yellow grass under a light gradient; the board's terrain
     // colours alone leave the darker or lighter grass of some tiles unexplained, and its yellow

@@ -22,35 +22,6 @@
 namespace meeplecam::vision {
 namespace {
 
-// A `rows` x `cols` image of `type` on a buffer this thread made before and no longer uses, or
-// on a new one (kept for later, a few per thread): the edge images below are several MB each
-// and the reader makes several per frame, and a fresh buffer's pages are faulted in again each
-// time (measured: about a fifth of their cost). Its content is whatever was there.
-cv::Mat reused_image(int rows, int cols, int type) {
-    constexpr std::size_t kMostKept = 6;
-    thread_local std::vector<cv::Mat> kept;  // 1 x N images; in use while shared (refcount above 1)
-    const int n = rows * cols;
-    if (n <= 0) return cv::Mat(rows, cols, type);
-    // The image handed out is a whole image, not a part of the buffer: filters extend a part's
-    // borders with the pixels around it (here, the buffer's stale rest) instead of reflecting.
-    const auto whole = [&](const cv::Mat& k) {
-        cv::Mat m = k.colRange(0, n).reshape(0, rows);
-        m.flags &= ~cv::Mat::SUBMATRIX_FLAG;
-        m.dataend = m.datastart + static_cast<std::size_t>(n) * m.elemSize();
-        return m;
-    };
-    const auto is_free = [&](const cv::Mat& k) { return k.type() == type && k.u != nullptr && k.u->refcount == 1; };
-    for (auto& k : kept) {
-        if (is_free(k) && k.cols >= n) return whole(k);
-    }
-    // None is large enough: a free one of this type gives way to a larger one, or one more is kept.
-    cv::Mat fresh(1, n, type);
-    const auto smaller = std::find_if(kept.begin(), kept.end(), is_free);
-    if (smaller != kept.end()) *smaller = fresh;
-    else if (kept.size() < kMostKept) kept.push_back(fresh);
-    return whole(fresh);
-}
-
 // Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
 // column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
 // Measured only within `roi` (top view px; empty: the whole view): a read that stays a few px
@@ -62,15 +33,14 @@ struct SideResponse {
     explicit SideResponse(const cv::Mat& top, double blur = 1.0, cv::Rect roi = {}) {
         if (roi.area() <= 0) roi = cv::Rect(0, 0, top.cols, top.rows);
         origin = roi.tl();
-        cv::Mat grey8 = reused_image(roi.height, roi.width, CV_8UC1), grey = reused_image(roi.height, roi.width, CV_32FC1);
-        cv::Mat gx = reused_image(roi.height, roi.width, CV_32FC1), gy = reused_image(roi.height, roi.width, CV_32FC1);
-        cv::cvtColor(top(roi), grey8, cv::COLOR_BGR2GRAY);
-        grey8.convertTo(grey, CV_32F);
+        cv::Mat grey, gx, gy;
+        cv::cvtColor(top(roi), grey, cv::COLOR_BGR2GRAY);
+        grey.convertTo(grey, CV_32F);
         if (blur > 0) cv::GaussianBlur(grey, grey, cv::Size(), blur);
         // Only the integrals' first row / column need zeros; |gradient| is taken on the fly
         // (no temporaries: these images are a few MB each and the reader makes several per frame).
-        down = reused_image(grey.rows + 1, grey.cols, CV_64FC1);
-        across = reused_image(grey.rows, grey.cols + 1, CV_64FC1);
+        down.create(grey.rows + 1, grey.cols, CV_64F);
+        across.create(grey.rows, grey.cols + 1, CV_64F);
         // The two directions are independent: one per core.
         cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range& which) {
             for (int dir = which.start; dir < which.end; ++dir) {

@@ -774,8 +774,20 @@ cv::Rect board_bounds(const cv::Mat& image, const LatticeOptions& o) {
 std::vector<CellObservation> occupied_cells(const LatticeView& view, const LatticeOptions& o) {
     std::vector<CellObservation> cells;
     if (view.not_table.empty()) return cells;
+    // Each cell's inset square is counted on its own (they do not overlap): the same counts as
+    // an integral image's, without one the size of the view (this runs several times a check).
+    const cv::Mat& mask = view.not_table;
     cv::Mat sum;
-    cv::integral(view.not_table / 255, sum, CV_64F);
+    if (mask.type() != CV_8UC1) cv::integral(mask / 255, sum, CV_64F);
+    const auto count = [&](int xa, int xb, int ya, int yb) {
+        if (!sum.empty()) return sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
+        int n = 0;  // pixels that `mask / 255` rounds to 1
+        for (int y = ya; y < yb; ++y) {
+            const auto* m = mask.ptr<std::uint8_t>(y);
+            for (int x = xa; x < xb; ++x) n += m[x] >= 128;
+        }
+        return static_cast<double>(n);
+    };
     const double p = view.pitch_px, inset = o.cell_inset * p;
     for (int r = 0; r < view.rows; ++r) {
         for (int c = 0; c < view.cols; ++c) {
@@ -784,7 +796,7 @@ std::vector<CellObservation> occupied_cells(const LatticeView& view, const Latti
             const int ya = std::clamp(static_cast<int>(std::lround(r * p + inset)), 0, view.not_table.rows);
             const int yb = std::clamp(static_cast<int>(std::lround((r + 1) * p - inset)), 0, view.not_table.rows);
             if (xb <= xa || yb <= ya) continue;
-            const double n = sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
+            const double n = count(xa, xb, ya, yb);
             const double share = n / ((xb - xa) * (yb - ya));
             if (share >= o.occupied_share) cells.push_back({c, r, share});
         }

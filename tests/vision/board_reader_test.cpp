@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -219,6 +220,41 @@ TEST_CASE("refitting the lattice on the tiles' outlines brings the rectification
     vision::RefineOptions bad;
     bad.search = 0.7;
     CHECK_FALSE(bad.check());
+}
+
+TEST_CASE("occupancy counts each cell's square as an integral image of the table mask does", "[vision][board-reader][speed]") {
+    // occupied_cells counts each cell's inset square of the table mask directly (no integral
+    // image the size of the view): the cells and their shares must be those the integral gives.
+    auto rendered = vision::render_table(random_board(75, 21), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), 21);
+    REQUIRE(rendered);
+    auto view = vision::find_lattice(rendered->image);
+    REQUIRE(view);
+    const vision::LatticeOptions lo;
+    const auto cells = vision::occupied_cells(view.value(), lo);
+    cv::Mat sum;
+    cv::integral(view->not_table / 255, sum, CV_64F);
+    std::vector<vision::CellObservation> expected;
+    const double p = view->pitch_px, inset = lo.cell_inset * p;
+    for (int r = 0; r < view->rows; ++r) {
+        for (int c = 0; c < view->cols; ++c) {
+            const int xa = std::clamp(static_cast<int>(std::lround(c * p + inset)), 0, view->not_table.cols);
+            const int xb = std::clamp(static_cast<int>(std::lround((c + 1) * p - inset)), 0, view->not_table.cols);
+            const int ya = std::clamp(static_cast<int>(std::lround(r * p + inset)), 0, view->not_table.rows);
+            const int yb = std::clamp(static_cast<int>(std::lround((r + 1) * p - inset)), 0, view->not_table.rows);
+            if (xb <= xa || yb <= ya) continue;
+            const double n = sum.at<double>(yb, xb) - sum.at<double>(ya, xb) - sum.at<double>(yb, xa) + sum.at<double>(ya, xa);
+            const double share = n / ((xb - xa) * (yb - ya));
+            if (share >= lo.occupied_share) expected.push_back({c, r, share});
+        }
+    }
+    expected = vision::largest_group(std::move(expected));
+    REQUIRE(cells.size() == expected.size());
+    CHECK(cells.size() >= 40);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        CHECK(cells[i].col == expected[i].col);
+        CHECK(cells[i].row == expected[i].row);
+        CHECK(cells[i].occupancy == expected[i].occupancy);
+    }
 }
 
 TEST_CASE("a refit warping only near the tiles finds the same lattice, tiles and contrast as one warping the whole view",

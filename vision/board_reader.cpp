@@ -926,30 +926,19 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     if (auto st = options.check(); !st) return st.error();
     if (image.empty() || image.type() != CV_8UC3) return invalid("recognize", "expects a non-empty 8-bit colour image");
     if (options.lift_glare != GlareLift::when_stronger) return read_board_once(image, catalog, options, options.lift_glare == GlareLift::always);
-    // A glare spot is looked for first (on the frame shrunk to the veil's work size: cheap); a
-    // frame without one is read once, as seen.
-    const auto start = std::chrono::steady_clock::now();
-    const std::clock_t cpu_start = std::clock();
-    const bool spot = fit_glare_spot(image, options.veil).found;
-    const StageTime fit{elapsed_ms(start), 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC};
+    // The lifted frame first: where no glare spot is found that reading is the frame as seen,
+    // and the only one.
+    auto lifted = read_board_once(image, catalog, options, true);
+    if (!lifted || !lifted->glare_lifted) return lifted;
     auto seen = read_board_once(image, catalog, options, false);
     if (!seen) return seen;
-    BoardReading* kept = &seen.value();
-    Result<BoardReading> lifted = BoardReading{};
-    if (spot) {
-        lifted = read_board_once(image, catalog, options, true);
-        if (!lifted) return lifted;
-        if (lifted->glare_lifted && lifted_reading_stronger(*seen, *lifted)) kept = &lifted.value();
-        // Both readings were paid for: the kept one's times count the other's too.
-        const BoardReading& other = kept == &seen.value() ? lifted.value() : seen.value();
-        add_stage_times(kept->stages, other.stages);
-        kept->ms_lattice += other.ms_lattice, kept->ms_classify += other.ms_classify, kept->ms_decode += other.ms_decode;
-        kept->ms_total += other.ms_total;
-    }
-    kept->stages.veil.wall_ms += fit.wall_ms, kept->stages.veil.cpu_ms += fit.cpu_ms;
-    kept->stages.total.wall_ms += fit.wall_ms, kept->stages.total.cpu_ms += fit.cpu_ms;
-    kept->ms_total += fit.wall_ms;
-    return std::move(*kept);
+    BoardReading& kept = lifted_reading_stronger(*seen, *lifted) ? lifted.value() : seen.value();
+    // Both readings were paid for: the kept one's times count the other's too.
+    const BoardReading& other = &kept == &seen.value() ? lifted.value() : seen.value();
+    add_stage_times(kept.stages, other.stages);
+    kept.ms_lattice += other.ms_lattice, kept.ms_classify += other.ms_classify, kept.ms_decode += other.ms_decode;
+    kept.ms_total += other.ms_total;
+    return std::move(kept);
 }
 
 Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const Catalog& catalog,

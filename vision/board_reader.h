@@ -326,8 +326,10 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
 // types that differ only in pennants (M/N, O/P, ...) are told apart afterwards: the colours
 // of plain city in this frame are learnt from the cells read as a pennantless city type;
 // a compact blob of colour unlike them inside a cell's city, not far smaller than the
-// board's other such blobs, is a pennant. On a blurred board (few such blobs) the twin
-// cells are split by how far their city's most deviating patch stands out from its fill.
+// board's other such blobs, is a pennant. One board's pennants are printed alike, so once
+// enough blobs show, their colour is learnt too: a blob far from it is a roof or a follower,
+// and a smaller blob of that colour is still a pennant. On a blurred board (few such blobs)
+// the twin cells are split by how far their city's most deviating patch stands out from its fill.
 struct PennantOptions {
     double wall_margin = 0.06;     // city pixels this close (share of the tile) to another feature or the tile edge are left out
     int lightness_bins = 8;        // Lab histogram of plain city: bins along L (coarse: light gradients)...
@@ -340,6 +342,14 @@ struct PennantOptions {
                                    // (pennants 0.4-0.8; the thin band of a wall the art draws off the catalog geometry, under 0.1)
     double size_share = 0.3;       // ...and at least this share of the board's pennant size (the median blob of the cells that reach min_area)...
     int min_sized_pennants = 3;    // ...when at least this many cells reach min_area (fewer: min_area alone)
+    int min_coloured_pennants = 3;  // the board's pennant colour is learnt (median Lab of the blobs reaching the threshold) when this many do (0: never)...
+    double colour_lightness_weight = 0.5;  // ...colour distances weigh L by this against a* and b* (light gradients move L most)...
+    double min_colour_radius = 20;  // ...a blob is of the pennants' colour within this distance (Lab units)...
+    double colour_radius_spread = 3;  // ...or this many times the learnt blobs' median distance from their colour, when larger...
+    double coloured_share = 0.35;  // ...then a blob of that colour reaching this share of the threshold is a pennant, and a blob of
+                                   // another colour is not (medium seeds: pennants 0-17 from the colour, roofs and followers 24-74)...
+    double covering_size = 2;      // ...unless it is this many times the board's pennant size: something covers the city (a follower
+                                   // on the pennant, a hand), and the blob is read by its size alone
     double max_blurred_share = 0.1;  // a board is blurred when fewer than this share of its twin cells show a blob reaching min_area; then...
     double deviation_box = 0.06;   // ...a city's patches this wide (tile share) are compared with its median chroma...
     int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance).
@@ -357,6 +367,7 @@ struct PennantEvidence {
     bool decided = false;   // false: no pennant twin, or the blob was too big to trust
     bool pennant = false;
     double deviation = 0;   // a*b* distance of the city's most deviating patch from its median (only on blurred boards, see PennantOptions)
+    double coloured_area = -1;  // share of the tile covered by the largest blob of the board's pennant colour (-1: no colour learnt)
 };
 
 // Re-chooses, among types that differ only in pennants, the one the pennant evidence of

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -78,28 +79,81 @@ const cv::Mat& inner_city(const TileType& type, int rot, int side, int margin) {
     return cache.emplace(key, std::move(made)).first->second;
 }
 
-// The largest blob of `novel` (CV_8UC1, 255 where a colour unlike plain city was seen) that
-// is compact: its pixels fill at least `min_fill` of the square on the long side of its
-// smallest enclosing rotated rectangle. A pennant (shield, disc, banner) is about as wide as
-// tall (0.4-0.8 measured); the light band of a city wall the cell's city mask overlaps (art
-// whose walls run elsewhere than the catalog geometry's) is a thin strip (under 0.1).
-// Returns its share of the cell (`side` px square).
-double largest_compact_blob(const cv::Mat& novel, int side, double min_fill) {
+// A compact blob of colour unlike plain city: its share of the cell and its mean Lab colour.
+struct Blob {
+    double share = 0;
+    cv::Vec3d lab;
+};
+
+// The blobs of `novel` (CV_8UC1, 255 where a colour unlike plain city was seen; `lab`: the
+// cell) that are compact: their pixels fill at least `min_fill` of the square on the long
+// side of their smallest enclosing rotated rectangle. A pennant (shield, disc, banner) is
+// about as wide as tall (0.4-0.8 measured); the light band of a city wall the cell's city
+// mask overlaps (art whose walls run elsewhere than the catalog geometry's) is a thin strip
+// (under 0.1). Shares are of the cell (`side` px square).
+std::vector<Blob> compact_blobs(const cv::Mat& novel, const cv::Mat& lab, int side, double min_fill) {
     cv::Mat labels, stats, centroids;
     const int n = cv::connectedComponentsWithStats(novel, labels, stats, centroids, 8);
-    int largest = 0;
+    std::vector<Blob> blobs;
     for (int i = 1; i < n; ++i) {
         const int area = stats.at<int>(i, cv::CC_STAT_AREA);
-        if (area <= largest) continue;
         const cv::Rect box(stats.at<int>(i, cv::CC_STAT_LEFT), stats.at<int>(i, cv::CC_STAT_TOP), stats.at<int>(i, cv::CC_STAT_WIDTH),
                            stats.at<int>(i, cv::CC_STAT_HEIGHT));
+        const cv::Mat mine = labels(box) == i;
         std::vector<cv::Point> pixels;
-        cv::findNonZero(labels(box) == i, pixels);
+        cv::findNonZero(mine, pixels);
         const cv::RotatedRect rect = cv::minAreaRect(pixels);
         const double length = std::max(rect.size.width, rect.size.height) + 1;  // + 1: pixel centres to pixel edges
-        if (area >= min_fill * length * length) largest = area;
+        if (area < min_fill * length * length) continue;
+        const cv::Scalar mean = cv::mean(lab(box), mine);
+        blobs.push_back({static_cast<double>(area) / (static_cast<double>(side) * side), cv::Vec3d(mean[0], mean[1], mean[2])});
     }
-    return static_cast<double>(largest) / (static_cast<double>(side) * side);
+    return blobs;
+}
+
+double largest_share(const std::vector<Blob>& blobs) {
+    double largest = 0;
+    for (const auto& b : blobs) largest = std::max(largest, b.share);
+    return largest;
+}
+
+const Blob* largest_blob(const std::vector<Blob>& blobs) {
+    const auto it = std::max_element(blobs.begin(), blobs.end(), [](const Blob& a, const Blob& b) { return a.share < b.share; });
+    return it == blobs.end() ? nullptr : &*it;
+}
+
+// The Lab distance between two colours, L weighted by `lightness_weight`.
+double colour_distance(const cv::Vec3d& a, const cv::Vec3d& b, double lightness_weight) {
+    const double dl = lightness_weight * (a[0] - b[0]);
+    return std::sqrt(dl * dl + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+// The board's pennant colour: the per-channel median of the largest blobs that reach the
+// threshold (one board's pennants are printed alike; a roof or a follower among them is
+// outvoted), and the radius within which a blob is of that colour (min_colour_radius, or
+// colour_radius_spread times the blobs' median distance from it). Nothing when fewer than
+// min_coloured_pennants blobs reach the threshold.
+struct PennantColour {
+    cv::Vec3d lab;
+    double radius = 0;
+};
+std::optional<PennantColour> learn_pennant_colour(const std::vector<cv::Vec3d>& colours, const PennantOptions& o) {
+    if (o.min_coloured_pennants <= 0 || static_cast<int>(colours.size()) < o.min_coloured_pennants) return std::nullopt;
+    auto median = [](std::vector<double> v) {
+        const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+        std::nth_element(v.begin(), mid, v.end());
+        return *mid;
+    };
+    PennantColour c;
+    for (int k = 0; k < 3; ++k) {
+        std::vector<double> channel;
+        for (const auto& lab : colours) channel.push_back(lab[k]);
+        c.lab[k] = median(std::move(channel));
+    }
+    std::vector<double> distances;
+    for (const auto& lab : colours) distances.push_back(colour_distance(lab, c.lab, o.colour_lightness_weight));
+    c.radius = std::max(o.min_colour_radius, o.colour_radius_spread * median(std::move(distances)));
+    return c;
 }
 
 // The blob area from which a twin cell reads as a pennant: `min_area`, raised to
@@ -107,10 +161,13 @@ double largest_compact_blob(const cv::Mat& novel, int side, double min_fill) {
 // one board are printed alike, so a blob far smaller than its fellows is a house's roof, a
 // speck of glare or the corner of a wall, not a pennant. `sizes`: the blob areas of the twin
 // cells that reach min_area; their median is the board's pennant size.
-double pennant_threshold(std::vector<double> sizes, const PennantOptions& o) {
+// `board_size` gets that median (0 when too few cells show one).
+double pennant_threshold(std::vector<double> sizes, const PennantOptions& o, double& board_size) {
+    board_size = 0;
     if (static_cast<int>(sizes.size()) < o.min_sized_pennants) return o.min_area;
     const auto mid = sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2);
     std::nth_element(sizes.begin(), mid, sizes.end());
+    board_size = *mid;
     return std::max(o.min_area, o.size_share * *mid);
 }
 
@@ -193,6 +250,11 @@ Status PennantOptions::check() const {
     if (!(min_seen > 0 && min_seen <= 1)) return bad("min_seen must be within (0, 1]");
     if (!(size_share >= 0 && size_share < 1)) return bad("size_share must be within [0, 1)");
     if (min_sized_pennants < 1) return bad("min_sized_pennants must be at least 1");
+    if (min_coloured_pennants < 0) return bad("min_coloured_pennants must not be negative");
+    if (!(colour_lightness_weight >= 0 && colour_lightness_weight <= 1)) return bad("colour_lightness_weight must be within [0, 1]");
+    if (!(min_colour_radius > 0) || !(colour_radius_spread >= 0)) return bad("min_colour_radius must be positive and colour_radius_spread not negative");
+    if (!(coloured_share > 0 && coloured_share <= 1)) return bad("coloured_share must be within (0, 1]");
+    if (!(covering_size >= 1)) return bad("covering_size must be at least 1");
     if (!(deviation_box > 0 && deviation_box < 0.5)) return bad("deviation_box must be within (0, 0.5)");
     if (!(max_blurred_share >= 0 && max_blurred_share <= 1)) return bad("max_blurred_share must be within [0, 1]");
     if (min_split_cells < 2) return bad("min_split_cells must be at least 2");
@@ -279,6 +341,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     // The evidence of every twin cell: its largest compact blob of colours unlike plain city.
     std::vector<double> sizes;  // blobs large enough to be pennants, for the board's own pennant size
     std::vector<CellPixels> seen(tiles.size());  // kept for the blurred boards' second cue
+    std::vector<std::vector<Blob>> blobs(tiles.size());  // every twin cell's compact blobs, for the pennant colour
     for (std::size_t i = 0; i < tiles.size(); ++i) {
         const auto& t = tiles[i];
         PennantEvidence ev;
@@ -297,7 +360,8 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
                 }
             }
             cv::morphologyEx(novel, novel, cv::MORPH_OPEN, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(3, 3)));
-            ev.blob_area = largest_compact_blob(novel, side, o.min_fill);
+            blobs[i] = compact_blobs(novel, c.lab, side, o.min_fill);
+            ev.blob_area = largest_share(blobs[i]);
             ev.decided = ev.blob_area <= o.max_area;
             if (ev.decided && ev.blob_area >= o.min_area) sizes.push_back(ev.blob_area);
             if (ev.decided) seen[i] = c;
@@ -310,7 +374,18 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     // fill are the pennant cells, when the board's cells split clearly into two such groups.
     const auto decided = std::count_if(out.begin(), out.end(), [](const PennantEvidence& ev) { return ev.decided; });
     const bool blurred = static_cast<double>(sizes.size()) < o.max_blurred_share * static_cast<double>(decided);
-    const double threshold = pennant_threshold(std::move(sizes), o);
+    double board_size = 0;
+    const double threshold = pennant_threshold(std::move(sizes), o, board_size);
+    // The board's pennant colour, from the largest blobs that reach the threshold (not on a
+    // blurred board: too few show).
+    std::optional<PennantColour> colour;
+    if (!blurred) {
+        std::vector<cv::Vec3d> colours;
+        for (std::size_t i = 0; i < out.size(); ++i) {
+            if (out[i].decided && out[i].blob_area >= threshold) colours.push_back(largest_blob(blobs[i])->lab);
+        }
+        colour = learn_pennant_colour(colours, o);
+    }
     double split = 0;
     if (blurred) {
         std::vector<double> deviations;
@@ -327,7 +402,17 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         if (!ev.decided) continue;
         // A blob the blob rule takes stays a pennant on a blurred board too.
         const bool by_deviation = split > 0 && ev.blob_area < threshold;
-        const double value = by_deviation ? ev.deviation : ev.blob_area, cut = by_deviation ? split : threshold;
+        double value = by_deviation ? ev.deviation : ev.blob_area, cut = by_deviation ? split : threshold;
+        if (colour) {
+            // The largest blob of the pennants' colour decides, unless a blob far larger than
+            // the board's pennants covers the city (read by its size, as without a colour).
+            ev.coloured_area = 0;
+            for (const auto& b : blobs[i]) {
+                if (colour_distance(b.lab, colour->lab, o.colour_lightness_weight) <= colour->radius) ev.coloured_area = std::max(ev.coloured_area, b.share);
+            }
+            const bool covered = ev.blob_area >= o.covering_size * board_size && ev.blob_area >= threshold;
+            if (!covered) value = ev.coloured_area, cut = o.coloured_share * threshold;
+        }
         ev.pennant = value >= cut;
         const bool now = has_pennant(types[static_cast<std::size_t>(t.type)]);
         // How sure: the evidence's distance from the threshold, in units of the threshold.

@@ -133,6 +133,53 @@ TEST_CASE("a twin cell on the top view's rim is still read", "[vision][board-rea
     CHECK(rim_right == rim);
 }
 
+TEST_CASE("a blob unlike the board's pennant colour is no pennant, though as large", "[vision][board-reader][pennants]") {
+    // One board's pennants are printed alike. A roof, a speck of the table or a follower's
+    // patch inside a plain city can be as large as a pennant and of a colour plain city lacks,
+    // but not of the pennants' colour (medium seeds 1000: three plain cities read as pennant
+    // tiles so, blobs 27-48 Lab units from the board's pennant colour).
+    const auto& catalog = *test::base_catalog_for_render();
+    const auto& classic = vision::builtin_tile_styles().front();
+    TwinBoard b = twin_board(catalog, classic, 3, 90, 0.0, 10);
+    const auto twin = vision::pennant_twins(catalog);
+    int painted = 0;
+    for (std::size_t i = 0; i < b.tiles.size() && painted < 5; ++i) {
+        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
+        if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || has_pennant(type)) continue;
+        // A magenta disc (about 1 % of the tile, as large as the classic style's shields) on
+        // the city's innermost pixel.
+        const cv::Mat labels = vision::feature_labels(type, b.tiles[i].rot, 90);
+        cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
+        for (int y = 0; y < 90; ++y) {
+            for (int x = 0; x < 90; ++x) {
+                const int f = labels.at<int>(y, x);
+                if (f >= 0 && type.features[static_cast<std::size_t>(f)].kind == FeatureKind::City) city.at<std::uint8_t>(y, x) = 255;
+            }
+        }
+        cv::Mat framed, depth;  // framed: the tile's edge bounds the city too
+        cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+        cv::distanceTransform(framed, depth, cv::DIST_L2, 3);
+        cv::Point inner;
+        cv::minMaxLoc(depth, nullptr, nullptr, nullptr, &inner);
+        inner -= cv::Point(1, 1);
+        cv::circle(b.view.top, inner + cv::Point(b.tiles[i].col * 90, b.tiles[i].row * 90), 5, cv::Scalar(200, 40, 190), cv::FILLED, cv::LINE_AA);
+        ++painted;
+    }
+    REQUIRE(painted == 5);
+    auto read = b.tiles;
+    vision::decide_pennants(b.view, read, catalog);
+    const TwinScore s = score(catalog, b, read);
+    INFO(s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
+    CHECK(s.invented == 0);
+    CHECK(s.right == s.twins);
+    // Without the colour the discs pass for pennants.
+    vision::PennantOptions by_size;
+    by_size.min_coloured_pennants = 0;
+    auto sized = b.tiles;
+    vision::decide_pennants(b.view, sized, catalog, by_size);
+    CHECK(score(catalog, b, sized).invented == 5);
+}
+
 TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-input]") {
     vision::PennantOptions o;
     CHECK(o.check());
@@ -146,5 +193,11 @@ TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-i
     CHECK_FALSE(o.check());
     o = {};
     o.min_seen = 0;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.coloured_share = 0;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.covering_size = 0.5;
     CHECK_FALSE(o.check());
 }

@@ -129,6 +129,9 @@ Status ReaderOptions::check() const {
     if (!(seam_like > 0 && seam_unlike >= seam_like)) return invalid("reader options", "seam_like must be positive and seam_unlike at least seam_like");
     if (min_seam_pairs < 1) return invalid("reader options", "min_seam_pairs must be at least 1");
     if (grow_rounds < 0 || grow_rounds > 10) return invalid("reader options", "grow_rounds must be within [0, 10]");
+    if (!(board_colour_ratio >= 1)) return invalid("reader options", "board_colour_ratio must be at least 1");
+    if (!(min_board_colour_share > 0)) return invalid("reader options", "min_board_colour_share must be above 0 (above 1: off)");
+    if (board_colour_reach < 0 || board_colour_reach > 15) return invalid("reader options", "board_colour_reach must be within [0, 15]");
     if (max_frame_side < 640 || max_frame_side > 100000) return invalid("reader options", "max_frame_side must be within [640, 100000]");
     return Ok{};
 }
@@ -576,6 +579,96 @@ std::vector<CellObservation> drop_seam_holes(const LatticeView& view, std::vecto
     return kept;
 }
 
+// Colour counts over Lab bins of fine lightness (16) x chroma (32 x 32): the board's own tiles
+// against the table along the frame's edge (BoardColours).
+class ColourCounts {
+public:
+    static constexpr int kL = 16, kAB = 32;
+    static std::size_t bin(const cv::Vec3b& lab) { return static_cast<std::size_t>((lab[0] >> 4) * kAB * kAB + (lab[1] >> 3) * kAB + (lab[2] >> 3)); }
+    // Counts every `step`-th pixel (both ways) of `lab` (CV_8UC3 Lab).
+    void add(const cv::Mat& lab, int step) {
+        for (int y = 0; y < lab.rows; y += step) {
+            const auto* p = lab.ptr<cv::Vec3b>(y);
+            for (int x = 0; x < lab.cols; x += step) counts_[bin(p[x])] += 1, total_ += 1;
+        }
+    }
+    double total() const { return total_; }
+    // The share of counted pixels in bin `b`, or the largest over the lightness bins within `reach` of it.
+    double share(std::size_t b, int reach) const {
+        const int l = static_cast<int>(b) / (kAB * kAB), ab = static_cast<int>(b) % (kAB * kAB);
+        double most = 0;
+        for (int m = std::max(0, l - reach); m <= std::min(kL - 1, l + reach); ++m) most = std::max(most, counts_[static_cast<std::size_t>(m * kAB * kAB + ab)]);
+        return (most + 0.5) / std::max(1.0, total_);
+    }
+
+private:
+    std::vector<double> counts_ = std::vector<double>(kL * kAB * kAB, 0.0);
+    double total_ = 0;
+};
+
+// The inset square (LatticeOptions::cell_inset per side) of a cell, its tile's offset included.
+cv::Rect inset_square(const LatticeView& view, const LatticeOptions& lattice, const CellObservation& c) {
+    const double p = view.pitch_px, inset = lattice.cell_inset * p;
+    return cv::Rect(static_cast<int>(std::lround(c.col * p + inset + c.offset_px.x)), static_cast<int>(std::lround(c.row * p + inset + c.offset_px.y)),
+                    static_cast<int>(std::lround(p - 2 * inset)), static_cast<int>(std::lround(p - 2 * inset)));
+}
+
+// The Lab colours (smoothed as the table mask's are) of `bgr` within `r`.
+cv::Mat lab_within(const cv::Mat& bgr, cv::Rect r) {
+    cv::Mat lab;
+    r &= cv::Rect(0, 0, bgr.cols, bgr.rows);
+    if (r.area() == 0) return lab;
+    cv::blur(bgr(r), lab, cv::Size(3, 3));
+    cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
+    return lab;
+}
+
+// The colours of a read board's own tiles against the table's: the tiles' counted over the
+// read cells' squares, the table's along the frame's edge (LatticeOptions::border_band, as
+// the table mask does), at a finer lightness than the mask's (16 bins against 4).
+struct BoardColours {
+    ColourCounts tiles, table;
+    bool known() const { return tiles.total() > 0 && table.total() > 0; }
+};
+constexpr int kColourStep = 2;  // every second pixel both ways: the counts are plenty
+
+BoardColours learn_board_colours(const cv::Mat& frame, const LatticeView& view, const std::vector<CellObservation>& tiles, const LatticeOptions& lattice) {
+    BoardColours out;
+    if (frame.empty() || view.top.empty()) return out;
+    const int bx = std::max(1, static_cast<int>(lattice.border_band * frame.cols)), by = std::max(1, static_cast<int>(lattice.border_band * frame.rows));
+    for (const cv::Rect strip : {cv::Rect(0, 0, frame.cols, by), cv::Rect(0, frame.rows - by, frame.cols, by), cv::Rect(0, by, bx, frame.rows - 2 * by),
+                                 cv::Rect(frame.cols - bx, by, bx, frame.rows - 2 * by)}) {
+        const cv::Mat lab = lab_within(frame, strip);
+        if (!lab.empty()) out.table.add(lab, kColourStep);
+    }
+    for (const auto& c : tiles) {
+        const cv::Mat lab = lab_within(view.top, inset_square(view, lattice, c));
+        if (!lab.empty()) out.tiles.add(lab, kColourStep);
+    }
+    return out;
+}
+
+// The share of a cell's inset square whose colour is the board's tiles' rather than the
+// table's (`colours`): `ratio` times more common among the tiles than along the frame's edge,
+// the edge's pooled over `reach` lightness bins either side (glare, shade). A field of dusk
+// art a bin darker than the table's pale stripes is the tiles' colour, where the table mask's
+// coarse lightness calls it table.
+double board_colour_share(const BoardColours& colours, const LatticeView& view, const CellObservation& cell, const LatticeOptions& lattice, double ratio,
+                          int reach) {
+    if (!colours.known()) return 0;
+    const cv::Mat lab = lab_within(view.top, inset_square(view, lattice, cell));
+    int n = 0, like = 0;
+    for (int y = 0; y < lab.rows; y += kColourStep) {
+        const auto* p = lab.ptr<cv::Vec3b>(y);
+        for (int x = 0; x < lab.cols; x += kColourStep) {
+            const std::size_t b = ColourCounts::bin(p[x]);
+            ++n;
+            like += colours.tiles.share(b, 0) >= ratio * colours.table.share(b, reach);
+        }
+    }
+    return n > 0 ? static_cast<double>(like) / n : 0;
+}
+
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
 // colours, a city on wood) next to the board: each empty cell beside a read one, inside the
 // frame, whose square outline stands out `min_alignment` times more than the squares half a
@@ -587,7 +680,8 @@ std::vector<CellObservation> drop_seam_holes(const LatticeView& view, std::vecto
 // sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
 // flower in a hole has an outline on every side, its neighbours'. The classifier's table
 // model still drops a cell that looks like the table (classify_cells).
-std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, std::vector<CellObservation> cells, const ReaderOptions& o, const SeamRules& rules) {
+std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const LatticeView& view, std::vector<CellObservation> cells, const ReaderOptions& o,
+                                                    const SeamRules& rules) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
     const auto& lattice = o.lattice;
     auto in_frame = [&view](double x, double y) { return view.in_frame(x, y); };
@@ -596,6 +690,8 @@ std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, st
     // (the classifier drops it), and table beside table continues.
     std::map<std::pair<int, int>, CellObservation> read_tiles;
     for (const auto& c : cells) read_tiles[{c.col, c.row}] = c;
+    const std::vector<CellObservation> read_in_order = cells;  // the tiles whose colours learn_board_colours counts
+    std::optional<BoardColours> colours;                       // learnt once, when a cell is first offered
     std::map<std::pair<int, int>, const CellObservation*> reference;
     for (const auto& [at, c] : read_tiles) reference[at] = &c;
     // Holes found beside at least two tiles (inside the board) are not offered, but the board
@@ -630,7 +726,13 @@ std::vector<CellObservation> add_outlined_neighbours(const LatticeView& view, st
         std::vector<CellObservation> candidates;
         for (const auto& [cell, c] : offered) candidates.push_back(c);
         const auto aligned = cell_alignment(view, candidates, lattice);
-        const auto shares = not_table_shares(view, candidates, lattice);
+        auto shares = not_table_shares(view, candidates, lattice);
+        if (!colours) colours = learn_board_colours(frame, view, read_in_order, lattice);
+        for (std::size_t i = 0; i < candidates.size(); ++i) {
+            if (board_colour_share(*colours, view, candidates[i], lattice, o.board_colour_ratio, o.board_colour_reach) >= o.min_board_colour_share) {
+                shares[i] = std::max(shares[i], o.refine.candidate_share);  // masked: min_masked_alignment
+            }
+        }
         std::size_t added = 0;
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             SeamCheck seams;
@@ -841,7 +943,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     std::vector<CellObservation> holes;  // read by occupancy, dropped by their seams; still measured by the alignment refusal below
     cells = drop_seam_holes(reading.view, std::move(cells), options.lattice, seams, holes);
     if (options.grow_rounds > 0 && static_cast<int>(cells.size()) < game_copies(catalog, options.decoder.edition)) {
-        cells = add_outlined_neighbours(reading.view, std::move(cells), options, seams);
+        cells = add_outlined_neighbours(frame, reading.view, std::move(cells), options, seams);
     }
     reading.offered = cells;
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);

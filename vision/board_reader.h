@@ -422,6 +422,11 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
+    double min_board_colour_share = 0.5; // ...an empty cell counts as masked too (min_masked_alignment) when this share of its square has
+                                         // colours the board's own read tiles show board_colour_ratio times more often than the frame's edge
+                                         // (the mask's coarse lightness calls a field a bin darker than the table's pale stripes table; above 1: off)
+    double board_colour_ratio = 4.0;  // ...(counted at 16 lightness bins, the mask's 4)...
+    int board_colour_reach = 1;       // ...the edge's colours pooled over this many fine lightness bins (of 16) either side (glare, shade)
     double min_seam_alignment = 1.0;  // ...or this much when every side it shares with a read tile continues that tile's art (seam_like)
     double seam_like = 1.5;           // a side continues its neighbour's art when the colours along the seam differ at most this many
                                       // times the board's median seam (Lab, segment by segment, strips just inside each tile's side)...

@@ -1206,6 +1206,33 @@ TEST_CASE("tiles with a weak outline are found where their art runs on into thei
     CHECK(t.invented_now <= t.invented_before);
 }
 
+TEST_CASE("tiles whose colours the mask calls table are offered where the board's own tiles show those colours",
+          "[vision][board-reader][table][grow][board-colours]") {
+    // The bench's medium boards 5018 (dusk art on a yellow-orange-pink plaid: the mask's coarse
+    // lightness calls the dusk fields the plaid's pale stripes) and 1000 (a busy cloth in the
+    // contrast style's colours). "Before": no cell is offered on the board's own colours.
+    vision::ReaderOptions no_board_colours;
+    no_board_colours.min_board_colour_share = 2;
+    const auto t = read_now_and_before({5018u, 1000u}, no_board_colours);
+    // Measured: missed 30 + 7 without, 27 + 6 now; invented 2 + 0 both ways.
+    CHECK(t.missed_now + 3 <= t.missed_before);
+    CHECK(t.invented_now <= t.invented_before);
+}
+
+TEST_CASE("reader options refuse a board colour share or ratio out of range", "[vision][board-reader][bad-input]") {
+    vision::ReaderOptions o;
+    o.min_board_colour_share = 0;
+    CHECK_FALSE(o.check());
+    o.min_board_colour_share = 0.5;
+    o.board_colour_ratio = 0.5;
+    CHECK_FALSE(o.check());
+    o.board_colour_ratio = 4;
+    o.board_colour_reach = -1;
+    CHECK_FALSE(o.check());
+    o.board_colour_reach = 1;
+    CHECK(o.check());
+}
+
 TEST_CASE("reader options refuse a masked growth alignment outside [1, min_added_alignment] and seam thresholds out of order",
           "[vision][board-reader][bad-input]") {
     vision::ReaderOptions o;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 #include <numeric>
+#include <optional>
+#include <random>
 #include <tuple>
 
 #include <opencv2/imgcodecs.hpp>
@@ -336,6 +338,39 @@ Hand draw_hand(cv::Size size, cv::Point2d target, cv::Point2d direction, double 
     cv::resize(blurred, full, size, 0, 0, cv::INTER_LINEAR);
     full.convertTo(hand.shadow, CV_32FC1, r.uniform(0.3, 0.5) / 255.0);
     return hand;
+}
+
+// The table top as the camera sees it: the surface texture drawn from `engine` at `ppm` px/mm
+// into `texture_size` and warped into the frame by `texture_to_image`. With `keep` (a fixed
+// scene: every frame of a footage shows the same table) the last table warped on this thread
+// is kept, and a table asked for again with the same surface, engine state, sizes and warp is
+// copied from it instead of drawn (drawing a texture of up to 4 Mpx was ~60 % of a 960x540
+// footage frame's rendering); the copy is byte for byte the table drawn anew.
+cv::Mat seen_table(TableSurface surface, const std::mt19937_64& engine, cv::Size texture_size, double ppm, const cv::Matx33d& texture_to_image,
+                   cv::Size size, bool keep) {
+    struct Kept {
+        TableSurface surface;
+        std::mt19937_64 engine;
+        cv::Size texture_size, size;
+        double ppm;
+        cv::Matx33d texture_to_image;
+        cv::Mat image;
+    };
+    thread_local std::optional<Kept> kept;
+    if (keep && kept && kept->surface == surface && kept->engine == engine && kept->texture_size == texture_size && kept->size == size &&
+        kept->ppm == ppm && kept->texture_to_image == texture_to_image) {
+        return kept->image.clone();
+    }
+    std::mt19937_64 draws = engine;
+    const cv::Mat texture = render_table_surface(surface, texture_size, ppm, draws);
+    cv::Mat image;
+    cv::warpPerspective(texture, image, texture_to_image, size, cv::INTER_LINEAR, cv::BORDER_REFLECT);
+    if (keep) {
+        kept = Kept{surface, engine, texture_size, size, ppm, texture_to_image, image.clone()};
+    } else {
+        kept.reset();  // a one-off render frees what a footage kept
+    }
+    return image;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1078,10 +1113,8 @@ Result<Rendering> render_table(const Scene& scene, const RenderOptions& o, std::
         ppm = std::clamp(ppm, 0.05, 4.0);
         const cv::Size tex_size(std::max(8, static_cast<int>(std::ceil(area.width * ppm)) + 2),
                                 std::max(8, static_cast<int>(std::ceil(area.height * ppm)) + 2));
-        const cv::Mat texture = render_table_surface(surface, tex_size, ppm, table_engine);
         const cv::Matx33d tex_to_surface(1 / ppm, 0, area.x, 0, 1 / ppm, area.y, 0, 0, 1);
-        cv::warpPerspective(texture, image, table_h * surface_to_table * tex_to_surface, size, cv::INTER_LINEAR,
-                            cv::BORDER_REFLECT);
+        image = seen_table(surface, table_engine, tex_size, ppm, table_h * surface_to_table * tex_to_surface, size, fixed);
     }
 
     // Soft shadows of the tiles on the table.

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -198,6 +199,48 @@ TEST_CASE("the same seed gives the same image, another seed another", "[vision][
     CHECK(pa == pb);
     CHECK(a->truth.to_json() == b->truth.to_json());
     CHECK(cv::norm(a->image, c->image, cv::NORM_L1) > 0);
+}
+
+TEST_CASE("a fixed scene's frames are the same whether its table was kept from the last frame or drawn anew", "[vision][renderer]") {
+    // Frames of one fixed scene reuse the table drawn for the previous frame on the same thread;
+    // another scene, another surface or a one-off render in between must not leak into them.
+    const auto tiles = random_board(12, 5);
+    auto fixed_options = [](std::uint64_t scene, std::vector<vision::TableSurface> surfaces) {
+        RenderOptions o = RenderOptions::for_difficulty(vision::Difficulty::Medium);
+        o.width = 480;
+        o.height = 320;
+        o.scene_seed = scene;
+        o.surfaces = std::move(surfaces);
+        return o;
+    };
+    const RenderOptions wood = fixed_options(11, {vision::TableSurface::Wood});
+    const RenderOptions cloth = fixed_options(11, {vision::TableSurface::Cloth});  // same scene seed, another table
+    const RenderOptions other = fixed_options(12, {vision::TableSurface::Wood});
+    RenderOptions one_off = RenderOptions::for_difficulty(vision::Difficulty::Medium);
+    one_off.width = 480;
+    one_off.height = 320;
+    auto png = [](const cv::Mat& image) {
+        std::vector<std::uint8_t> bytes;
+        cv::imencode(".png", image, bytes);
+        return bytes;
+    };
+    // Each frame drawn on a thread of its own: nothing kept.
+    auto fresh = [&](const RenderOptions& o, std::uint64_t seed) {
+        std::vector<std::uint8_t> bytes;
+        std::thread([&] { bytes = png(vision::render_table(tiles, o, seed).value().image); }).join();
+        return bytes;
+    };
+    // The same frames drawn in a row on this thread, the table kept between them.
+    std::vector<std::pair<const RenderOptions*, std::uint64_t>> sequence = {{&wood, 1}, {&wood, 2}, {&cloth, 3}, {&wood, 4}, {&other, 5},
+                                                                            {&one_off, 6}, {&wood, 7}, {&wood, 8}};
+    for (const auto& [o, seed] : sequence) {
+        INFO("frame seed " << seed);
+        auto kept = vision::render_table(tiles, *o, seed);
+        REQUIRE(kept.has_value());
+        CHECK(png(kept->image) == fresh(*o, seed));
+    }
+    // The kept table is the scene's own: frames of two scenes differ.
+    CHECK(fresh(wood, 9) != fresh(other, 9));
 }
 
 TEST_CASE("styles give visibly different tiles", "[vision][renderer]") {

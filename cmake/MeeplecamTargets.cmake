@@ -30,7 +30,7 @@ endfunction()
 
 # meeplecam_test(NAME SOURCES ... DEPS ...) — a Catch2 test executable registered with ctest.
 function(meeplecam_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "COST" "SOURCES;DEPS;LABELS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   # Test files repeat small helpers (golden(), apply(), error_of()) in anonymous namespaces:
   # they stay out of unity builds (build-asan), each file its own translation unit.
@@ -50,7 +50,14 @@ function(meeplecam_test name)
     MEEPLECAM_BINARY_DIR="${PROJECT_BINARY_DIR}")
   # --warn NoTests: a ctest entry that matches no test case fails instead of passing empty
   # (catch_discover_tests cuts names at ';', so such a name would run nothing: names avoid ';').
-  catch_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}"
+  # COST: ctest starts costlier tests first when it runs them in parallel, so a clean clone
+  # (no timings from an earlier run) does not end on one long test with the other job idle.
+  if(NOT DEFINED ARG_COST)
+    set(ARG_COST 0)
+  endif()
+  # LABELS last: catch_discover_tests flattens a list of labels into the property list, so
+  # only the first label reaches ctest (the rest would eat the properties after them).
+  catch_discover_tests(${name} PROPERTIES COST ${ARG_COST} LABELS "${ARG_LABELS}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}
     EXTRA_ARGS --warn NoTests)
 endfunction()

@@ -454,8 +454,9 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 t.invented, t.labelled ? 100.0 * (t.labelled - t.right) / t.labelled : 0.0);
 }
 
-// The 24 real tile scans, each turned four ways, through the classifier `meeplecam classify-tile
-// --game carcassonne` uses (the base game's catalog, the default model).
+// The 24 real tile scans (`dir`/tiles_AX) and the labelled tile sheets (`dir`/tile_sheets, held
+// out), each tile turned four ways, through the classifier `meeplecam classify-tile --game
+// carcassonne` uses (the base game's catalog, the default model).
 void real_tile_scans(const std::string& dir) {
     std::printf("\n");
     auto base = Catalog::embedded("carcassonne-base");
@@ -468,7 +469,11 @@ void real_tile_scans(const std::string& dir) {
         std::printf("real tile scans: %s\n", classifier.error().to_string().c_str());
         return;
     }
-    if (auto tally = bench::run_real_scans(classifier.value(), base.value(), dir)) bench::print_real_scan_summary(*tally);
+    if (auto tally = bench::run_real_scans(classifier.value(), base.value(), dir + "/tiles_AX")) bench::print_real_scan_summary(*tally);
+    std::printf("\n");
+    if (auto sheets = bench::run_real_sheets(classifier.value(), base.value(), dir + "/tile_sheets", g_labels + "/" + bench::kTileSheetLabels)) {
+        bench::print_real_sheet_summary(*sheets);
+    }
 }
 
 }  // namespace
@@ -479,7 +484,7 @@ int main(int argc, char** argv) {
     std::uint64_t seed = 1000;
     std::string presets = "easy,medium,hard", real = "../shared/realdata/dev";
     bool do_real = true;
-    bool do_scans = true;  // --no-scans: leave out the real tile scans (tiles_AX) after the real boards
+    bool do_scans = true;  // --no-scans: leave out the real tile scans (tiles_AX) and tile sheets after the real boards
     bool do_tiles = true, do_pieces = true;
     int pieces_n = -1;
     bench::PiecesBenchOptions pieces_bench;  // --true-board-only, --width-pose
@@ -561,7 +566,7 @@ int main(int argc, char** argv) {
     if (do_real && do_tiles && g_game == "carcassonne") {
         if (std::filesystem::exists(real)) real_photos(catalog, real);
         else std::printf("\nreal photos: %s not found, skipped\n", real.c_str());
-        if (do_scans) real_tile_scans(real + "/tiles_AX");
+        if (do_scans) real_tile_scans(real);
     }
     // Pieces: followers and the exact final score on finished games, then the real overlays.
     if (do_pieces && g_game == "carcassonne") {

@@ -1,6 +1,6 @@
 // Tile classification benchmark: prints tables (not a Google benchmark).
 //
-//   ./build/bench/vision_tiles [--k N] [--seed N] [--real DIR]
+//   ./build/bench/vision_tiles [--k N] [--seed N] [--real DIR] [--sheets DIR] [--sheet-labels FILE]
 //
 // (a) synthetic: per art style, K rendered tiles per base type at random rotations, with
 //     photo-like degradations (background margin, perspective, light, blur, noise, JPEG);
@@ -8,6 +8,9 @@
 //     clean renders of the "classic" style.
 // (b) real, when ../shared/realdata/dev/tiles_AX exists (skipped cleanly otherwise): the 24
 //     scans turned by 0/90/180/270: type accuracy, rotation consistency, confusions, time.
+// (c) real, held out, when ../shared/realdata/dev/tile_sheets and its label file
+//     (bench/real_labels/tile_sheets.labels.json) exist: the 72 base tiles cut from their
+//     sheets, turned the same way: type and rotation accuracy against the labels, confusions.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -128,11 +131,15 @@ int main(int argc, char** argv) {
     int k = 6;
     std::uint64_t seed = 7;
     std::string real_dir = "../shared/realdata/dev/tiles_AX";
+    std::string sheets_dir = "../shared/realdata/dev/tile_sheets";
+    std::string sheet_labels = std::string(MEEPLECAM_SOURCE_DIR "/bench/real_labels/") + bench::kTileSheetLabels;
     for (int i = 1; i + 1 < argc; i += 2) {
         const std::string a = argv[i];
         if (a == "--k") k = std::max(1, std::atoi(argv[i + 1]));
         if (a == "--seed") seed = static_cast<std::uint64_t>(std::atoll(argv[i + 1]));
         if (a == "--real") real_dir = argv[i + 1];
+        if (a == "--sheets") sheets_dir = argv[i + 1];
+        if (a == "--sheet-labels") sheet_labels = argv[i + 1];
     }
     auto catalog = Catalog::embedded("carcassonne-base");
     if (!catalog) {
@@ -208,5 +215,8 @@ int main(int argc, char** argv) {
 
     // (b) Real scans.
     if (auto real = bench::run_real_scans(clf, cat, real_dir)) bench::print_real_scan_summary(*real);
+    // (c) Real tile sheets, held out.
+    std::printf("\n");
+    if (auto sheets = bench::run_real_sheets(clf, cat, sheets_dir, sheet_labels)) bench::print_real_sheet_summary(*sheets);
     return 0;
 }

@@ -93,6 +93,8 @@ Status TileClassifierOptions::check() const {
                     range(border_ring, 0.005, 0.2, "border_ring"), range(background_spread, 1, 100, "background_spread"),
                     range(min_quad_area, 0.01, 1, "min_quad_area"), range(max_quad_area, min_quad_area, 1, "max_quad_area"),
                     range(min_quad_fill, 0.3, 1, "min_quad_fill"), range(min_quad_aspect, 0.3, 1, "min_quad_aspect"),
+                    range(margin_line_share, 0.1, 1, "margin_line_share"), range(margin_max_chroma, 0, 100, "margin_max_chroma"),
+                    range(max_margin, 0, 0.45, "max_margin"), range(margin_light, 0, 100, "margin_light"), range(margin_dark, 0, 100, "margin_dark"),
                     range(lightness_weight, 0, 4, "lightness_weight"), range(boundary_weight, 0, 1, "boundary_weight"), range(road_slack_px, 0, 8, "road_slack_px"),
                     range(contrast_margin, 0, 100, "contrast_margin"), range(contrast_weight, 0, 100, "contrast_weight"),
                     range(green_weight, 0, 100, "green_weight"), range(field_max_a, -100, 100, "field_max_a"), range(field_green_weight, 0, 100, "field_green_weight"), range(pennant_blue, 0, 100, "pennant_blue"), range(pennant_contrast, 0, 100, "pennant_contrast"),
@@ -319,6 +321,35 @@ Result<cv::Mat> TileClassifier::extract_tile(const cv::Mat& image, bool* found,
             }
         }
     }
+    cv::Rect kept(0, 0, bgr.cols, bgr.rows);  // the crop less its margins (no square found)
+    if (!have_quad && options_.max_margin > 0) {
+        // No square against one background: cut the paper-like strips along each side (paper
+        // or table showing on one or two sides of a rough crop), each walked in from its side
+        // line by line while most of the line is white or black.
+        const auto achromatic = [&](int x, int y) {
+            const cv::Vec3f& v = lab.at<cv::Vec3f>(y, x);
+            return std::hypot(v[1], v[2]) < options_.margin_max_chroma && (v[0] >= options_.margin_light || v[0] <= options_.margin_dark);
+        };
+        const auto strip_line = [&](bool column, int at) {
+            const int n = column ? small.rows : small.cols;
+            int grey = 0;
+            for (int i = 0; i < n; ++i) grey += column ? achromatic(at, i) : achromatic(i, at);
+            return grey >= options_.margin_line_share * n;
+        };
+        const int most_x = static_cast<int>(options_.max_margin * small.cols), most_y = static_cast<int>(options_.max_margin * small.rows);
+        int left = 0, right = 0, top = 0, bottom = 0;
+        while (left < most_x && strip_line(true, left)) ++left;
+        while (right < most_x && strip_line(true, small.cols - 1 - right)) ++right;
+        while (top < most_y && strip_line(false, top)) ++top;
+        while (bottom < most_y && strip_line(false, small.rows - 1 - bottom)) ++bottom;
+        if (left + right + top + bottom > 0) {
+            const auto full = [&](int small_px, int limit) { return std::clamp(static_cast<int>(std::lround(small_px / scale)), 0, limit); };
+            const int x0 = full(left, bgr.cols - 1), x1 = full(small.cols - right, bgr.cols), y0 = full(top, bgr.rows - 1), y1 = full(small.rows - bottom, bgr.rows);
+            if (x1 - x0 >= 16 && y1 - y0 >= 16) kept = cv::Rect(x0, y0, x1 - x0, y1 - y0);
+            const auto fx0 = static_cast<float>(kept.x), fx1 = static_cast<float>(kept.br().x), fy0 = static_cast<float>(kept.y), fy1 = static_cast<float>(kept.br().y);
+            corners = {cv::Point2f(fx0, fy0), cv::Point2f(fx1, fy0), cv::Point2f(fx1, fy1), cv::Point2f(fx0, fy1)};
+        }
+    }
     if (found) *found = have_quad;
     if (corners_out) *corners_out = corners;
     const float s = static_cast<float>(side);
@@ -326,8 +357,8 @@ Result<cv::Mat> TileClassifier::extract_tile(const cv::Mat& image, bool* found,
     const cv::Mat h = cv::getPerspectiveTransform(corners.data(), dst.data());
     cv::Mat out;
     cv::Mat src = bgr;
-    if (!have_quad && std::max(bgr.cols, bgr.rows) > 4 * side) {  // shrink first: warpPerspective does not filter
-        cv::resize(bgr, src, cv::Size(2 * side, 2 * side), 0, 0, cv::INTER_AREA);
+    if (!have_quad && std::max(kept.width, kept.height) > 4 * side) {  // shrink first: warpPerspective does not filter
+        cv::resize(bgr(kept), src, cv::Size(2 * side, 2 * side), 0, 0, cv::INTER_AREA);
         const float f = static_cast<float>(2 * side);
         const std::array<cv::Point2f, 4> sc = {cv::Point2f(0, 0), cv::Point2f(f, 0), cv::Point2f(f, f), cv::Point2f(0, f)};
         cv::warpPerspective(src, out, cv::getPerspectiveTransform(sc.data(), dst.data()), cv::Size(side, side),

@@ -33,6 +33,15 @@ struct TileClassifierOptions {
     double max_quad_area = 0.97;      // ...and at most this (else the crop itself is the tile)
     double min_quad_fill = 0.85;      // contour area / its rotated rectangle area
     double min_quad_aspect = 0.75;    // short side / long side of that rectangle
+    // Without a square: strips of paper or table along some sides of the crop (a scan's margin,
+    // the gap to the next tile) are cut off. A line of the crop is such a strip when this share
+    // of its pixels is paper-like: achromatic and white or black (printed art is coloured along
+    // its rim; a grey stone city is achromatic but mid-grey)...
+    double margin_line_share = 0.6;
+    double margin_max_chroma = 12.0;  // ...below this Lab chroma...
+    double margin_light = 75.0;       // ...and Lab lightness at least this...
+    double margin_dark = 25.0;        // ...or at most this
+    double max_margin = 0.25;         // at most this share of the crop is cut per side
     // Fitting.
     double lightness_weight = 0.5;    // weight of L against a*, b* in colour distances
     int road_slack_px = 2;            // a road pixel may match the best pixel this far away (model pixels)

@@ -247,6 +247,8 @@ struct ClassifierOptions {
     double variant_penalty = 1.0; // ...a variant's score gives up this much against the renderer's map (a variant wins only when clearly better)...
     double printed_min_share = 0.25; // ...and the variants stay only when they fit best on this share of the cells whose (type, rotation) has them
                                      // (a printed-like frame; renders: 0-10 %, real photos 34-77 %); the model is learnt without them either way
+    bool swapped_restart = true;  // a terrain model whose city is greener than its field is learnt again from the greenest colour
+                                  // with the city started on the road's colour too (art whose cities and roads share one colour)
     Status check() const;
 };
 

@@ -54,8 +54,10 @@ double chroma_distance(const cv::Mat& centres, int a, int b) {
 // Sets the EM's first terrain model (prob[kField], prob[kRoad], prob[kCity]) from the colour
 // clusters: field = cluster `field` and every cluster of nearly its chroma (the same grass under
 // glare or shade: starting those as city let a glared board read its fields as cities, medium
-// 1015), road = the brightest other common cluster, city = the rest.
-void start_terrain_model(const cv::Mat& centres, const std::vector<double>& share, int field, std::vector<std::vector<double>>& prob) {
+// 1015), road = the brightest other common cluster, city = the rest, and the road's cluster too
+// when `city_on_road` (art whose cities and roads share one colour).
+void start_terrain_model(const cv::Mat& centres, const std::vector<double>& share, int field, bool city_on_road,
+                         std::vector<std::vector<double>>& prob) {
     const int k = centres.rows;
     std::vector<bool> grass(static_cast<std::size_t>(k), false);
     for (int c = 0; c < k; ++c) grass[static_cast<std::size_t>(c)] = c == field || chroma_distance(centres, c, field) < kGrassChroma;
@@ -70,15 +72,28 @@ void start_terrain_model(const cv::Mat& centres, const std::vector<double>& shar
     const int n_grass = static_cast<int>(std::count(grass.begin(), grass.end(), true));
     double grass_share = 0;
     for (int c = 0; c < k; ++c) grass_share += grass[static_cast<std::size_t>(c)] ? share[static_cast<std::size_t>(c)] : 0.0;
-    const int rest = k - n_grass - (road >= 0 ? 1 : 0);
+    const bool road_apart = road >= 0 && !city_on_road;  // the road's cluster starts as no city
+    const int rest = k - n_grass - (road_apart ? 1 : 0);
     for (int c = 0; c < k; ++c) {
         const auto cu = static_cast<std::size_t>(c);
         // Field: kFieldInit over the grass clusters (by share; the chosen one at least its old mass), the rest evenly.
         prob[kField][cu] = grass[cu] ? kFieldInit * (n_grass == 1 || grass_share <= 0 ? 1.0 : share[cu] / grass_share)
                                      : (1 - kFieldInit) / std::max(1, k - n_grass);
         prob[kRoad][cu] = road < 0 ? 1.0 / k : c == road ? kRoadInit : (1 - kRoadInit) / (k - 1);
-        prob[kCity][cu] = (grass[cu] || c == road) ? (1 - kCityInit) / std::max(1, n_grass + (road >= 0 ? 1 : 0)) : kCityInit / std::max(1, rest);
+        prob[kCity][cu] = (grass[cu] || (road_apart && c == road)) ? (1 - kCityInit) / std::max(1, n_grass + (road_apart ? 1 : 0))
+                                                                   : kCityInit / std::max(1, rest);
     }
+}
+
+// Whether the field of a terrain model (prob[kField], prob[kCity] over the colour clusters) is
+// greener than its city: the mean a* of its clusters lower. A light's cast moves both alike.
+bool field_greener_than_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob) {
+    double field = 0, city = 0;
+    for (int c = 0; c < centres.rows; ++c) {
+        field += prob[kField][static_cast<std::size_t>(c)] * centres.at<float>(c, 1);
+        city += prob[kCity][static_cast<std::size_t>(c)] * centres.at<float>(c, 1);
+    }
+    return field < city;
 }
 
 // Terrain per sample of one region map (`labels`: feature_labels() of `type` at kLayoutPx). A
@@ -438,11 +453,11 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
     // model moves little by then), and a last full pass scores everything again.
     std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
-    // Start: field = `field`, road = the brightest other, city = the rest; returns the
-    // frame's log-likelihood under each cell's best layout.
-    auto run_em = [&](int field) {
+    // Start: field = `field`, road = the brightest other, city = the rest (and the road's
+    // colour too when `city_on_road`); returns the frame's log-likelihood under each cell's best layout.
+    auto run_em = [&](int field, bool city_on_road) {
         prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
-        start_terrain_model(centres, share, field, prob);
+        start_terrain_model(centres, share, field, city_on_road, prob);
         prob[kOther] = share;
         prob[kTable] = table_prob;
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
@@ -513,12 +528,24 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int c = 0; c < k; ++c) {
         if (share[static_cast<std::size_t>(c)] >= kGreenStartShare && centres.at<float>(c, 1) < centres.at<float>(greenest, 1)) greenest = c;
     }
-    const double first = run_em(dominant);
+    const double first = run_em(dominant, /*city_on_road=*/false);
     if (greenest != dominant) {
         const auto kept_ll = ll;
         const auto kept_empty = ll_empty;
         const auto kept_prob = prob;
-        if (run_em(greenest) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        if (run_em(greenest, /*city_on_road=*/false) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+    }
+    // A model whose city is greener than its field has them swapped. Art whose cities and roads
+    // share one colour (muted: beige) starts the road on it and the city on the others (the
+    // table's, a shade), so the city took the grass and the field the beige (medium 7000: every
+    // tile misread, every touching side agreeing). Then the greenest start is run again with the
+    // city on the road's colour too, and kept when its field is the greener.
+    if (o.swapped_restart && !field_greener_than_city(centres, prob)) {
+        const auto kept_ll = ll;
+        const auto kept_empty = ll_empty;
+        const auto kept_prob = prob;
+        run_em(greenest, /*city_on_road=*/true);
+        if (!field_greener_than_city(centres, prob)) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
     }
 
     // The terrain model the chosen start ended with (bare layouts under a bridge are scored with it).

@@ -249,6 +249,8 @@ struct ClassifierOptions {
                                      // (a printed-like frame; renders: 0-10 %, real photos 34-77 %); the model is learnt without them either way
     bool swapped_restart = true;  // a terrain model whose city is greener than its field is learnt again from the greenest colour
                                   // with the city started on the road's colour too (art whose cities and roads share one colour)
+    bool grass_restart = true;    // a learnt city holding a cluster whose chroma is the field's (cell_classifier.cpp, grass_held_by_city) is learnt
+                                  // again with that cluster moved to the field, kept when it explains the frame better
     Status check() const;
 };
 

@@ -29,6 +29,8 @@ constexpr int kFullRounds = 3;             // EM rounds that score every layout 
 constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
 constexpr float kLightnessWeight = 0.5f;    // lightness counts this much against colour in the clusters (glare and shade change it most)
 constexpr double kCloisterHalo = 0.24;
+constexpr double kGrassCityShare = 0.1;    // a cluster holding this share of a learnt city (more than the field holds) may be grass...
+constexpr double kCityRestMass = 0.3;      // ...when the city's other clusters hold at least this much of it (their colour to compare with)
 constexpr double kGrassChroma = 16.0;       // a cluster this near the field's chroma (8-bit a*, b*) starts as field too      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
@@ -85,15 +87,48 @@ void start_terrain_model(const cv::Mat& centres, const std::vector<double>& shar
     }
 }
 
+// The mean chroma (a*, b*) of a terrain's distribution over the colour clusters, cluster `skip`
+// left out, and the probability mass it is taken over.
+struct MeanChroma {
+    double mass = 0, a = 0, b = 0;
+};
+MeanChroma mean_chroma(const cv::Mat& centres, const std::vector<double>& terrain, int skip = -1) {
+    MeanChroma m;
+    for (int c = 0; c < centres.rows; ++c) {
+        if (c == skip) continue;
+        const double w = terrain[static_cast<std::size_t>(c)];
+        m.mass += w, m.a += w * centres.at<float>(c, 1), m.b += w * centres.at<float>(c, 2);
+    }
+    if (m.mass > 0) m.a /= m.mass, m.b /= m.mass;
+    return m;
+}
+
 // Whether the field of a terrain model (prob[kField], prob[kCity] over the colour clusters) is
 // greener than its city: the mean a* of its clusters lower. A light's cast moves both alike.
 bool field_greener_than_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob) {
-    double field = 0, city = 0;
+    return mean_chroma(centres, prob[kField]).a < mean_chroma(centres, prob[kCity]).a;
+}
+
+// A colour cluster a learnt model's city holds that is grass, or -1: one holding at least
+// kGrassCityShare of the city, more than the field's share of it, whose chroma lies nearer the
+// field's mean chroma than the mean of the city's other clusters (holding kCityRestMass at
+// least); of several, the one the city holds most. Grass a light or a print drifted a little
+// (lighter, yellower) is a cluster of its own beyond kGrassChroma of the start's field.
+int grass_held_by_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob) {
+    const MeanChroma field = mean_chroma(centres, prob[kField]);
+    int grass = -1;
     for (int c = 0; c < centres.rows; ++c) {
-        field += prob[kField][static_cast<std::size_t>(c)] * centres.at<float>(c, 1);
-        city += prob[kCity][static_cast<std::size_t>(c)] * centres.at<float>(c, 1);
+        const double held = prob[kCity][static_cast<std::size_t>(c)];
+        if (held < kGrassCityShare || held < prob[kField][static_cast<std::size_t>(c)]) continue;
+        const MeanChroma city = mean_chroma(centres, prob[kCity], c);
+        if (city.mass < kCityRestMass) continue;
+        const double a = centres.at<float>(c, 1), b = centres.at<float>(c, 2);
+        if (std::hypot(a - field.a, b - field.b) < std::hypot(a - city.a, b - city.b) &&
+            (grass < 0 || held > prob[kCity][static_cast<std::size_t>(grass)])) {
+            grass = c;
+        }
     }
-    return field < city;
+    return grass;
 }
 
 // Terrain per sample of one region map (`labels`: feature_labels() of `type` at kLayoutPx). A
@@ -454,10 +489,15 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // model moves little by then), and a last full pass scores everything again.
     std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
     // Start: field = `field`, road = the brightest other, city = the rest (and the road's
-    // colour too when `city_on_road`); returns the frame's log-likelihood under each cell's best layout.
-    auto run_em = [&](int field, bool city_on_road) {
+    // colour too when `city_on_road`), or `start`'s field, road and city when given; returns the
+    // frame's log-likelihood under each cell's best layout.
+    auto run_em = [&](int field, bool city_on_road, const std::vector<std::vector<double>>* start = nullptr) {
         prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
-        start_terrain_model(centres, share, field, city_on_road, prob);
+        if (start) {
+            for (const int t : {kField, kRoad, kCity}) prob[static_cast<std::size_t>(t)] = (*start)[static_cast<std::size_t>(t)];
+        } else {
+            start_terrain_model(centres, share, field, city_on_road, prob);
+        }
         prob[kOther] = share;
         prob[kTable] = table_prob;
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
@@ -528,12 +568,14 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int c = 0; c < k; ++c) {
         if (share[static_cast<std::size_t>(c)] >= kGreenStartShare && centres.at<float>(c, 1) < centres.at<float>(greenest, 1)) greenest = c;
     }
-    const double first = run_em(dominant, /*city_on_road=*/false);
+    double fit = run_em(dominant, /*city_on_road=*/false);  // the kept model's log-likelihood
     if (greenest != dominant) {
         const auto kept_ll = ll;
         const auto kept_empty = ll_empty;
         const auto kept_prob = prob;
-        if (run_em(greenest, /*city_on_road=*/false) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        const double second = run_em(greenest, /*city_on_road=*/false);
+        if (second < fit) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        else fit = second;
     }
     // A model whose city is greener than its field has them swapped. Art whose cities and roads
     // share one colour (muted: beige) starts the road on it and the city on the others (the
@@ -544,8 +586,33 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         const auto kept_ll = ll;
         const auto kept_empty = ll_empty;
         const auto kept_prob = prob;
-        run_em(greenest, /*city_on_road=*/true);
+        const double restarted = run_em(greenest, /*city_on_road=*/true);
         if (!field_greener_than_city(centres, prob)) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        else fit = restarted;
+    }
+    // Grass the city holds: a grass cluster beyond kGrassChroma of the start's field (lit or
+    // printed a little lighter or yellower over part of the board) started as city, and EM kept
+    // it there: its tiles read as full cities (medium 9009: 11 tiles, 3012: 16). EM is run again
+    // from the learnt model with that cluster moved to the field, and kept when it explains the
+    // frame better.
+    if (o.grass_restart) {
+        if (const int grass = grass_held_by_city(centres, prob); grass >= 0) {
+            auto start = prob;
+            const auto g = static_cast<std::size_t>(grass);
+            start[kField][g] += start[kCity][g];
+            start[kCity][g] = kMinClusterShare;  // kept above 0: its log starts finite
+            for (const int t : {kField, kCity}) {
+                auto& row = start[static_cast<std::size_t>(t)];
+                const double total = std::accumulate(row.begin(), row.end(), 0.0);
+                for (auto& v : row) v /= total;
+            }
+            const auto kept_ll = ll;
+            const auto kept_empty = ll_empty;
+            const auto kept_prob = prob;
+            const double moved = run_em(grass, /*city_on_road=*/false, &start);
+            if (moved < fit) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+            else fit = moved;
+        }
     }
 
     // The terrain model the chosen start ended with (bare layouts under a bridge are scored with it).

@@ -247,6 +247,10 @@ struct ClassifierOptions {
     double variant_penalty = 1.0; // ...a variant's score gives up this much against the renderer's map (a variant wins only when clearly better)...
     double printed_min_share = 0.25; // ...and the variants stay only when they fit best on this share of the cells whose (type, rotation) has them
                                      // (a printed-like frame; renders: 0-10 %, real photos 34-77 %); the model is learnt without them either way
+    bool swapped_restart = true;  // a terrain model whose city is greener than its field is learnt again from the greenest colour
+                                  // with the city started on the road's colour too (art whose cities and roads share one colour)
+    bool grass_restart = true;    // a learnt city holding a cluster whose chroma is the field's (cell_classifier.cpp, grass_held_by_city) is learnt
+                                  // again with that cluster moved to the field, kept when it explains the frame better
     Status check() const;
 };
 

@@ -29,6 +29,8 @@ constexpr int kFullRounds = 3;             // EM rounds that score every layout 
 constexpr int kShortlist = 16;             // ...then only this many per cell (the best of the last full round)
 constexpr float kLightnessWeight = 0.5f;    // lightness counts this much against colour in the clusters (glare and shade change it most)
 constexpr double kCloisterHalo = 0.24;
+constexpr double kGrassCityShare = 0.1;    // a cluster holding this share of a learnt city (more than the field holds) may be grass...
+constexpr double kCityRestMass = 0.3;      // ...when the city's other clusters hold at least this much of it (their colour to compare with)
 constexpr double kGrassChroma = 16.0;       // a cluster this near the field's chroma (8-bit a*, b*) starts as field too      // around a monastery, buildings and paths vary: terrain unknown within this radius
 
 int terrain_of(FeatureKind k) {
@@ -54,8 +56,10 @@ double chroma_distance(const cv::Mat& centres, int a, int b) {
 // Sets the EM's first terrain model (prob[kField], prob[kRoad], prob[kCity]) from the colour
 // clusters: field = cluster `field` and every cluster of nearly its chroma (the same grass under
 // glare or shade: starting those as city let a glared board read its fields as cities, medium
-// 1015), road = the brightest other common cluster, city = the rest.
-void start_terrain_model(const cv::Mat& centres, const std::vector<double>& share, int field, std::vector<std::vector<double>>& prob) {
+// 1015), road = the brightest other common cluster, city = the rest, and the road's cluster too
+// when `city_on_road` (art whose cities and roads share one colour).
+void start_terrain_model(const cv::Mat& centres, const std::vector<double>& share, int field, bool city_on_road,
+                         std::vector<std::vector<double>>& prob) {
     const int k = centres.rows;
     std::vector<bool> grass(static_cast<std::size_t>(k), false);
     for (int c = 0; c < k; ++c) grass[static_cast<std::size_t>(c)] = c == field || chroma_distance(centres, c, field) < kGrassChroma;
@@ -70,15 +74,61 @@ void start_terrain_model(const cv::Mat& centres, const std::vector<double>& shar
     const int n_grass = static_cast<int>(std::count(grass.begin(), grass.end(), true));
     double grass_share = 0;
     for (int c = 0; c < k; ++c) grass_share += grass[static_cast<std::size_t>(c)] ? share[static_cast<std::size_t>(c)] : 0.0;
-    const int rest = k - n_grass - (road >= 0 ? 1 : 0);
+    const bool road_apart = road >= 0 && !city_on_road;  // the road's cluster starts as no city
+    const int rest = k - n_grass - (road_apart ? 1 : 0);
     for (int c = 0; c < k; ++c) {
         const auto cu = static_cast<std::size_t>(c);
         // Field: kFieldInit over the grass clusters (by share; the chosen one at least its old mass), the rest evenly.
         prob[kField][cu] = grass[cu] ? kFieldInit * (n_grass == 1 || grass_share <= 0 ? 1.0 : share[cu] / grass_share)
                                      : (1 - kFieldInit) / std::max(1, k - n_grass);
         prob[kRoad][cu] = road < 0 ? 1.0 / k : c == road ? kRoadInit : (1 - kRoadInit) / (k - 1);
-        prob[kCity][cu] = (grass[cu] || c == road) ? (1 - kCityInit) / std::max(1, n_grass + (road >= 0 ? 1 : 0)) : kCityInit / std::max(1, rest);
+        prob[kCity][cu] = (grass[cu] || (road_apart && c == road)) ? (1 - kCityInit) / std::max(1, n_grass + (road_apart ? 1 : 0))
+                                                                   : kCityInit / std::max(1, rest);
     }
+}
+
+// The mean chroma (a*, b*) of a terrain's distribution over the colour clusters, cluster `skip`
+// left out, and the probability mass it is taken over.
+struct MeanChroma {
+    double mass = 0, a = 0, b = 0;
+};
+MeanChroma mean_chroma(const cv::Mat& centres, const std::vector<double>& terrain, int skip = -1) {
+    MeanChroma m;
+    for (int c = 0; c < centres.rows; ++c) {
+        if (c == skip) continue;
+        const double w = terrain[static_cast<std::size_t>(c)];
+        m.mass += w, m.a += w * centres.at<float>(c, 1), m.b += w * centres.at<float>(c, 2);
+    }
+    if (m.mass > 0) m.a /= m.mass, m.b /= m.mass;
+    return m;
+}
+
+// Whether the field of a terrain model (prob[kField], prob[kCity] over the colour clusters) is
+// greener than its city: the mean a* of its clusters lower. A light's cast moves both alike.
+bool field_greener_than_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob) {
+    return mean_chroma(centres, prob[kField]).a < mean_chroma(centres, prob[kCity]).a;
+}
+
+// A colour cluster a learnt model's city holds that is grass, or -1: one holding at least
+// kGrassCityShare of the city, more than the field's share of it, whose chroma lies nearer the
+// field's mean chroma than the mean of the city's other clusters (holding kCityRestMass at
+// least); of several, the one the city holds most. Grass a light or a print drifted a little
+// (lighter, yellower) is a cluster of its own beyond kGrassChroma of the start's field.
+int grass_held_by_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob) {
+    const MeanChroma field = mean_chroma(centres, prob[kField]);
+    int grass = -1;
+    for (int c = 0; c < centres.rows; ++c) {
+        const double held = prob[kCity][static_cast<std::size_t>(c)];
+        if (held < kGrassCityShare || held < prob[kField][static_cast<std::size_t>(c)]) continue;
+        const MeanChroma city = mean_chroma(centres, prob[kCity], c);
+        if (city.mass < kCityRestMass) continue;
+        const double a = centres.at<float>(c, 1), b = centres.at<float>(c, 2);
+        if (std::hypot(a - field.a, b - field.b) < std::hypot(a - city.a, b - city.b) &&
+            (grass < 0 || held > prob[kCity][static_cast<std::size_t>(grass)])) {
+            grass = c;
+        }
+    }
+    return grass;
 }
 
 // Terrain per sample of one region map (`labels`: feature_labels() of `type` at kLayoutPx). A
@@ -438,11 +488,16 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // EM: the first rounds score every layout; later rounds only each cell's shortlist (the
     // model moves little by then), and a last full pass scores everything again.
     std::vector<std::vector<double>> logp(kTerrains, std::vector<double>(static_cast<std::size_t>(k)));
-    // Start: field = `field`, road = the brightest other, city = the rest; returns the
+    // Start: field = `field`, road = the brightest other, city = the rest (and the road's
+    // colour too when `city_on_road`), or `start`'s field, road and city when given; returns the
     // frame's log-likelihood under each cell's best layout.
-    auto run_em = [&](int field) {
+    auto run_em = [&](int field, bool city_on_road, const std::vector<std::vector<double>>* start = nullptr) {
         prob.assign(kTerrains, std::vector<double>(static_cast<std::size_t>(k), 1.0 / k));
-        start_terrain_model(centres, share, field, prob);
+        if (start) {
+            for (const int t : {kField, kRoad, kCity}) prob[static_cast<std::size_t>(t)] = (*start)[static_cast<std::size_t>(t)];
+        } else {
+            start_terrain_model(centres, share, field, city_on_road, prob);
+        }
         prob[kOther] = share;
         prob[kTable] = table_prob;
         std::vector<std::vector<std::size_t>> shortlist(cells.size());
@@ -513,12 +568,51 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     for (int c = 0; c < k; ++c) {
         if (share[static_cast<std::size_t>(c)] >= kGreenStartShare && centres.at<float>(c, 1) < centres.at<float>(greenest, 1)) greenest = c;
     }
-    const double first = run_em(dominant);
+    double fit = run_em(dominant, /*city_on_road=*/false);  // the kept model's log-likelihood
     if (greenest != dominant) {
         const auto kept_ll = ll;
         const auto kept_empty = ll_empty;
         const auto kept_prob = prob;
-        if (run_em(greenest) < first) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        const double second = run_em(greenest, /*city_on_road=*/false);
+        if (second < fit) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        else fit = second;
+    }
+    // A model whose city is greener than its field has them swapped. Art whose cities and roads
+    // share one colour (muted: beige) starts the road on it and the city on the others (the
+    // table's, a shade), so the city took the grass and the field the beige (medium 7000: every
+    // tile misread, every touching side agreeing). Then the greenest start is run again with the
+    // city on the road's colour too, and kept when its field is the greener.
+    if (o.swapped_restart && !field_greener_than_city(centres, prob)) {
+        const auto kept_ll = ll;
+        const auto kept_empty = ll_empty;
+        const auto kept_prob = prob;
+        const double restarted = run_em(greenest, /*city_on_road=*/true);
+        if (!field_greener_than_city(centres, prob)) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+        else fit = restarted;
+    }
+    // Grass the city holds: a grass cluster beyond kGrassChroma of the start's field (lit or
+    // printed a little lighter or yellower over part of the board) started as city, and EM kept
+    // it there: its tiles read as full cities (medium 9009: 11 tiles, 3012: 16). EM is run again
+    // from the learnt model with that cluster moved to the field, and kept when it explains the
+    // frame better.
+    if (o.grass_restart) {
+        if (const int grass = grass_held_by_city(centres, prob); grass >= 0) {
+            auto start = prob;
+            const auto g = static_cast<std::size_t>(grass);
+            start[kField][g] += start[kCity][g];
+            start[kCity][g] = kMinClusterShare;  // kept above 0: its log starts finite
+            for (const int t : {kField, kCity}) {
+                auto& row = start[static_cast<std::size_t>(t)];
+                const double total = std::accumulate(row.begin(), row.end(), 0.0);
+                for (auto& v : row) v /= total;
+            }
+            const auto kept_ll = ll;
+            const auto kept_empty = ll_empty;
+            const auto kept_prob = prob;
+            const double moved = run_em(grass, /*city_on_road=*/false, &start);
+            if (moved < fit) ll = kept_ll, ll_empty = kept_empty, prob = kept_prob;
+            else fit = moved;
+        }
     }
 
     // The terrain model the chosen start ended with (bare layouts under a bridge are scored with it).

@@ -811,6 +811,11 @@ TEST_CASE("a lattice framing many cells weakly beats one framing few sharply", "
                 // Seams off: with them hard 1011 is also read within 3 mm (1.6 mm) on the clear tier
                 // alone (cause not traced), and the pair no longer shows what the weak tier adds.
                 r.min_seam_pairs = 1000000;
+                // The terrain model's restarts off too: with either, hard 1011 (muted art)
+                // classifies consistently on the true lattice, and the classifier's choice among
+                // unsure lattices reads it within 3 mm (1.5 mm) on the clear tier alone (terrain14).
+                r.classifier.swapped_restart = false;
+                r.classifier.grass_restart = false;
             },
             3.0,
             "weak_tile_contrast " + std::to_string(weak_tile_contrast));
@@ -1044,6 +1049,52 @@ TEST_CASE("a glared board's grass is not read as city", "[vision][board-reader][
     REQUIRE(matched >= 60);
     CHECK(misread <= 3);
     CHECK(as_city <= 1);
+}
+
+TEST_CASE("cities coloured like the roads are read as cities, not fields", "[vision][board-reader][classify]") {
+    // The bench's medium board 7000 (muted art, whose cities and roads share one beige, on a pink
+    // cloth under a reddish light), read on the right lattice: the EM started the road on the
+    // beige and the city on the other clusters (the table's, a dark shade), so the city took the
+    // grass and the field the beige; every one of its 67 tiles was misread, while the decoder made
+    // every touching side agree.
+    int misread = 0, city_as_field = 0;
+    const auto tiles = bench_board_read(7000, vision::Difficulty::Medium);
+    const int matched = static_cast<int>(tiles.size());
+    for (const auto& t : tiles) {
+        misread += !t.right;
+        city_as_field += t.truth->id == "C" && t.read->id != "C";  // its one full city
+    }
+    INFO(misread << " of " << matched << " tiles misread");
+    // Measured: 3 of 67 (was 67; the full city read as B).
+    REQUIRE(matched >= 60);
+    CHECK(misread <= 6);
+    CHECK(city_as_field == 0);
+}
+
+TEST_CASE("grass a little off its colour over part of the board is read as field, not city", "[vision][board-reader][classify]") {
+    // The bench's medium boards 9009 (dusk art on wood: a yellower grass over the board's lower
+    // left) and 3012 (contrast art on a busy cloth: a lighter grass over its middle), read on
+    // the right lattice: that grass made a colour cluster beyond the start's grass chroma, the
+    // EM started it as city and kept it there, and its tiles read as full cities (12 of 60 on
+    // 9009, 16 of 63 on 3012 misread; 11 and 16 of them with city invented).
+    auto city_ports = [](const TileType& tt) {
+        int n = 0;
+        for (const auto& f : tt.features) n += f.kind == FeatureKind::City ? static_cast<int>(f.ports.size()) : 0;
+        return n;
+    };
+    for (const std::uint64_t seed : {9009u, 3012u}) {
+        int misread = 0, as_city = 0;
+        const auto tiles = bench_board_read(seed, vision::Difficulty::Medium);
+        for (const auto& t : tiles) {
+            misread += !t.right;
+            as_city += !t.right && city_ports(*t.read) > city_ports(*t.truth);
+        }
+        INFO("board " << seed << ": " << misread << " of " << tiles.size() << " tiles misread, " << as_city << " with city invented");
+        // Measured: 9009 1 misread (0 with city invented), 3012 0; with grass_restart off 12 (11), 16 (16).
+        REQUIRE(tiles.size() >= 55);
+        CHECK(misread <= 3);
+        CHECK(as_city <= 1);
+    }
 }
 
 TEST_CASE("a monastery without a road is not read with a road stub", "[vision][board-reader][classify]") {

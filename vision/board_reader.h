@@ -150,12 +150,13 @@ struct SubdivideOptions {
     double min_ratio = 0.8;       // an axis is subdivided when its finer fold is at least this share of its own...
     double min_fold = 1.5;        // ...and at least this sharp (peak bin over mean)
     double work_px_per_mm = 1.0;  // measured on a top view at this scale
-    double max_tiles_share = 1.1; // read_board: a subdivided lattice holding more cells than this share of the game's tiles is not taken
-                                  // (a true lattice halved along an axis whose tiles' middles carry roads frames them too; it doubles the cells)...
-    double min_covered_share = 0.8; // ...or leaving more than this share of the coarser lattice's cells without a cell's centre of its own
-                                    // (the coarser cells each hold two or more tiles: cut finer, every one keeps some; a halved true lattice
-                                    // read on part of the board's tiles left 38 % of them: real test_00)...
-    double min_precheck_covered_share = 0.7; // ...and before its refit, on the cells as subdivided (drifting off the tiles), this share
+    double max_tiles_share = 1.1; // read_board: a subdivided lattice is taken only with at most this share of the game's tiles in cells
+                                  // (a true lattice halved along an axis whose tiles' middles carry roads frames them too, on twice the cells;
+                                  // candidates over max_share of it are not measured: cut finer they would hold more)...
+    double min_covered_share = 0.8; // ...and with a cell's centre in at least this share of the coarser lattice's cells (each held two or
+                                    // more tiles: cut finer, every one keeps some; a halved true lattice on part of the board covered 62 %
+                                    // of the true one's cells: real test_00)...
+    double min_precheck_covered_share = 0.7; // ...this share before its refit, on the cells as subdivided (they drift off the tiles a little)
     Status check() const;
 };
 

@@ -91,6 +91,8 @@ struct SideProfiles {
     double pitch = 0;  // the candidate's pitch in coarse px
 };
 
+// Measures the tile-side profiles of `view` on a top view at RescaleOptions::work_px_per_mm; none
+// when the view is too small, too large, or shows too little board.
 std::optional<SideProfiles> side_profiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& o) {
     if (image.empty() || view.not_table.empty() || view.cols < 3 || view.rows < 3) return std::nullopt;
     // A coarse top view (tile sides are long straight lines, found as well at about 1 px/mm).

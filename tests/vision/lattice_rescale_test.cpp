@@ -131,7 +131,7 @@ TEST_CASE("a lattice at twice or one and a half times the tiles' pitch is subdiv
 TEST_CASE("a board whose only framed candidate covers two tiles a cell is read on its subdivided lattice", "[vision][board-reader][lattice][subdivide]") {
     // The bench's medium boards 9018 (a sparse board on a plain grey table: the fold's only pitch
     // pair is 1.5 and 2 times the tiles', framing its 32 cells 3.3 times, a sure board 90 mm off)
-    // and 7010 (cells 2 x 1.5 tiles, framing 42 cells 4.9 times, 56 mm off). Subdivided: 4.7 and
+    // and 7010 (a lattice framing 42 cells 4.9 times, 56 mm off). Subdivided: 4.7 and
     // 2.1 mm. 7006 (a busy cloth): its true lattice halved along y frames the tiles' roads (101
     // cells at 5.2) and is refused for its cell count; it stays on the tiles (2.7 mm).
     const auto& catalog = *test::base_catalog_for_render();

@@ -14,6 +14,8 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include "vision/homography.h"
+
 namespace meeplecam::vision {
 namespace {
 
@@ -103,6 +105,7 @@ Status ReaderOptions::check() const {
     if (auto st = veil.check(); !st) return st;
     if (auto st = lattice.check(); !st) return st;
     if (auto st = rescale.check(); !st) return st;
+    if (auto st = subdivide.check(); !st) return st;
     if (auto st = refine.check(); !st) return st;
     if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
@@ -411,6 +414,60 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     }
     out.refusal = refusal_of(out.view, out.cells, catalog, options, frame_scale);
     return out;
+}
+
+// The share of `coarser_cells` (cells of `coarser`) holding the centre of at least one of
+// `finer_cells` (cells of `finer`, another lattice of the same frame; tile offsets included).
+double covered_share(const LatticeView& coarser, const std::vector<CellObservation>& coarser_cells, const LatticeView& finer,
+                     const std::vector<CellObservation>& finer_cells) {
+    if (coarser_cells.empty()) return 0;
+    std::set<std::pair<int, int>> hit;
+    const cv::Matx33d to_coarser = coarser.image_to_top * finer.image_to_top.inv();
+    for (const auto& c : finer_cells) {
+        const cv::Point2d q = apply_homography(to_coarser, finer.cell_centre(c.col, c.row) + c.offset_px) * (1 / coarser.pitch_px);
+        hit.insert({static_cast<int>(std::floor(q.x)), static_cast<int>(std::floor(q.y))});
+    }
+    const auto covered = std::count_if(coarser_cells.begin(), coarser_cells.end(), [&](const CellObservation& c) { return hit.count({c.col, c.row}) > 0; });
+    return static_cast<double>(covered) / static_cast<double>(coarser_cells.size());
+}
+
+// The subdivision of a checked lattice (subdivided_to_tiles: it sat at a multiple of the tiles'
+// pitch) that frames its cells best, measured before any refit on a copy at 1 px/mm: its
+// occupied cells' tile_contrast at least weak_tile_contrast over min_checked_tiles cells, at most
+// SubdivideOptions::max_tiles_share of the game's tiles, and the cells cover nearly every coarser
+// cell (min_precheck_covered_share); none otherwise. The full check costs a refit: on a true
+// lattice's subdivisions the cells' squares cut the tiles and mostly frame nothing.
+std::optional<LatticeView> finer_lattice(const cv::Mat& image, const LatticeView& view, const std::vector<CellObservation>& coarser_cells,
+                                         const Catalog& catalog, const ReaderOptions& options) {
+    std::optional<LatticeView> best;
+    double best_evidence = 0;
+    const double most_cells = options.subdivide.max_tiles_share * game_copies(catalog, options.decoder.edition);
+    for (auto& v : subdivided_to_tiles(image, view, options.subdivide)) {
+        const double k = std::min(1.0, 1.0 / v.px_per_mm);
+        LatticeView coarse = v;
+        coarse.px_per_mm = v.px_per_mm * k;
+        coarse.pitch_px = v.pitch_px * k;
+        coarse.image_to_top = cv::Matx33d(k, 0, 0, 0, k, 0, 0, 0, 1) * v.image_to_top;
+        const cv::Size size(static_cast<int>(std::ceil(coarse.cols * coarse.pitch_px)), static_cast<int>(std::ceil(coarse.rows * coarse.pitch_px)));
+        cv::resize(v.not_table, coarse.not_table, size, 0, 0, cv::INTER_NEAREST);
+        cv::warpPerspective(image, coarse.top, coarse.image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        auto cells = occupied_cells(coarse, options.lattice);
+        auto contrast = tile_contrast(coarse, cells, options.lattice);
+        if (contrast.best_shift != cv::Point2d(0, 0) && cells.size() >= 4) {
+            // The tile sides fold as sharply through the tiles' middles (a road along every tile):
+            // the squares half a pitch away are the tiles (check_lattice moves a lattice there too).
+            shift_lattice(image, coarse, contrast.best_shift);
+            shift_lattice(image, v, contrast.best_shift * (1 / k));
+            cells = occupied_cells(coarse, options.lattice);
+            contrast = tile_contrast(coarse, cells, options.lattice);
+        }
+        if (static_cast<int>(cells.size()) < options.min_checked_tiles || static_cast<double>(cells.size()) > most_cells) continue;
+        if (covered_share(view, coarser_cells, coarse, cells) < options.subdivide.min_precheck_covered_share) continue;
+        const double ratio = contrast.ratio();
+        const double evidence = ratio * std::sqrt(static_cast<double>(cells.size()));
+        if (ratio >= options.weak_tile_contrast && evidence > best_evidence) best_evidence = evidence, best = std::move(v);
+    }
+    return best;
 }
 
 // The plausible candidates as found (`originals`, each with its refitted board evidence), most
@@ -855,10 +912,35 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
                                        checked->view.px_per_mm, static_cast<int>(checked->cells.size()), checked->contrast.ratio(), -1.0,
                                        checked->refusal});
             checked->checked_at = reading.checked.size() - 1;
+            // A lattice at a multiple of the tiles' pitch, subdivided, holds at least 1 / max_share
+            // times its cells: one holding more than that share of the most a subdivision may hold
+            // is not measured (most true lattices: their boards' tiles).
+            std::optional<CheckedLattice> finer;
+            const double most_finer_cells = options.subdivide.max_tiles_share * game_copies(catalog, options.decoder.edition);
+            const bool few_for_finer = static_cast<double>(checked->cells.size()) <= options.subdivide.max_share * most_finer_cells;
+            if (checked->refusal.empty() && few_for_finer && shows_tiles(*checked, options)) {
+                if (auto sub = finer_lattice(frame, checked->view, checked->cells, catalog, options)) {
+                    auto sub_checked = check_lattice(frame, std::move(*sub), catalog, options, frame_scale);
+                    ++stages.candidates;
+                    if (!sub_checked) return sub_checked.error();
+                    reading.checked.push_back({"subdivided", sub_checked->view.image_to_top, sub_checked->view.px_per_mm,
+                                               static_cast<int>(sub_checked->cells.size()), sub_checked->contrast.ratio(), -1.0, sub_checked->refusal});
+                    sub_checked->checked_at = reading.checked.size() - 1;
+                    // The tiles the coarser lattice held, cut finer: no more cells than the game has tiles,
+                    // and nearly every coarser cell still holding one (a true lattice halved along an
+                    // axis whose tiles' middles show roads or city walls frames them too).
+                    const bool few_enough = static_cast<double>(sub_checked->cells.size()) <= most_finer_cells;
+                    const bool same_board = covered_share(checked->view, checked->cells, sub_checked->view, sub_checked->cells) >=
+                                            options.subdivide.min_covered_share;
+                    if (sub_checked->refusal.empty() && few_enough && same_board && shows_tiles(*sub_checked, options)) finer = std::move(sub_checked.value());
+                }
+                clock.add_to(stages.refit);
+            }
             if (checked->refusal.empty() && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) {
                 plausible.push_back(*checked);
                 if (options.rescale.enabled) unrefitted_plausible.emplace_back(board_evidence(*checked), std::move(unrefitted));
             }
+            if (finer && (!chosen || board_evidence(*finer) > board_evidence(*chosen))) chosen = std::move(finer);
             if (!checked->refusal.empty()) {
                 if (legacy || first_failure.empty()) first_failure = checked->refusal;
                 continue;
@@ -872,6 +954,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             }
             // The lattice the fold alone chose, taken as before when no candidate shows tiles.
             else if (legacy) fallback = std::move(checked.value());
+            if (chosen && sure_board(*chosen, options)) break;
         }
         // A lattice shown clearly ends the searches; one shown only weakly (blurred, steep)
         // may still lose to a clearer one found in the next search.

@@ -140,6 +140,26 @@ struct RescaleOptions {
     Status check() const;
 };
 
+// A candidate at a multiple of the tiles' pitch (each cell two tiles, or one and a half, along an
+// axis): its own top view's tile sides fold as sharply at a fraction of its pitch as at the pitch.
+struct SubdivideOptions {
+    bool enabled = true;
+    double min_share = 0.3;       // finer periods looked for from this share of the candidate's pitch...
+    double max_share = 0.8;       // ...to this (a half, a third, two thirds)
+    double own_reach = 0.03;      // the candidate's own fold: the sharpest within this share of its pitch (pitches are a little off)
+    double min_ratio = 0.8;       // an axis is subdivided when its finer fold is at least this share of its own...
+    double min_fold = 1.5;        // ...and at least this sharp (peak bin over mean)
+    double work_px_per_mm = 1.0;  // measured on a top view at this scale
+    double max_tiles_share = 1.1; // read_board: a subdivided lattice is taken only with at most this share of the game's tiles in cells
+                                  // (a true lattice halved along an axis whose tiles' middles carry roads frames them too, on twice the cells;
+                                  // candidates over max_share of it are not measured: cut finer they would hold more)...
+    double min_covered_share = 0.8; // ...and with a cell's centre in at least this share of the coarser lattice's cells (each held two or
+                                    // more tiles: cut finer, every one keeps some; a halved true lattice on part of the board covered 62 %
+                                    // of the true one's cells: real test_00)...
+    double min_precheck_covered_share = 0.7; // ...this share before its refit, on the cells as subdivided (they drift off the tiles a little)
+    Status check() const;
+};
+
 // The candidate lattice `view` with each axis's pitch and phase measured again on its own top
 // view: mean |gradient| across the axis over the board's colours (LatticeView::not_table, grown
 // by half a tile) folded within max_change of the pitch. A busy cloth in the tiles' colours can
@@ -147,6 +167,12 @@ struct RescaleOptions {
 // off the tiles faster than the refit follows. nullopt when neither axis changes by min_change
 // (or nothing to measure).
 std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& options = {});
+
+// The candidate lattice `view` subdivided where it sits at a multiple of the tiles' pitch: each
+// axis whose tile sides (as rescaled_to_tiles measures them) fold at a finer period about as
+// sharply as at its own pitch may take that period. The variants, both such axes first, then
+// each alone; none when no axis folds so (the reader checks them against the tiles).
+std::vector<LatticeView> subdivided_to_tiles(const cv::Mat& image, const LatticeView& view, const SubdivideOptions& options = {});
 
 // ---- Stage 2b: lattice refined on the tiles -------------------------------------------
 
@@ -395,6 +421,7 @@ struct ReaderOptions {
     VeilOptions veil;              // ...how the glare spot and its veil are measured
     LatticeOptions lattice;
     RescaleOptions rescale;
+    SubdivideOptions subdivide;
     RefineOptions refine;
     LightOptions light;
     ClassifierOptions classifier;

@@ -8,6 +8,8 @@
 // top view the tiles are axis-aligned rectangles; the board's tile sides (mean |gradient| per
 // column and per row over the cells the colours call the board, the cloth's slanted stripes
 // averaging out) fold at the tiles' true size, which gives each axis its pitch and phase again.
+// The same profiles tell a candidate at a multiple of the tiles' pitch (a half, a third or two
+// thirds of its pitch folds as sharply): subdivided_to_tiles.
 #include <algorithm>
 #include <cmath>
 
@@ -79,14 +81,27 @@ Status RescaleOptions::check() const {
     return Ok{};
 }
 
-std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& o) {
-    if (!o.enabled || image.empty() || view.not_table.empty() || view.cols < 3 || view.rows < 3 || !o.check()) return std::nullopt;
+namespace {
+
+// The board's tile sides on a candidate's own coarse top view: mean |gradient| across x per
+// column and across y per row, over the board's colours grown by half a tile, inside the frame.
+struct SideProfiles {
+    std::vector<double> x, y;
+    double k = 1;      // coarse px per top-view px
+    double pitch = 0;  // the candidate's pitch in coarse px
+};
+
+// Measures the tile-side profiles of `view` on a top view at RescaleOptions::work_px_per_mm; none
+// when the view is too small, too large, or shows too little board.
+std::optional<SideProfiles> side_profiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& o) {
+    if (image.empty() || view.not_table.empty() || view.cols < 3 || view.rows < 3) return std::nullopt;
     // A coarse top view (tile sides are long straight lines, found as well at about 1 px/mm).
-    const double k = std::min(1.0, o.work_px_per_mm / view.px_per_mm);
-    const double pitch = view.pitch_px * k;
-    const cv::Size size(static_cast<int>(std::ceil(view.cols * pitch)), static_cast<int>(std::ceil(view.rows * pitch)));
+    SideProfiles out;
+    out.k = std::min(1.0, o.work_px_per_mm / view.px_per_mm);
+    out.pitch = view.pitch_px * out.k;
+    const cv::Size size(static_cast<int>(std::ceil(view.cols * out.pitch)), static_cast<int>(std::ceil(view.rows * out.pitch)));
     if (size.width < 16 || size.height < 16 || size.area() > 16'000'000) return std::nullopt;
-    const cv::Matx33d to_coarse = cv::Matx33d(k, 0, 0, 0, k, 0, 0, 0, 1) * view.image_to_top;
+    const cv::Matx33d to_coarse = cv::Matx33d(out.k, 0, 0, 0, out.k, 0, 0, 0, 1) * view.image_to_top;
     cv::Mat top, seen;
     cv::warpPerspective(image, top, to_coarse, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     cv::warpPerspective(cv::Mat(image.size(), CV_8UC1, cv::Scalar(255)), seen, to_coarse, size, cv::INTER_NEAREST, cv::BORDER_CONSTANT,
@@ -95,11 +110,11 @@ std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const Lattice
     // tiles' outer sides lie on the mask's edge), inside the frame (the frame's edge is no side).
     cv::Mat board;
     cv::resize(view.not_table, board, size, 0, 0, cv::INTER_NEAREST);
-    const int grow = std::max(3, static_cast<int>(std::lround(pitch / 2))) | 1;
+    const int grow = std::max(3, static_cast<int>(std::lround(out.pitch / 2))) | 1;
     cv::dilate(board, board, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(grow, grow)));
     cv::erode(seen, seen, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(5, 5)));
     board &= seen;
-    if (cv::countNonZero(board) < 9 * pitch * pitch) return std::nullopt;  // a board spans a few tiles at least
+    if (cv::countNonZero(board) < 9 * out.pitch * out.pitch) return std::nullopt;  // a board spans a few tiles at least
     cv::Mat grey, gx, gy;
     cv::cvtColor(top, grey, cv::COLOR_BGR2GRAY);
     grey.convertTo(grey, CV_32F);
@@ -107,17 +122,21 @@ std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const Lattice
     cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
     cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
     gx = cv::abs(gx), gy = cv::abs(gy);
-    const double lo = pitch * (1 - o.max_change), hi = pitch * (1 + o.max_change);
-    const AxisFold fx = sharpest_fold(masked_profile(gx, board, true), lo, hi, 0.05);
-    const AxisFold fy = sharpest_fold(masked_profile(gy, board, false), lo, hi, 0.05);
-    // Per axis: the scale (new px per old px) and where the old view's tile sides are.
-    auto change = [&](const AxisFold& f) { return f.score >= o.min_fold ? std::abs(f.period / pitch - 1) : 0.0; };
-    if (change(fx) < o.min_change && change(fy) < o.min_change) return std::nullopt;
-    auto axis = [&](const AxisFold& f, int cells, double& scale, double& offset, int& count) {
+    out.x = masked_profile(gx, board, true);
+    out.y = masked_profile(gy, board, false);
+    return out;
+}
+
+// `view` with the pitch and phase of each axis taken (`take_x`, `take_y`) set to its fold's period
+// and tile-side phase (coarse px; an axis not taken stays), its table mask (and top view, when it
+// has one) warped again.
+LatticeView with_periods(const cv::Mat& image, const LatticeView& view, const SideProfiles& sp, const AxisFold& fx, bool take_x, const AxisFold& fy,
+                         bool take_y) {
+    auto axis = [&](const AxisFold& f, bool take, int cells, double& scale, double& offset, int& count) {
         scale = 1, offset = 0, count = cells;
-        if (change(f) < o.min_change) return;  // this axis stays as it was
-        scale = pitch / f.period;
-        const double side = f.phase / k;  // full-scale top px of one tile side line
+        if (!take) return;  // this axis stays as it was
+        scale = sp.pitch / f.period;
+        const double side = f.phase / sp.k;  // full-scale top px of one tile side line
         // x' = (x - side) * scale + m * pitch_px: the side on a cell boundary, every old cell at x' >= 0.
         const double m = std::ceil(side * scale / view.pitch_px);
         offset = -side * scale + m * view.pitch_px;
@@ -125,8 +144,8 @@ std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const Lattice
     };
     double sx = 1, ox = 0, sy = 1, oy = 0;
     int cols = view.cols, rows = view.rows;
-    axis(fx, view.cols, sx, ox, cols);
-    axis(fy, view.rows, sy, oy, rows);
+    axis(fx, take_x, view.cols, sx, ox, cols);
+    axis(fy, take_y, view.rows, sy, oy, rows);
     LatticeView out = view;
     const cv::Matx33d move(sx, 0, ox, 0, sy, oy, 0, 0, 1);
     out.image_to_top = move * view.image_to_top;
@@ -140,6 +159,60 @@ std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const Lattice
     if (!view.top.empty()) cv::warpPerspective(image, warped, out.image_to_top, full, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     out.top = warped;
     out.top_near_cells = false;
+    return out;
+}
+
+}  // namespace
+
+Status SubdivideOptions::check() const {
+    auto bad = [](const char* what) { return Status(invalid("subdivide options", what)); };
+    if (!(min_share > 0.1 && min_share < max_share)) return bad("min_share must be within (0.1, max_share)");
+    if (!(max_share < 1)) return bad("max_share must be below 1");
+    if (!(own_reach >= 0 && own_reach < 0.2)) return bad("own_reach must be within [0, 0.2)");
+    if (!(min_ratio > 0)) return bad("min_ratio must be positive");
+    if (!(min_fold >= 1)) return bad("min_fold must be at least 1");
+    if (!(work_px_per_mm >= 0.25 && work_px_per_mm <= 10)) return bad("work_px_per_mm must be within [0.25, 10]");
+    if (!(max_tiles_share > 0)) return bad("max_tiles_share must be positive");
+    if (!(min_covered_share >= 0 && min_covered_share <= 1)) return bad("min_covered_share must be within [0, 1]");
+    if (!(min_precheck_covered_share >= 0 && min_precheck_covered_share <= min_covered_share)) return bad("min_precheck_covered_share must be within [0, min_covered_share]");
+    return Ok{};
+}
+
+std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& o) {
+    if (!o.enabled || !o.check()) return std::nullopt;
+    const auto sp = side_profiles(image, view, o);
+    if (!sp) return std::nullopt;
+    const double lo = sp->pitch * (1 - o.max_change), hi = sp->pitch * (1 + o.max_change);
+    const AxisFold fx = sharpest_fold(sp->x, lo, hi, 0.05);
+    const AxisFold fy = sharpest_fold(sp->y, lo, hi, 0.05);
+    // Per axis: the scale (new px per old px) and where the old view's tile sides are.
+    auto change = [&](const AxisFold& f) { return f.score >= o.min_fold ? std::abs(f.period / sp->pitch - 1) : 0.0; };
+    if (change(fx) < o.min_change && change(fy) < o.min_change) return std::nullopt;
+    return with_periods(image, view, *sp, fx, change(fx) >= o.min_change, fy, change(fy) >= o.min_change);
+}
+
+std::vector<LatticeView> subdivided_to_tiles(const cv::Mat& image, const LatticeView& view, const SubdivideOptions& o) {
+    if (!o.enabled || !o.check()) return {};
+    RescaleOptions coarse;
+    coarse.work_px_per_mm = o.work_px_per_mm;
+    const auto sp = side_profiles(image, view, coarse);
+    if (!sp) return {};
+    // Folding at a multiple of the tiles' period is as sharp as at the period itself: a lattice at
+    // twice (or 1.5 times) the tiles' pitch folds its inner tile sides into other phases, and the
+    // tiles' own period gathers them all. (On the true lattice a finer period gathers the tiles'
+    // middles, roads and walls, with its sides: folding 0.55-0.95 times as sharply.)
+    const double own_lo = sp->pitch * (1 - o.own_reach), own_hi = sp->pitch * (1 + o.own_reach);
+    const double lo = std::max(3.0, sp->pitch * o.min_share), hi = sp->pitch * o.max_share;
+    const AxisFold ox = sharpest_fold(sp->x, own_lo, own_hi, 0.05), oy = sharpest_fold(sp->y, own_lo, own_hi, 0.05);
+    const AxisFold fx = sharpest_fold(sp->x, lo, hi, 0.05), fy = sharpest_fold(sp->y, lo, hi, 0.05);
+    const bool take_x = fx.score >= o.min_fold && fx.score >= o.min_ratio * ox.score;
+    const bool take_y = fy.score >= o.min_fold && fy.score >= o.min_ratio * oy.score;
+    LatticeView bare = view;  // the variants' top views are left to their check
+    bare.top.release();
+    std::vector<LatticeView> out;
+    if (take_x && take_y) out.push_back(with_periods(image, bare, *sp, fx, true, fy, true));
+    if (take_x) out.push_back(with_periods(image, bare, *sp, fx, true, fy, false));
+    if (take_y) out.push_back(with_periods(image, bare, *sp, fx, false, fy, true));
     return out;
 }
 

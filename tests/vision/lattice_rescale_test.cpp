@@ -101,3 +101,71 @@ TEST_CASE("rescale options refuse a change range out of order", "[vision][board-
     reader.rescale.min_fold = 0.5;
     CHECK_FALSE(reader.check());
 }
+
+TEST_CASE("a lattice at twice or one and a half times the tiles' pitch is subdivided onto the tiles", "[vision][board-reader][lattice][subdivide]") {
+    // Easy renders, the fold's own lattice stretched to twice the pitch along both axes, and to
+    // 1.5 times along x and twice along y (medium 9018's candidate): each cell's tile sides inside
+    // it fold the top view's profiles at the tiles' pitch as sharply as the cells' own sides, and
+    // the first variant (both axes subdivided) sits on the tiles again.
+    for (const std::uint64_t seed : {3u, 4u}) {
+        auto r = vision::render_table(test::random_board(65, seed), vision::RenderOptions::for_difficulty(vision::Difficulty::Easy), seed);
+        REQUIRE(r);
+        auto view = vision::find_lattice(r->image);
+        REQUIRE(view);
+        REQUIRE(vision::rectification_rms_mm(*view, r->truth) < 3.0);
+        for (const auto& [sx, sy] : {std::pair{0.5, 0.5}, std::pair{1 / 1.5, 0.5}}) {
+            const auto coarse = stretched(*view, sx, sy);
+            const auto variants = vision::subdivided_to_tiles(r->image, coarse);
+            INFO("seed " << seed << ", cells " << 1 / sx << " x " << 1 / sy << " tiles: " << variants.size() << " variants");
+            REQUIRE_FALSE(variants.empty());
+            const double rms = vision::rectification_rms_mm(variants.front(), r->truth);
+            INFO("the coarse lattice " << vision::rectification_rms_mm(coarse, r->truth) << " mm, subdivided " << rms << " mm");
+            CHECK(rms < 3.0);
+        }
+        vision::SubdivideOptions off;
+        off.enabled = false;
+        CHECK(vision::subdivided_to_tiles(r->image, stretched(*view, 0.5, 0.5), off).empty());
+    }
+}
+
+TEST_CASE("a board whose only framed candidate covers two tiles a cell is read on its subdivided lattice", "[vision][board-reader][lattice][subdivide]") {
+    // The bench's medium boards 9018 (a sparse board on a plain grey table: the fold's only pitch
+    // pair is 1.5 and 2 times the tiles', framing its 32 cells 3.3 times, a sure board 90 mm off)
+    // and 7010 (a lattice framing 42 cells 4.9 times, 56 mm off). Subdivided: 4.7 and
+    // 2.1 mm. 7006 (a busy cloth): its true lattice halved along y frames the tiles' roads (101
+    // cells at 5.2) and is refused for its cell count; it stays on the tiles (2.7 mm).
+    const auto& catalog = *test::base_catalog_for_render();
+    auto rms_with = [&](const vision::Rendering& r, bool subdivide) {
+        vision::ReaderOptions options;
+        options.subdivide.enabled = subdivide;
+        auto reading = vision::read_board(r.image, catalog, options);
+        REQUIRE(reading);
+        REQUIRE(reading->found);
+        return vision::rectification_rms_mm(reading->view, r.truth);
+    };
+    for (const std::uint64_t seed : {9018u, 7010u}) {
+        const auto r = test::render_bench_board(seed, vision::Difficulty::Medium);
+        const double subdivided = rms_with(r, true), plain = rms_with(r, false);
+        INFO("seed " << seed << ": subdivided " << subdivided << " mm, without " << plain << " mm");
+        CHECK(subdivided < 5.0);
+        CHECK(plain > 40.0);
+    }
+    const auto busy = test::render_bench_board(7006, vision::Difficulty::Medium);
+    CHECK(rms_with(busy, true) < 5.0);
+}
+
+TEST_CASE("subdivide options refuse a period range out of order", "[vision][board-reader][bad-input]") {
+    vision::SubdivideOptions o;
+    CHECK(o.check());
+    o.min_share = 0.9;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.max_share = 1.2;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.max_tiles_share = 0;
+    CHECK_FALSE(o.check());
+    vision::ReaderOptions reader;
+    reader.subdivide.min_fold = 0.5;
+    CHECK_FALSE(reader.check());
+}

@@ -4,11 +4,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include <opencv2/core.hpp>
 
+#include "engine/atomic_file.h"
 #include "engine/json_text.h"
 #include "vision/image_io.h"
 #include "vision/truth_metrics.h"
@@ -44,11 +43,9 @@ struct SheetLabelFile {
 // Loads the tile-sheet label file (format "meeplecam-tile-sheet-labels", version 1; see the
 // file's note). Errors name the file and the entry.
 Result<SheetLabelFile> load_sheet_labels(const std::string& path, const Catalog& catalog) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return invalid(path, "cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto doc = parse_json_text(text.str(), path);
+    auto text = read_whole_file(path);
+    if (!text) return text.error();
+    auto doc = parse_json_text(text.value(), path);
     if (!doc) return doc.error();
     const nlohmann::json& j = doc.value();
     if (!j.is_object() || j.value("format", "") != "meeplecam-tile-sheet-labels") return invalid(path, "needs \"format\": \"meeplecam-tile-sheet-labels\"");

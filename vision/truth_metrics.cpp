@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <tuple>
 
+#include "engine/atomic_file.h"
 #include "engine/json_text.h"
 #include "vision/tile_classifier.h"
 
@@ -73,11 +72,9 @@ BoardReading reading_from_truth(const RenderTruth& truth, const Catalog& catalog
 }
 
 Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, const Catalog& catalog) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return invalid(path, "cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    auto doc = parse_json_text(text.str(), path);
+    auto text = read_whole_file(path);
+    if (!text) return text.error();
+    auto doc = parse_json_text(text.value(), path);
     if (!doc) return doc.error();
     const nlohmann::json& j = doc.value();
     if (!j.is_object() || !j.contains("tiles") || !j["tiles"].is_array()) return invalid(path, "needs a \"tiles\" array");

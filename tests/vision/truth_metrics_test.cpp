@@ -116,7 +116,7 @@ TEST_CASE("layout label files load, and bad ones name the file and the entry", "
     CHECK_THAT(error_of("meeplecam_labels_none.json", R"([1, 2])"), Catch::Contains("\"tiles\""));
     const auto missing = load_layout_labels((std::filesystem::temp_directory_path() / "meeplecam_no_such_labels.json").string(), *catalog);
     REQUIRE_FALSE(missing);
-    CHECK_THAT(missing.error().to_string(), Catch::Contains("cannot be read"));
+    CHECK_THAT(missing.error().to_string(), Catch::Contains("cannot open"));
 }
 
 TEST_CASE("the shipped real-photo labels are legal base-game boards", "[vision][truth]") {

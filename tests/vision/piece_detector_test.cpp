@@ -451,6 +451,40 @@ TEST_CASE("when both silhouettes fit about as well, the pose whose base lies wel
     CHECK_FALSE(bad.check());
 }
 
+TEST_CASE("two touching followers of one colour are cut apart and both found", "[vision][pieces][split]") {
+    // Seed 1007 (medium preset, as bench/vision renders it, on the true board): a yellow follower
+    // standing on a road touches a yellow one lying beside it; their pixels make one blob that no
+    // single silhouette fits well (0.52), so one follower was found where two are. Cut in two,
+    // each part is a follower its own silhouette fits (about 0.8).
+    vision::PieceDetectorOptions whole;
+    whole.split_below_fit = 0;  // never cut a blob
+    const auto before = detect_on_true_board(1007, whole);
+    const auto after = detect_on_true_board(1007, {});
+    const auto& truth = after.rendering.truth.pieces;
+    int yellow = 0, yellow_before = 0, yellow_after = 0, missed_after = 0, wrong_pose = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        missed_after += after.match[i] < 0;
+        if (truth[i].colour != "yellow") continue;
+        ++yellow;
+        yellow_before += before.match[i] >= 0;
+        yellow_after += after.match[i] >= 0;
+        if (after.match[i] >= 0) wrong_pose += after.detection.pieces[static_cast<std::size_t>(after.match[i])].lying != truth[i].lying;
+    }
+    INFO("yellow found " << yellow_before << " -> " << yellow_after << " of " << yellow << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(yellow_before == yellow - 1);  // the scene shows what the test is about
+    CHECK(yellow_after == yellow);
+    CHECK(missed_after == 0);
+    CHECK(wrong_pose == 0);
+    CHECK(after.unmatched <= before.unmatched);
+    // A scene without touching followers is left as it was: nothing cut there.
+    const auto clear_whole = detect_on_true_board(1001, whole);
+    const auto clear = detect_on_true_board(1001, {});
+    CHECK(clear.detection.pieces.size() == clear_whole.detection.pieces.size());
+    vision::PieceDetectorOptions bad;
+    bad.split_fit_gain = 1;
+    CHECK_FALSE(bad.check());
+}
+
 TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light from passing as followers", "[vision][pieces][light]") {
     // Seed 1009 (medium preset): olive-yellow grass under a light gradient; the board's terrain
     // colours alone leave the darker or lighter grass of some tiles unexplained, and its yellow

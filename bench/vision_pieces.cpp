@@ -296,6 +296,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
     detector.adapt_to_light = bench.adapt;
     if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
     if (!bench.split) detector.split_below_fit = 0;
+    if (!bench.shade) detector.achromatic_shade_mm = 0;
+    if (!bench.ferry_cover) detector.ferry_seen_share = 1;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -752,6 +754,11 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
             detector.adapt_to_light = bench.adapt;
             if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
             if (!bench.split) detector.split_below_fit = 0;
+            if (!bench.shade) detector.achromatic_shade_mm = 0;
+            if (!bench.ferry_cover) detector.ferry_seen_share = 1;
+    if (!bench.ferry_cover) detector.ferry_seen_share = 1;
+    if (!bench.shade) detector.achromatic_shade_mm = 0;
+    if (!bench.ferry_cover) detector.ferry_seen_share = 1;
             auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
             if (!detection) {
                 std::printf("  %-28s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());

@@ -103,6 +103,11 @@ struct PieceDetectorOptions {
                                      // 8 finds grey followers on grey roads in renders, but on the real photos it found 221 followers
                                      // where 184 were found, the new ones checked by eye false: off by default)
     double grow_fit_gain = 0.02;     // ... and the grown blob replaces the pieces in it when its silhouette fits this much better
+    double achromatic_shade_mm = 5;  // a grey follower's shaded faces are darker than the grey gate (black's or no gate's): a grey
+                                     // blob also grows this far over dark achromatic pixels no terrain explains, kept as growth is
+                                     // (grow_fit_gain; 0: never) ...
+    double shade_lit_share = 0.4;    // ... when at least this share of the grown blob is the grey gate's own pixels (and it took in
+                                     // less than half a follower of another colour's pixels: a black follower beside)
     double own_colour_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain whose own colour is the piece's explains a pixel
     double achromatic_lightness = 0.6;  // weight of lightness (else 0.25) when a grey terrain colour on the tiles (chroma within
                                         // the gate's) explains a pixel a black or grey gate passed (lightness is all that tells a
@@ -144,6 +149,8 @@ struct PieceDetectorOptions {
     double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr
     double token_share = 0.3;            // least share of a footprint's pixels of the piece's colour
     double needed_bridge_share = 0.15;   // where the tiles say a bridge must lie (a road meets a field side), this share is enough
+    double ferry_seen_share = 0.25;      // a ferry's share is taken over the footprint's pixels no follower may cover (a follower
+                                         // standing on the boat hides its wood), when at least this much of it is seen (1: the whole footprint)
     double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
     // A glare spot mixes white into the board (colours wash out: reds lose their chroma, black turns grey): its veil is
     // estimated from how far each terrain's darkest art rose off its own dark level, per block, and taken off the top view first.

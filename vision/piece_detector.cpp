@@ -379,7 +379,8 @@ cv::Vec3f lab_of(const cv::Scalar& bgr) {
 // A side's outward unit step (0 N, 1 E, 2 S, 3 W) in reading axes.
 cv::Point2d step_of(int side) { return {static_cast<double>(kSideDx[static_cast<std::size_t>(side)]), static_cast<double>(kSideDy[static_cast<std::size_t>(side)])}; }
 
-// Share of the pixels of a rotated rectangle (detection px) set in `mask`; 0 when it holds none.
+// Share of the pixels of a rotated rectangle (detection px) set in `mask`; 0 when it holds none. With
+// `hidden`, the share of its pixels not hidden, and 0 when under `min_seen` of the rectangle is seen.
 double footprint_share(const cv::Mat& mask, cv::Point2d centre, cv::Point2d along, double length, double width, const cv::Mat& hidden = {},
                        double min_seen = 0) {
     const cv::Point2d across(-along.y, along.x);

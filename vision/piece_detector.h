@@ -135,7 +135,7 @@ struct PieceDetectorOptions {
                                      // at least twice min_area_mm2 whose best silhouette overlaps it less than this is cut in two (k-means of
                                      // its pixels' positions; 0: never) ...
     double split_fit_gain = 0.2;     // ... and kept as two followers when each part is one whose silhouette fits this much better than the
-                                     // whole's (seed 1007's pair: 0.52 -> 0.78 and 0.82; a hand's grey shadow cut in two gained 0.10-0.19)
+                                     // whole's (seed 1007's pair: 0.52 -> 0.78 and 0.82; false grey blobs cut in two gained 0.10-0.19)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them go; 0: no limit
     double owned_confidence_weight = 0.25;  // ... sureness: the meeple silhouette's best fit + this x confidence (the colour's closeness)

@@ -781,6 +781,7 @@ Status PieceDetectorOptions::check() const {
     if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");
     if (!(achromatic_shade_mm >= 0 && achromatic_shade_mm <= meeple_mm)) return bad("achromatic_shade_mm must be within [0, meeple_mm]");
     if (!(shade_lit_share >= 0 && shade_lit_share <= 1)) return bad("shade_lit_share must be within [0, 1]");
+    if (!(grey_grow_mm >= 0 && grey_grow_mm <= meeple_mm)) return bad("grey_grow_mm must be within [0, meeple_mm]");
     if (!(own_colour_lightness >= 0 && own_colour_lightness <= 4)) return bad("own_colour_lightness must be within [0, 4]");
     if (!(achromatic_lightness >= 0 && achromatic_lightness <= 4)) return bad("achromatic_lightness must be within [0, 4]");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
@@ -1145,11 +1146,24 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     // piece's or between the two gates. Such dark achromatic pixels no terrain explains are `shade`, which a blob
     // of that colour may take in (step 3).
     int shade_model = -1;
-    for (int c = 0; c < n_colours && o.achromatic_shade_mm > 0; ++c) {
+    for (int c = 0; c < n_colours && (o.achromatic_shade_mm > 0 || o.grey_grow_mm > 0); ++c) {
         const auto& m = colours.colours[static_cast<std::size_t>(c)];
         if (m.achromatic && m.min_l > 0 && (shade_model < 0 || m.min_l > colours.colours[static_cast<std::size_t>(shade_model)].min_l)) shade_model = c;
     }
     cv::Mat shade(det_size, CV_8UC1, cv::Scalar(0));
+    // A road with a common grey colour (a light grey road) explains a grey follower's lit faces away: those
+    // pixels are `grey_lit`, which a grey blob may take in too (step 3).
+    std::array<bool, kTerrainKinds> greyish{};
+    if (shade_model >= 0 && o.grey_grow_mm > 0) {
+        const auto& road = terrain_colours[static_cast<std::size_t>(FeatureKind::Road)];
+        for (std::size_t i = 0; i < road.centres.size(); ++i) {
+            greyish[static_cast<std::size_t>(FeatureKind::Road)] =
+                greyish[static_cast<std::size_t>(FeatureKind::Road)] ||
+                (road.shares[i] >= o.common_share &&
+                 std::hypot(road.centres[i][1], road.centres[i][2]) <= colours.colours[static_cast<std::size_t>(shade_model)].max_chroma);
+        }
+    }
+    cv::Mat grey_lit(det_size, CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < det_size.height; ++y) {
         const auto* in = lab.ptr<cv::Vec3f>(y);
         const auto* ob = on_board.ptr<std::uint8_t>(y);
@@ -1165,7 +1179,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const double d = gate_distance(m, in[x]);
                 if (d < pick_d) pick = c, pick_d = d;
             }
-            const bool dark_achromatic = shade_model >= 0 && in[x][0] < colours.colours[static_cast<std::size_t>(shade_model)].min_l &&
+            const bool dark_achromatic = shade_model >= 0 && o.achromatic_shade_mm > 0 && in[x][0] < colours.colours[static_cast<std::size_t>(shade_model)].min_l &&
                                          std::hypot(in[x][1], in[x][2]) <= colours.colours[static_cast<std::size_t>(shade_model)].max_chroma;
             if (pick < 0 && !dark_achromatic) continue;
             // (A dark pixel no gate passes is judged as a face of the shade's colour.)
@@ -1205,6 +1219,7 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
                     explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
                 }
+                if (explained && pick >= 0 && pick == shade_model && greyish[static_cast<std::size_t>(k)]) grey_lit.at<std::uint8_t>(y, x) = 255;
             }
             if (explained) continue;
             if (dark_achromatic) shade.at<std::uint8_t>(y, x) = 255;
@@ -1276,11 +1291,16 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             grown = (reach & (passing == c)) | seeds;
         }
         if (c == shade_model) {
-            // A grey follower's shaded faces (the shade: darker than its gate) beside its lit ones.
-            const int shade_px = static_cast<int>(std::lround(o.achromatic_shade_mm * o.px_per_mm));
+            // A grey follower's shaded faces (the shade: darker than its gate) beside its lit ones, and its lit
+            // faces that a light grey road (or the road in a token's shadow) explained.
+            if (grown.empty()) grown = seeds.clone();
             cv::Mat reach;
-            cv::dilate(seeds, reach, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * shade_px + 1, 2 * shade_px + 1)));
-            grown = (reach & shade) | (grown.empty() ? seeds : grown);
+            for (const auto& [mm, over] : {std::pair<double, const cv::Mat*>{o.achromatic_shade_mm, &shade}, {o.grey_grow_mm, &grey_lit}}) {
+                if (mm <= 0) continue;
+                const int px = static_cast<int>(std::lround(mm * o.px_per_mm));
+                cv::dilate(seeds, reach, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * px + 1, 2 * px + 1)));
+                grown |= reach & *over;
+            }
         }
         if (!grown.empty()) tidy(grown);
         // A follower lies mostly on the tiles' interiors, not along the gaps between them; at the

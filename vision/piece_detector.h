@@ -108,6 +108,9 @@ struct PieceDetectorOptions {
                                      // (grow_fit_gain; 0: never) ...
     double shade_lit_share = 0.4;    // ... when at least this share of the grown blob is the grey gate's own pixels (and it took in
                                      // less than half a follower of another colour's pixels: a black follower beside)
+    double grey_grow_mm = 8;         // a grey blob also grows this far over the grey gate's pixels that a road with a common grey colour
+                                     // explained (or its shade beside a bridge: a grey follower's lit faces on a light grey road), kept as
+                                     // the shade is (0: never; over every terrain with a grey colour it invented a grey on a held-out city)
     double own_colour_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain whose own colour is the piece's explains a pixel
     double achromatic_lightness = 0.6;  // weight of lightness (else 0.25) when a grey terrain colour on the tiles (chroma within
                                         // the gate's) explains a pixel a black or grey gate passed (lightness is all that tells a

@@ -531,11 +531,12 @@ TEST_CASE("a grey follower on a light grey road is told from it by its lightness
     // a quarter (as for the shading of colourful pieces) the road's colours explain their lit faces
     // and what is left is too small or ragged; black and grey have nothing but lightness to tell
     // them from a road, so it counts more there (achromatic_lightness) and they are found whole.
-    // (The grey shade is left out of both: with lightness counted a quarter it joins one more
-    // fragment's shaded faces, which hides what this test is about.)
+    // (The grey shade and the grey's growth over a grey road are left out of both: with lightness
+    // counted a quarter they join the fragments' other faces, which hides what this test is about.)
     vision::PieceDetectorOptions quarter, lightness;
     quarter.achromatic_lightness = 0.25;
     quarter.achromatic_shade_mm = lightness.achromatic_shade_mm = 0;
+    quarter.grey_grow_mm = lightness.grey_grow_mm = 0;
     const auto before = detect_on_true_board(5009, quarter);
     const auto after = detect_on_true_board(5009, lightness);
     const auto [grey, grey_before, grey_after, missed_after] = count_greys(before, after);

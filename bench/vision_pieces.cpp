@@ -50,6 +50,20 @@ struct PieceStats {
     int token_games = 0, token_exact = 0;  // games with a bridge, ferry or castle, and their exact scores
 };
 
+// Turns the bench's switches into the detector's options (the defaults where a switch is left alone).
+vision::PieceDetectorOptions detector_options(const PiecesBenchOptions& bench) {
+    vision::PieceDetectorOptions detector;
+    detector.silhouette_pose = !bench.width_pose;
+    detector.lift_veil = bench.veil;
+    detector.adapt_to_light = bench.adapt;
+    if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
+    if (!bench.split) detector.split_below_fit = 0;
+    if (!bench.shade) detector.achromatic_shade_mm = 0;
+    if (!bench.grey_grow) detector.grey_grow_mm = 0;
+    if (!bench.ferry_cover) detector.ferry_seen_share = 1;
+    return detector;
+}
+
 double median_of(std::vector<double> v) {
     if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
@@ -285,16 +299,12 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                       const std::string& dump_dir, const std::vector<std::string>& expansions, const PiecesBenchOptions& bench) {
     PieceStats st;
     const auto& types = catalog->tiles();
-    vision::PieceDetectorOptions detector;  // look for the expansions' pieces only when they are in play
+    vision::PieceDetectorOptions detector = detector_options(bench);  // look for the expansions' pieces only when they are in play
     for (const auto& e : expansions) {
         detector.find_bridges = detector.find_bridges || e == "bridges" || e == "bridges-castles-bazaars";
         detector.find_castles = detector.find_castles || e == "castles" || e == "bridges-castles-bazaars";
     }
-    detector.silhouette_pose = !bench.width_pose;
     detector.keep_rejected = !dump_dir.empty();
-    detector.lift_veil = bench.veil;
-    detector.adapt_to_light = bench.adapt;
-    if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
     for (int b = 0; b < n; ++b) {
         const std::uint64_t seed = seed0 + static_cast<std::uint64_t>(b);
         RandomGameOptions rg;
@@ -745,11 +755,7 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 std::printf("  %-28s no board\n", f.filename().string().c_str());
                 continue;
             }
-            vision::PieceDetectorOptions detector;
-            detector.silhouette_pose = !bench.width_pose;
-            detector.lift_veil = bench.veil;
-            detector.adapt_to_light = bench.adapt;
-            if (bench.min_veil > 0) detector.min_veil = bench.min_veil;
+            const vision::PieceDetectorOptions detector = detector_options(bench);
             auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
             if (!detection) {
                 std::printf("  %-28s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());

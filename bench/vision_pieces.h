@@ -23,6 +23,10 @@ struct PiecesBenchOptions {
     bool veil = true;              // --no-veil: no glare veil lifted (PieceDetectorOptions::lift_veil, on by default; --veil: on)
     double min_veil = 0;           // --min-veil S: the detector's min_veil (0: its default)
     bool adapt = true;             // --no-adapt: the light's colour cast is not taken off (PieceDetectorOptions::adapt_to_light, on by default)
+    bool shade = true;             // --no-shade: a grey blob takes in no dark achromatic pixels (PieceDetectorOptions::achromatic_shade_mm 0)
+    bool grey_grow = true;         // --no-grey-grow: a grey blob does not grow over a grey road's pixels (PieceDetectorOptions::grey_grow_mm 0)
+    bool ferry_cover = true;       // --no-ferry-cover: a ferry's whole footprint is judged (PieceDetectorOptions::ferry_seen_share 1)
+    bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
                       const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});

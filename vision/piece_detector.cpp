@@ -379,8 +379,10 @@ cv::Vec3f lab_of(const cv::Scalar& bgr) {
 // A side's outward unit step (0 N, 1 E, 2 S, 3 W) in reading axes.
 cv::Point2d step_of(int side) { return {static_cast<double>(kSideDx[static_cast<std::size_t>(side)]), static_cast<double>(kSideDy[static_cast<std::size_t>(side)])}; }
 
-// Share of the pixels of a rotated rectangle (detection px) set in `mask`; 0 when it holds none.
-double footprint_share(const cv::Mat& mask, cv::Point2d centre, cv::Point2d along, double length, double width) {
+// Share of the pixels of a rotated rectangle (detection px) set in `mask`; 0 when it holds none. With
+// `hidden`, the share of its pixels not hidden, and 0 when under `min_seen` of the rectangle is seen.
+double footprint_share(const cv::Mat& mask, cv::Point2d centre, cv::Point2d along, double length, double width, const cv::Mat& hidden = {},
+                       double min_seen = 0) {
     const cv::Point2d across(-along.y, along.x);
     const std::vector<cv::Point2d> corners = {centre - along * (length / 2) - across * (width / 2), centre + along * (length / 2) - across * (width / 2),
                                               centre + along * (length / 2) + across * (width / 2), centre - along * (length / 2) + across * (width / 2)};
@@ -392,14 +394,20 @@ double footprint_share(const cv::Mat& mask, cv::Point2d centre, cv::Point2d alon
     for (auto& p : poly) p -= box.tl();
     cv::fillConvexPoly(area, poly, cv::Scalar(255));
     const int all = cv::countNonZero(area);
-    return all > 0 ? cv::countNonZero(area & mask(box)) / static_cast<double>(all) : 0.0;
+    if (!hidden.empty()) {
+        area &= ~hidden(box);
+        if (cv::countNonZero(area) < min_seen * all) return 0;
+    }
+    const int seen = cv::countNonZero(area);
+    return seen > 0 ? cv::countNonZero(area & mask(box)) / static_cast<double>(seen) : 0.0;
 }
 
 // Finds bridges, ferries and castle tokens where the rules allow them (see PieceDetectorOptions)
 // into out.tokens; a bridge is looked for on every tile (the reader may take a bridge for a
-// printed road). Returns where their shadows may fall (detection px): footprints widened by
-// their height.
-cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::array<cv::Mat, kTerrainKinds>& near,
+// printed road). A ferry is judged on the part of its footprint no follower may cover (`covered`:
+// a player's colour no terrain explains; a follower standing on the boat hides its wood).
+// Returns where their shadows may fall (detection px): footprints widened by their height.
+cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const cv::Mat& covered, const std::array<cv::Mat, kTerrainKinds>& near,
                    const std::array<TerrainColours, kTerrainKinds>& terrain_colours, const std::map<std::pair<int, int>, const DecodedTile*>& by_cell,
                    const std::vector<TileType>& types, const Frame& f, const PieceDetectorOptions& o, PieceDetection& out) {
     const double px = o.px_per_mm;
@@ -534,10 +542,10 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
         out.tokens.push_back(std::move(d));
     };
     // Bridges: per tile the better axis (bridges never cross); ferries: the best jetty pair of each lake.
-    auto best_of_tile = [&](const std::vector<Candidate>& list, const cv::Mat& mask, double height) {
+    auto best_of_tile = [&](const std::vector<Candidate>& list, const cv::Mat& mask, double height, const cv::Mat& hidden = {}) {
         std::map<const DecodedTile*, std::pair<double, const Candidate*>> best;
         for (const auto& c : list) {
-            const double share = footprint_share(mask, c.centre, c.along, c.length, c.width);
+            const double share = footprint_share(mask, c.centre, c.along, c.length, c.width, hidden, o.ferry_seen_share);
             auto& b = best[c.tile];
             if (b.second == nullptr || share > b.first) b = {share, &c};
         }
@@ -589,7 +597,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const std::arra
             reported.insert({c.tile->col, c.tile->row});
         }
     }
-    best_of_tile(ferry_list, wood_mask, z.ferry_height);
+    best_of_tile(ferry_list, wood_mask, z.ferry_height, o.ferry_seen_share < 1 ? covered : cv::Mat());
     for (const auto& c : castles) {
         const double share = footprint_share(stone_mask, c.centre, c.along, c.length, c.width);
         if (share >= o.token_share) report(c, share, z.castle_height);
@@ -764,11 +772,16 @@ Status PieceDetectorOptions::check() const {
     if (!(terrain_reach_mm >= 0 && terrain_reach_mm <= tile_mm / 2)) return bad("terrain_reach_mm must be within [0, tile_mm / 2]");
     if (!(gap_band_mm >= 0 && gap_band_mm <= tile_mm / 4)) return bad("gap_band_mm must be within [0, tile_mm / 4]");
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
+    if (!(split_below_fit >= 0 && split_below_fit <= 1)) return bad("split_below_fit must be within [0, 1]");
+    if (!(split_fit_gain >= 0 && split_fit_gain < 1)) return bad("split_fit_gain must be within [0, 1)");
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
     if (!(owned_confidence_weight >= 0 && owned_confidence_weight <= 10)) return bad("owned_confidence_weight must be within [0, 10]");
     if (!(local_min_mm2 >= 0)) return bad("local_min_mm2 must be >= 0");
     if (!(grow_mm >= 0 && grow_mm <= meeple_mm)) return bad("grow_mm must be within [0, meeple_mm]");
     if (!(grow_fit_gain > -1 && grow_fit_gain < 1)) return bad("grow_fit_gain must be within (-1, 1)");
+    if (!(achromatic_shade_mm >= 0 && achromatic_shade_mm <= meeple_mm)) return bad("achromatic_shade_mm must be within [0, meeple_mm]");
+    if (!(shade_lit_share >= 0 && shade_lit_share <= 1)) return bad("shade_lit_share must be within [0, 1]");
+    if (!(grey_grow_mm >= 0 && grey_grow_mm <= meeple_mm)) return bad("grey_grow_mm must be within [0, meeple_mm]");
     if (!(own_colour_lightness >= 0 && own_colour_lightness <= 4)) return bad("own_colour_lightness must be within [0, 4]");
     if (!(achromatic_lightness >= 0 && achromatic_lightness <= 4)) return bad("achromatic_lightness must be within [0, 4]");
     if (!(terrain_piece_share >= 0 && terrain_piece_share <= 1)) return bad("terrain_piece_share must be within [0, 1]");
@@ -785,6 +798,7 @@ Status PieceDetectorOptions::check() const {
     if (!(token_share > 0 && token_share < 1)) return bad("token_share must be within (0, 1)");
     if (!(lake_bridge_share >= token_share && lake_bridge_share <= 1)) return bad("lake_bridge_share must be within [token_share, 1]");
     if (!(needed_bridge_share > 0 && needed_bridge_share <= 1)) return bad("needed_bridge_share must be within (0, 1]");
+    if (!(ferry_seen_share > 0 && ferry_seen_share <= 1)) return bad("ferry_seen_share must be within (0, 1]");
     if (!(veil_block_mm >= 2 && veil_block_mm <= 4 * tile_mm)) return bad("veil_block_mm must be within [2, 4 x tile_mm]");
     if (!(veil_percentile >= 0 && veil_percentile <= 0.5)) return bad("veil_percentile must be within [0, 0.5]");
     if (!(min_veil > 0 && min_veil < 0.5)) return bad("min_veil must be within (0, 0.5)");
@@ -1073,19 +1087,38 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     cv::Mat shadow_zone;
     {
         // Pixels a colourful player's colour admits are no wood (a red or yellow follower lying across a tile is no bridge).
-        cv::Mat claimed(det_size, CV_8UC1, cv::Scalar(0));
+        // Pixels any player's colour admits that no terrain nearby explains may be a follower standing on a ferry (`covered`).
+        cv::Mat claimed(det_size, CV_8UC1, cv::Scalar(0)), covered(det_size, CV_8UC1, cv::Scalar(0));
+        const bool ferries_possible = o.ferry_seen_share < 1 && std::any_of(reading.tiles.begin(), reading.tiles.end(), [&](const DecodedTile& t) {
+            const auto& fs = types[static_cast<std::size_t>(t.type)].features;
+            return std::any_of(fs.begin(), fs.end(), [](const FeatureDef& d) { return d.kind == FeatureKind::Lake; });
+        });
         for (int y = 0; y < det_size.height; ++y) {
             const auto* in = lab.ptr<cv::Vec3f>(y);
+            const auto* ob = on_board.ptr<std::uint8_t>(y);
             auto* cl = claimed.ptr<std::uint8_t>(y);
+            auto* cov = covered.ptr<std::uint8_t>(y);
             for (int x = 0; x < det_size.width; ++x) {
+                const ColourModel* admits = nullptr;
                 for (const auto& m : colours.colours) {
-                    if (!m.achromatic && passes_gate(m, in[x])) cl[x] = 255;
+                    if (!passes_gate(m, in[x])) continue;
+                    if (!m.achromatic) cl[x] = 255;
+                    if (admits == nullptr) admits = &m;
                 }
+                if (admits == nullptr || !ob[x] || !ferries_possible) continue;
+                const double to_piece = piece_distance(*admits, in[x]) * o.piece_bias;
+                bool explained = false;
+                for (int k = 0; k < kTerrainKinds && !explained; ++k) {
+                    const auto& n = near[static_cast<std::size_t>(k)];
+                    if (n.empty() || !n.at<std::uint8_t>(y, x)) continue;
+                    explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
+                }
+                if (!explained) cov[x] = 255;
             }
         }
         // (The board's terrain colours only: a bridge is a large share of the terrain around it, which
         // a neighbourhood's colours would learn.)
-        shadow_zone = find_tokens(lab, on_board & ~claimed, near, terrain_colours, by_cell, types, frame, o, out);
+        shadow_zone = find_tokens(lab, on_board & ~claimed, covered, near, terrain_colours, by_cell, types, frame, o, out);
     }
     // Terrain colours in shade (near a token): each common colour darkened in RGB.
     std::array<TerrainColours, kTerrainKinds> shaded_colours;
@@ -1109,6 +1142,28 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     cv::Mat best(det_size, CV_8UC1, cv::Scalar(255));  // index of the passing colour, 255: none
     cv::Mat passing(det_size, CV_8UC1, cv::Scalar(255));  // the same before the terrains explain any: where a piece may grow
     cv::Mat closeness(det_size, CV_32FC1, cv::Scalar(0));
+    // The lightest achromatic colour (grey): its shaded faces fall under its gate's lightness, as dark as a black
+    // piece's or between the two gates. Such dark achromatic pixels no terrain explains are `shade`, which a blob
+    // of that colour may take in (step 3).
+    int shade_model = -1;
+    for (int c = 0; c < n_colours && (o.achromatic_shade_mm > 0 || o.grey_grow_mm > 0); ++c) {
+        const auto& m = colours.colours[static_cast<std::size_t>(c)];
+        if (m.achromatic && m.min_l > 0 && (shade_model < 0 || m.min_l > colours.colours[static_cast<std::size_t>(shade_model)].min_l)) shade_model = c;
+    }
+    cv::Mat shade(det_size, CV_8UC1, cv::Scalar(0));
+    // A road with a common grey colour (a light grey road) explains a grey follower's lit faces away: those
+    // pixels are `grey_lit`, which a grey blob may take in too (step 3).
+    std::array<bool, kTerrainKinds> greyish{};
+    if (shade_model >= 0 && o.grey_grow_mm > 0) {
+        const auto& road = terrain_colours[static_cast<std::size_t>(FeatureKind::Road)];
+        for (std::size_t i = 0; i < road.centres.size(); ++i) {
+            greyish[static_cast<std::size_t>(FeatureKind::Road)] =
+                greyish[static_cast<std::size_t>(FeatureKind::Road)] ||
+                (road.shares[i] >= o.common_share &&
+                 std::hypot(road.centres[i][1], road.centres[i][2]) <= colours.colours[static_cast<std::size_t>(shade_model)].max_chroma);
+        }
+    }
+    cv::Mat grey_lit(det_size, CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < det_size.height; ++y) {
         const auto* in = lab.ptr<cv::Vec3f>(y);
         const auto* ob = on_board.ptr<std::uint8_t>(y);
@@ -1124,30 +1179,36 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 const double d = gate_distance(m, in[x]);
                 if (d < pick_d) pick = c, pick_d = d;
             }
-            if (pick < 0) continue;
-            // (Not within reach of a terrain whose own colour this is: its art may show there.)
-            bool own_near = terrain.at<int>(y, x) < 0;
-            for (int k = 0; k < kTerrainKinds && !own_near; ++k) {
-                const auto& n = near[static_cast<std::size_t>(k)];
-                own_near = !n.empty() && n.at<std::uint8_t>(y, x) && own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
+            const bool dark_achromatic = shade_model >= 0 && o.achromatic_shade_mm > 0 && in[x][0] < colours.colours[static_cast<std::size_t>(shade_model)].min_l &&
+                                         std::hypot(in[x][1], in[x][2]) <= colours.colours[static_cast<std::size_t>(shade_model)].max_chroma;
+            if (pick < 0 && !dark_achromatic) continue;
+            // (A dark pixel no gate passes is judged as a face of the shade's colour.)
+            const int judged = pick >= 0 ? pick : shade_model;
+            if (pick >= 0) {
+                // (Not within reach of a terrain whose own colour this is: its art may show there.)
+                bool own_near = terrain.at<int>(y, x) < 0;
+                for (int k = 0; k < kTerrainKinds && !own_near; ++k) {
+                    const auto& n = near[static_cast<std::size_t>(k)];
+                    own_near = !n.empty() && n.at<std::uint8_t>(y, x) && own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
+                }
+                if (!own_near) passing.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>(pick);
             }
-            if (!own_near) passing.at<std::uint8_t>(y, x) = static_cast<std::uint8_t>(pick);
             // Background when a common colour of a terrain nearby (the board's, or this neighbourhood's) is
             // about as close as the piece colour.
             const int ti = local_tile(x, y);
-            const double to_piece = piece_distance(colours.colours[static_cast<std::size_t>(pick)], in[x]) * o.piece_bias;
+            const double to_piece = piece_distance(colours.colours[static_cast<std::size_t>(judged)], in[x]) * o.piece_bias;
             bool explained = false;
             for (int k = 0; k < kTerrainKinds && !explained; ++k) {
                 const auto& n = near[static_cast<std::size_t>(k)];
                 if (n.empty() || !n.at<std::uint8_t>(y, x)) continue;
                 // A terrain of the piece's own colour (green grass, a green follower) explains by lightness too:
                 // a follower's faces are shaded, the flat print is not.
-                const bool own = own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(pick)];
+                const bool own = own_colour[static_cast<std::size_t>(k)][static_cast<std::size_t>(judged)];
                 const double lw = own ? o.own_colour_lightness : 0.25;
                 // Black and grey against a grey terrain colour (a light grey road) are told by lightness
                 // alone: it counts more there. (A shadow on a coloured terrain keeps its hue, and the table
                 // beside the board is left as it was: no follower in play stands there.)
-                const auto& m = colours.colours[static_cast<std::size_t>(pick)];
+                const auto& m = colours.colours[static_cast<std::size_t>(judged)];
                 const double grey_chroma = m.achromatic && k != kTableTerrain ? m.max_chroma : -1;
                 explained = terrain_distance(terrain_colours[static_cast<std::size_t>(k)], in[x], o.common_share, lw, grey_chroma, o.achromatic_lightness) <
                             to_piece + o.terrain_margin;
@@ -1158,8 +1219,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 if (!explained && !shadow_zone.empty() && shadow_zone.at<std::uint8_t>(y, x)) {
                     explained = terrain_distance(shaded_colours[static_cast<std::size_t>(k)], in[x], o.common_share) < to_piece + o.terrain_margin;
                 }
+                if (explained && pick >= 0 && pick == shade_model && greyish[static_cast<std::size_t>(k)]) grey_lit.at<std::uint8_t>(y, x) = 255;
             }
             if (explained) continue;
+            if (dark_achromatic) shade.at<std::uint8_t>(y, x) = 255;
+            if (pick < 0) continue;
             b[x] = static_cast<std::uint8_t>(pick);
             cl[x] = static_cast<float>(std::max(0.0, 1.0 - pick_d));
         }
@@ -1225,8 +1289,20 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             cv::Mat reach;
             cv::dilate(seeds, reach, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * grow_px + 1, 2 * grow_px + 1)));
             grown = (reach & (passing == c)) | seeds;
-            tidy(grown);
         }
+        if (c == shade_model) {
+            // A grey follower's shaded faces (the shade: darker than its gate) beside its lit ones, and its lit
+            // faces that a light grey road (or the road in a token's shadow) explained.
+            if (grown.empty()) grown = seeds.clone();
+            cv::Mat reach;
+            for (const auto& [mm, over] : {std::pair<double, const cv::Mat*>{o.achromatic_shade_mm, &shade}, {o.grey_grow_mm, &grey_lit}}) {
+                if (mm <= 0) continue;
+                const int px = static_cast<int>(std::lround(mm * o.px_per_mm));
+                cv::dilate(seeds, reach, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * px + 1, 2 * px + 1)));
+                grown |= reach & *over;
+            }
+        }
+        if (!grown.empty()) tidy(grown);
         // A follower lies mostly on the tiles' interiors, not along the gaps between them; at the
         // board's rim it may lean over the table, which then counts for neither.
         auto on_interiors = [&](const cv::Mat& blob, const cv::Rect& box, int area) {
@@ -1234,12 +1310,13 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const int in_cells = cv::countNonZero(blob & (terrain(box) != kNoTile));
             return interior >= o.min_interior_share * in_cells && interior >= o.min_on_board_share * area;
         };
+        bool trying_split = false;  // (a part of a blob cut in two: its rejection is not reported)
         // The follower blob `i` of the labels `comp` (with their `stats`) would be; none when it is not one.
         auto evaluate = [&](const cv::Mat& comp, const cv::Mat& stats, int i) -> std::optional<DetectedPiece> {
             const double area_mm2 = stats.at<int>(i, cv::CC_STAT_AREA) / px2_per_mm2;
             // (--dump: why a blob is no follower, for blobs of at least a third of a follower's least area)
             auto reject = [&](const char* why) -> std::optional<DetectedPiece> {
-                if (o.keep_rejected && area_mm2 >= o.min_area_mm2 / 3) {
+                if (o.keep_rejected && !trying_split && area_mm2 >= o.min_area_mm2 / 3) {
                     DetectedPiece r;
                     r.kind = why;
                     r.colour = model.name;
@@ -1375,6 +1452,59 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         std::vector<std::optional<DetectedPiece>> by_seed(static_cast<std::size_t>(n));
         for (int i = 1; i < n; ++i) by_seed[static_cast<std::size_t>(i)] = evaluate(seed_comp, seed_stats, i);
         auto fit_of = [](const std::optional<DetectedPiece>& p) { return p ? std::max(p->fit_standing, p->fit_lying) : -1.0; };
+        // Two touching followers of one colour make one blob that one silhouette fits badly: cut such a follower's blob in two
+        // (k-means of its pixels' positions) and keep the two parts when each is a follower whose silhouette fits clearly better.
+        std::vector<std::optional<DetectedPiece>> second_of(static_cast<std::size_t>(n));
+        cv::Mat part_comp;
+        for (int i = 1; i < n && o.split_below_fit > 0; ++i) {
+            const int area_px = seed_stats.at<int>(i, cv::CC_STAT_AREA);
+            if (area_px < 2 * o.min_area_mm2 * px2_per_mm2 || area_px > 2 * o.max_area_mm2 * px2_per_mm2) continue;
+            const cv::Rect box(seed_stats.at<int>(i, cv::CC_STAT_LEFT), seed_stats.at<int>(i, cv::CC_STAT_TOP), seed_stats.at<int>(i, cv::CC_STAT_WIDTH),
+                               seed_stats.at<int>(i, cv::CC_STAT_HEIGHT));
+            const cv::Mat blob = seed_comp(box) == i;
+            const double whole_fit = fit_of(by_seed[static_cast<std::size_t>(i)]);
+            if (whole_fit < 0 || whole_fit >= o.split_below_fit) continue;
+            std::vector<cv::Point> pts;
+            cv::findNonZero(blob, pts);
+            cv::Mat data(static_cast<int>(pts.size()), 2, CV_32F), labels, centres;
+            for (std::size_t k = 0; k < pts.size(); ++k) {
+                data.at<float>(static_cast<int>(k), 0) = static_cast<float>(pts[k].x);
+                data.at<float>(static_cast<int>(k), 1) = static_cast<float>(pts[k].y);
+            }
+            cv::setRNGSeed(17);
+            cv::kmeans(data, 2, labels, cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 20, 0.1), 3, cv::KMEANS_PP_CENTERS, centres);
+            if (part_comp.empty()) part_comp = cv::Mat(det_size, CV_32SC1, cv::Scalar(0));
+            cv::Mat part_stats(3, 5, CV_32SC1, cv::Scalar(0));
+            for (int part = 1; part <= 2; ++part) {
+                // (each part's largest connected piece)
+                cv::Mat mask(box.size(), CV_8UC1, cv::Scalar(0));
+                for (std::size_t k = 0; k < pts.size(); ++k) {
+                    if (labels.at<int>(static_cast<int>(k)) == part - 1) mask.at<std::uint8_t>(pts[k]) = 255;
+                }
+                cv::Mat cc, cs, cm;
+                const int m = cv::connectedComponentsWithStats(mask, cc, cs, cm, 8, CV_32S);
+                int largest = 0;
+                for (int j = 1; j < m; ++j) {
+                    if (largest == 0 || cs.at<int>(j, cv::CC_STAT_AREA) > cs.at<int>(largest, cv::CC_STAT_AREA)) largest = j;
+                }
+                if (largest == 0) continue;
+                part_comp(box).setTo(part, cc == largest);
+                part_stats.at<int>(part, cv::CC_STAT_LEFT) = box.x + cs.at<int>(largest, cv::CC_STAT_LEFT);
+                part_stats.at<int>(part, cv::CC_STAT_TOP) = box.y + cs.at<int>(largest, cv::CC_STAT_TOP);
+                part_stats.at<int>(part, cv::CC_STAT_WIDTH) = cs.at<int>(largest, cv::CC_STAT_WIDTH);
+                part_stats.at<int>(part, cv::CC_STAT_HEIGHT) = cs.at<int>(largest, cv::CC_STAT_HEIGHT);
+                part_stats.at<int>(part, cv::CC_STAT_AREA) = cs.at<int>(largest, cv::CC_STAT_AREA);
+            }
+            // (the parts judged as any blob; a part that is no follower is not reported as rejected)
+            trying_split = true;
+            auto first = part_stats.at<int>(1, cv::CC_STAT_AREA) > 0 ? evaluate(part_comp, part_stats, 1) : std::nullopt;
+            auto second = first && part_stats.at<int>(2, cv::CC_STAT_AREA) > 0 ? evaluate(part_comp, part_stats, 2) : std::nullopt;
+            trying_split = false;
+            part_comp(box).setTo(0);
+            if (!first || !second || std::min(fit_of(first), fit_of(second)) < whole_fit + o.split_fit_gain) continue;
+            by_seed[static_cast<std::size_t>(i)] = std::move(first);
+            second_of[static_cast<std::size_t>(i)] = std::move(second);
+        }
         std::vector<bool> replaced(static_cast<std::size_t>(n), false);
         if (!grown.empty()) {
             // A grown blob replaces the seeds in it when its silhouette fits better than every one of
@@ -1399,6 +1529,17 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 int seed_area = 0;
                 for (const int i : in) seed_area += seed_stats.at<int>(i, cv::CC_STAT_AREA);
                 if (in.empty() || grown_stats.at<int>(g, cv::CC_STAT_AREA) == seed_area) continue;  // nothing grew
+                if (c == shade_model) {
+                    // (Mostly the colour's own lit faces, and no black piece's worth of pixels taken in: a black follower beside.)
+                    const cv::Rect gbox(grown_stats.at<int>(g, cv::CC_STAT_LEFT), grown_stats.at<int>(g, cv::CC_STAT_TOP),
+                                        grown_stats.at<int>(g, cv::CC_STAT_WIDTH), grown_stats.at<int>(g, cv::CC_STAT_HEIGHT));
+                    const cv::Mat in_grown = grown_comp(gbox) == g;
+                    const int other_colours = cv::countNonZero(in_grown & (best(gbox) != 255) & (best(gbox) != c));
+                    if (seed_area < o.shade_lit_share * grown_stats.at<int>(g, cv::CC_STAT_AREA) ||
+                        other_colours > 0.5 * o.min_area_mm2 * px2_per_mm2) {
+                        continue;
+                    }
+                }
                 double best_seed_fit = -1;
                 for (const int i : in) best_seed_fit = std::max(best_seed_fit, fit_of(by_seed[static_cast<std::size_t>(i)]));
                 auto piece = evaluate(grown_comp, grown_stats, g);
@@ -1408,7 +1549,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             }
         }
         for (int i = 1; i < n; ++i) {
-            if (!replaced[static_cast<std::size_t>(i)] && by_seed[static_cast<std::size_t>(i)]) out.pieces.push_back(std::move(*by_seed[static_cast<std::size_t>(i)]));
+            if (replaced[static_cast<std::size_t>(i)]) continue;
+            if (by_seed[static_cast<std::size_t>(i)]) out.pieces.push_back(std::move(*by_seed[static_cast<std::size_t>(i)]));
+            if (second_of[static_cast<std::size_t>(i)]) out.pieces.push_back(std::move(*second_of[static_cast<std::size_t>(i)]));
         }
     }
     attach_followers(frame, o, out);

@@ -103,6 +103,14 @@ struct PieceDetectorOptions {
                                      // 8 finds grey followers on grey roads in renders, but on the real photos it found 221 followers
                                      // where 184 were found, the new ones checked by eye false: off by default)
     double grow_fit_gain = 0.02;     // ... and the grown blob replaces the pieces in it when its silhouette fits this much better
+    double achromatic_shade_mm = 5;  // a grey follower's shaded faces are darker than the grey gate (black's or no gate's): a grey
+                                     // blob also grows this far over dark achromatic pixels no terrain explains, kept as growth is
+                                     // (grow_fit_gain; 0: never) ...
+    double shade_lit_share = 0.4;    // ... when at least this share of the grown blob is the grey gate's own pixels (and it took in
+                                     // less than half a follower of another colour's pixels: a black follower beside)
+    double grey_grow_mm = 8;         // a grey blob also grows this far over the grey gate's pixels that a road with a common grey colour
+                                     // explained (or its shade beside a bridge: a grey follower's lit faces on a light grey road), kept as
+                                     // the shade is (0: never; over every terrain with a grey colour it invented a grey on a held-out city)
     double own_colour_lightness = 0.6;  // weight of lightness (else 0.25) when a terrain whose own colour is the piece's explains a pixel
     double achromatic_lightness = 0.6;  // weight of lightness (else 0.25) when a grey terrain colour on the tiles (chroma within
                                         // the gate's) explains a pixel a black or grey gate passed (lightness is all that tells a
@@ -126,6 +134,11 @@ struct PieceDetectorOptions {
                                      // feature's edge as a share of the feature's deepest point on the tile) by at least this wins
     double min_fit = 0.4;            // a blob no meeple silhouette overlaps this well (intersection over union) is no follower
                                      // (not applied at the board's rim, where the table cuts or joins the outline)
+    double split_below_fit = 0.6;    // two touching followers of one colour are one blob that one silhouette fits badly: a follower's blob of
+                                     // at least twice min_area_mm2 whose best silhouette overlaps it less than this is cut in two (k-means of
+                                     // its pixels' positions; 0: never) ...
+    double split_fit_gain = 0.2;     // ... and kept as two followers when each part is one whose silhouette fits this much better than the
+                                     // whole's (seed 1007's pair: 0.52 -> 0.78 and 0.82; false grey blobs cut in two gained 0.10-0.19)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them go; 0: no limit
     double owned_confidence_weight = 0.25;  // ... sureness: the meeple silhouette's best fit + this x confidence (the colour's closeness)
@@ -139,6 +152,8 @@ struct PieceDetectorOptions {
     double wood_hue_deg = 28;            // wood pixels lie this close in hue to wood_bgr
     double token_share = 0.3;            // least share of a footprint's pixels of the piece's colour
     double needed_bridge_share = 0.15;   // where the tiles say a bridge must lie (a road meets a field side), this share is enough
+    double ferry_seen_share = 0.25;      // a ferry's share is taken over the footprint's pixels no follower may cover (a follower
+                                         // standing on the boat hides its wood), when at least this much of it is seen (1: the whole footprint)
     double lake_bridge_share = 0.6;      // on a tile read as a lake tile, a bridge needs this much (a ferry covers about half a bridge's footprint)
     // A glare spot mixes white into the board (colours wash out: reds lose their chroma, black turns grey): its veil is
     // estimated from how far each terrain's darkest art rose off its own dark level, per block, and taken off the top view first.

@@ -451,6 +451,40 @@ TEST_CASE("when both silhouettes fit about as well, the pose whose base lies wel
     CHECK_FALSE(bad.check());
 }
 
+TEST_CASE("two touching followers of one colour are cut apart and both found", "[vision][pieces][split]") {
+    // Seed 1007 (medium preset, as bench/vision renders it, on the true board): a yellow follower
+    // standing on a road touches a yellow one lying beside it; their pixels make one blob that no
+    // single silhouette fits well (0.52), so one follower was found where two are. Cut in two,
+    // each part is a follower its own silhouette fits (about 0.8).
+    vision::PieceDetectorOptions whole;
+    whole.split_below_fit = 0;  // never cut a blob
+    const auto before = detect_on_true_board(1007, whole);
+    const auto after = detect_on_true_board(1007, {});
+    const auto& truth = after.rendering.truth.pieces;
+    int yellow = 0, yellow_before = 0, yellow_after = 0, missed_after = 0, wrong_pose = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        missed_after += after.match[i] < 0;
+        if (truth[i].colour != "yellow") continue;
+        ++yellow;
+        yellow_before += before.match[i] >= 0;
+        yellow_after += after.match[i] >= 0;
+        if (after.match[i] >= 0) wrong_pose += after.detection.pieces[static_cast<std::size_t>(after.match[i])].lying != truth[i].lying;
+    }
+    INFO("yellow found " << yellow_before << " -> " << yellow_after << " of " << yellow << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(yellow_before == yellow - 1);  // the scene shows what the test is about
+    CHECK(yellow_after == yellow);
+    CHECK(missed_after == 0);
+    CHECK(wrong_pose == 0);
+    CHECK(after.unmatched <= before.unmatched);
+    // A scene without touching followers is left as it was: nothing cut there.
+    const auto clear_whole = detect_on_true_board(1001, whole);
+    const auto clear = detect_on_true_board(1001, {});
+    CHECK(clear.detection.pieces.size() == clear_whole.detection.pieces.size());
+    vision::PieceDetectorOptions bad;
+    bad.split_fit_gain = 1;
+    CHECK_FALSE(bad.check());
+}
+
 TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light from passing as followers", "[vision][pieces][light]") {
     // Seed 1009 (medium preset): olive-yellow grass under a light gradient; the board's terrain
     // colours alone leave the darker or lighter grass of some tiles unexplained, and its yellow
@@ -497,10 +531,14 @@ TEST_CASE("a grey follower on a light grey road is told from it by its lightness
     // a quarter (as for the shading of colourful pieces) the road's colours explain their lit faces
     // and what is left is too small or ragged; black and grey have nothing but lightness to tell
     // them from a road, so it counts more there (achromatic_lightness) and they are found whole.
-    vision::PieceDetectorOptions quarter;
+    // (The grey shade and the grey's growth over a grey road are left out of both: with lightness
+    // counted a quarter they join the fragments' other faces, which hides what this test is about.)
+    vision::PieceDetectorOptions quarter, lightness;
     quarter.achromatic_lightness = 0.25;
+    quarter.achromatic_shade_mm = lightness.achromatic_shade_mm = 0;
+    quarter.grey_grow_mm = lightness.grey_grow_mm = 0;
     const auto before = detect_on_true_board(5009, quarter);
-    const auto after = detect_on_true_board(5009, {});
+    const auto after = detect_on_true_board(5009, lightness);
     const auto [grey, grey_before, grey_after, missed_after] = count_greys(before, after);
     INFO("grey found " << grey_before << " -> " << grey_after << " of " << grey << "; invented " << before.unmatched << " -> " << after.unmatched);
     CHECK(grey_before <= grey - 2);  // the scene shows what the test is about
@@ -509,6 +547,33 @@ TEST_CASE("a grey follower on a light grey road is told from it by its lightness
     CHECK(after.unmatched <= before.unmatched);
     quarter.achromatic_lightness = -1;
     CHECK_FALSE(quarter.check());
+}
+
+TEST_CASE("a grey follower's shaded faces (darker than the grey gate) join its lit ones", "[vision][pieces][light]") {
+    // Seed 1009 (medium preset, dusk art, on the true board): a grey follower standing on a road at the
+    // board's rim. Its lit faces pass the grey gate (L 29-40), its shaded ones fall under it (L 22-25, as
+    // dark as a black piece or between the two gates), so the lit faces alone are two fragments (60 and
+    // 38 mm2, too small). Taking in the dark achromatic pixels beside them that no terrain explains
+    // gives the whole follower.
+    vision::PieceDetectorOptions lit_only;
+    lit_only.achromatic_shade_mm = 0;
+    const auto before = detect_on_true_board(1009, lit_only);
+    const auto after = detect_on_true_board(1009, {});
+    const auto [grey, grey_before, grey_after, missed_after] = count_greys(before, after);
+    INFO("grey found " << grey_before << " -> " << grey_after << " of " << grey << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(grey_before == grey - 1);  // the scene shows what the test is about
+    CHECK(grey_after == grey);
+    CHECK(missed_after == 0);
+    CHECK(after.unmatched <= before.unmatched);
+    // Black followers stay black (the shade is taken in by grey blobs only, not a black piece's worth of it).
+    int black_wrong = 0;
+    const auto& truth = after.rendering.truth.pieces;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        if (after.match[i] >= 0) black_wrong += (truth[i].colour == "black") != (after.detection.pieces[static_cast<std::size_t>(after.match[i])].colour == "black");
+    }
+    CHECK(black_wrong == 0);
+    lit_only.shade_lit_share = 2;
+    CHECK_FALSE(lit_only.check());
 }
 
 TEST_CASE("a follower of the grass's own colour is told from the flat print by its shading", "[vision][pieces][light]") {

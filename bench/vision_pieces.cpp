@@ -61,6 +61,7 @@ vision::PieceDetectorOptions detector_options(const PiecesBenchOptions& bench) {
     if (!bench.shade) detector.achromatic_shade_mm = 0;
     if (!bench.grey_grow) detector.grey_grow_mm = 0;
     if (!bench.ferry_cover) detector.ferry_seen_share = 1;
+    detector.light_cast.road_white = bench.road_white;
     return detector;
 }
 
@@ -755,13 +756,17 @@ void pieces_real(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 std::printf("  %-28s no board\n", f.filename().string().c_str());
                 continue;
             }
-            const vision::PieceDetectorOptions detector = detector_options(bench);
+            vision::PieceDetectorOptions detector = detector_options(bench);
+            detector.keep_rejected = std::getenv("VB_REJECTED") != nullptr;
             auto detection = vision::detect_pieces(image.value(), reading.value(), *catalog, vision::ColourModels::daylight(), detector);
             if (!detection) {
                 std::printf("  %-28s %s\n", f.filename().string().c_str(), detection.error().to_string().c_str());
                 continue;
             }
             ++photos;
+            if (std::getenv("VB_REJECTED") && f.filename().string() == std::getenv("VB_REJECTED")) {
+                for (const auto& r : detection->rejected) std::printf("    rejected %s %s at %.0f,%.0f area %.0f mm2 solidity %.2f fit %.2f/%.2f\n", r.colour.c_str(), r.kind.c_str(), r.image_px.x, r.image_px.y, r.area_mm2, r.solidity, r.fit_standing, r.fit_lying);
+            }
             std::map<std::string, int> by_colour;
             for (const auto& d : detection->pieces) ++by_colour[d.colour];
             total += static_cast<int>(detection->pieces.size());

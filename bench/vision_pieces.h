@@ -25,6 +25,7 @@ struct PiecesBenchOptions {
     bool adapt = true;             // --no-adapt: the light's colour cast is not taken off (PieceDetectorOptions::adapt_to_light, on by default)
     bool shade = true;             // --no-shade: a grey blob takes in no dark achromatic pixels (PieceDetectorOptions::achromatic_shade_mm 0)
     bool grey_grow = true;         // --no-grey-grow: a grey blob does not grow over a grey road's pixels (PieceDetectorOptions::grey_grow_mm 0)
+    bool road_white = false;       // --road-white: on art no reference matches, the roads are taken as the light's white (LightCastOptions::road_white)
     bool ferry_cover = true;       // --no-ferry-cover: a ferry's whole footprint is judged (PieceDetectorOptions::ferry_seen_share 1)
     bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
 };

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 
 #include "vision/tile_art.h"
@@ -98,6 +99,57 @@ const std::vector<ArtReference>& art_references(const Catalog& catalog) {
     return it->second;
 }
 
+// The correction that makes the lightest road pixels neutral (their chromatic log gains taken off),
+// when the road shows on enough of the tiles, is pale, and its cast lies within
+// [min_cast, road_max_cast]; none otherwise.
+std::optional<cv::Vec3d> road_cast(const cv::Mat& bgr, const cv::Mat& terrain, const ChannelHistograms& measured, int all, const LightCastOptions& o) {
+    const int road = cast_slot(static_cast<int>(FeatureKind::Road));
+    if (road < 0 || measured.count[static_cast<std::size_t>(road)] < o.min_terrain_share * all) return std::nullopt;
+    // The road pixels' brightness (sum of the channels), and the lightest road_top_share of them.
+    std::array<int, 766> brightness{};
+    int n = 0;
+    for (int y = 0; y < bgr.rows; y += 2) {
+        const auto* px = bgr.ptr<cv::Vec3b>(y);
+        const auto* t = terrain.ptr<int>(y);
+        for (int x = 0; x < bgr.cols; x += 2) {
+            if (t[x] != static_cast<int>(FeatureKind::Road)) continue;
+            ++brightness[static_cast<std::size_t>(px[x][0] + px[x][1] + px[x][2])];
+            ++n;
+        }
+    }
+    int threshold = 765;
+    for (int seen = 0; threshold > 0; --threshold) {
+        seen += brightness[static_cast<std::size_t>(threshold)];
+        if (seen >= o.road_top_share * n) break;
+    }
+    ChannelHistograms light;
+    for (int y = 0; y < bgr.rows; y += 2) {
+        const auto* px = bgr.ptr<cv::Vec3b>(y);
+        const auto* t = terrain.ptr<int>(y);
+        for (int x = 0; x < bgr.cols; x += 2) {
+            if (t[x] == static_cast<int>(FeatureKind::Road) && px[x][0] + px[x][1] + px[x][2] >= threshold) light.add(0, px[x]);
+        }
+    }
+    if (light.count[0] == 0) return std::nullopt;
+    cv::Vec3d log_value;
+    double value = 0;
+    for (int c = 0; c < 3; ++c) {
+        const double m = light.median(0, c);
+        value += m / 3;
+        log_value[c] = std::log(m + 4);
+    }
+    if (value < o.road_min_value) return std::nullopt;
+    const double mean = (log_value[0] + log_value[1] + log_value[2]) / 3;
+    double largest = 0;
+    cv::Vec3d correction;
+    for (int c = 0; c < 3; ++c) {
+        largest = std::max(largest, std::abs(log_value[c] - mean));
+        correction[c] = std::clamp(std::exp(-(log_value[c] - mean)), 1 / o.max_gain, o.max_gain);
+    }
+    if (largest < o.min_cast || largest > o.road_max_cast) return std::nullopt;
+    return correction;
+}
+
 }  // namespace
 
 Status LightCastOptions::check() const {
@@ -106,6 +158,10 @@ Status LightCastOptions::check() const {
     if (!(min_cast >= 0 && min_cast <= 1)) return bad("min_cast must be within [0, 1]");
     if (!(max_gain >= 1 && max_gain <= 4)) return bad("max_gain must be within [1, 4]");
     if (!(min_terrain_share >= 0 && min_terrain_share < 1)) return bad("min_terrain_share must be within [0, 1)");
+    if (!(road_top_share > 0 && road_top_share <= 1)) return bad("road_top_share must be within (0, 1]");
+    if (!(road_min_value >= 0 && road_min_value <= 255)) return bad("road_min_value must be within [0, 255]");
+    if (!(road_max_cast >= 0 && road_max_cast <= 1)) return bad("road_max_cast must be within [0, 1]");
+    if (!(road_max_veil >= 0 && road_max_veil <= 1)) return bad("road_max_veil must be within [0, 1]");
     return Ok{};
 }
 
@@ -162,6 +218,13 @@ LightCast estimate_light_cast(const cv::Mat& bgr, const cv::Mat& terrain, const 
     }
     cast.applied = best_residual <= o.max_residual && largest >= o.min_cast;
     if (!cast.applied) cast.correction_bgr = cv::Vec3d(1, 1, 1);
+    if (best_residual > o.max_residual && o.road_white) {
+        if (const auto road = road_cast(bgr, terrain, measured, all, o)) {
+            cast.art = "roads";
+            cast.correction_bgr = *road;
+            cast.applied = true;
+        }
+    }
     return cast;
 }
 

@@ -8,7 +8,9 @@
 // maps the known colours onto the ones measured in the frame is the light's colour. Its
 // chromatic part (the gains over their geometric mean: the exposure is left alone) is taken off
 // the frame before the gates, so the daylight models see daylight colours again. Art matching no
-// reference within `max_residual` (a real tile set unlike the built-in styles) is left alone.
+// reference within `max_residual` (a real tile set unlike the built-in styles) is measured on its
+// roads instead: real sets draw them white or pale grey, so their colour is the light's
+// (LightCastOptions::road_white, off by default; the cast's `art` then reads "roads").
 #pragma once
 
 #include <string>
@@ -35,6 +37,16 @@ struct LightCastOptions {
     double min_cast = 0.02;         // casts whose largest chromatic log gain is under this are left (no change)
     double max_gain = 2.0;          // no channel is scaled by more than this (or less than its inverse)
     double min_terrain_share = 0.03;  // a terrain counts when it covers this share of the decoded tiles' pixels
+    // Art matching no reference (a real tile set): its roads are taken as the light's white. Real tile sets draw
+    // their roads white or a pale grey; under warm or cold light they carry the light's colour.
+    bool road_white = false;        // take the cast off the roads' colour when no reference art matched (off: on the renders it
+                                    // also fires on glare and dusk frames and costs exact scores; docs/vision.md "Road white")
+    double road_top_share = 0.25;   // the road pixels measured: this share of them, the lightest (the label band is wider than a
+                                    // real road: grass and the road's edges fill the rest)
+    double road_min_value = 110;    // ... when their median (mean of B, G, R, 0..255) is at least this light (a pale road, not art or shade)
+    double road_max_cast = 0.35;    // ... and their largest chromatic log gain is at most this (a stronger "cast" is the art's own colour)
+    double road_max_veil = 0.4;     // detect_pieces: not after lifting a glare veil stronger than this (the glare whitened the roads
+                                    // unevenly: a rendered glare board's veil 0.62; real photos' 0-0.30)
     Status check() const;
 };
 

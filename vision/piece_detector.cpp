@@ -984,7 +984,9 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     }
     // 1c. The light's colour, from the decoded terrains against the known art, taken off.
     if (o.adapt_to_light) {
-        out.light_cast = estimate_light_cast(det, terrain, catalog, o.light_cast);
+        LightCastOptions light = o.light_cast;
+        light.road_white = light.road_white && out.veil_peak <= light.road_max_veil;
+        out.light_cast = estimate_light_cast(det, terrain, catalog, light);
         remove_light_cast(det, out.light_cast);
     }
     cv::Mat lab;

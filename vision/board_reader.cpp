@@ -1108,7 +1108,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
         return reading.found && pairs >= options.min_side_pairs && agreeing < options.min_side_agreement * pairs;
     };
-    // Holes in the board that the table mask and the seams took for tiles (lit wood among dusk
+    // Holes in the board that the table mask and the seams took for tiles (wood among dusk
     // art: medium 13016) teach the city the table's colour, read as full cities and disagree with
     // the tiles around them. The tiles whose sides mostly disagree (disagreeing_tiles), at most
     // relearn_share of those read, are offered again teaching nothing (as cells offered on their

@@ -1110,8 +1110,8 @@ TEST_CASE("grass a little off its colour over part of the board is read as field
 }
 
 TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision][board-reader][classify][refusal]") {
-    // The bench's medium board 13016 (dusk art on an orange wood table lit in the middle), its
-    // lattice right (0.6 mm): 14 holes in the board show lit wood the table mask calls tile, and
+    // The bench's medium board 13016 (dusk art on an orange wood table), its lattice right
+    // (0.6 mm): 14 holes in the board show wood the table mask calls tile, and
     // the seams do not drop (the wood lies near the dusk art's colours). They taught the city the
     // wood's colour and read as full cities, 30 of 118 touching sides disagreed, and the board
     // was refused as tiles laid out apart. With the tiles whose sides mostly disagree teaching

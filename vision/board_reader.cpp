@@ -123,6 +123,8 @@ Status ReaderOptions::check() const {
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
     if (!(min_side_agreement >= 0 && min_side_agreement <= 1)) return invalid("reader options", "min_side_agreement must be within [0, 1]");
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
+    if (!(relearn_share >= 0 && relearn_share < 1)) return invalid("reader options", "relearn_share must be within [0, 1)");
+    if (min_relearn_disagreeing < 1 || min_relearn_disagreeing > 4) return invalid("reader options", "min_relearn_disagreeing must be within [1, 4]");
     if (!(min_unary_gain >= 0)) return invalid("reader options", "min_unary_gain must be >= 0 (1 or more: off)");
     if (!(min_median_alignment >= 0 && min_median_alignment <= 2)) return invalid("reader options", "min_median_alignment must be within [0, 2]");
     if (min_aligned_cells < 1) return invalid("reader options", "min_aligned_cells must be at least 1");
@@ -300,6 +302,40 @@ std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const 
         }
     }
     return {pairs, agreeing};
+}
+
+// The decoded tiles (hidden ones left out) whose touching sides mostly disagree with their
+// neighbours', taken greedily: the tile with the most disagreeing sides (at least
+// `min_disagreeing`, more than it has agreeing) first, its sides then no longer counted. Holes in
+// the board read as tiles (the table's colour taken for the art's) disagree with the tiles
+// around them on most sides; a tile beside one keeps its other sides.
+std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& tiles, const Catalog& catalog, int min_disagreeing) {
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    std::map<std::pair<int, int>, const DecodedTile*> at;
+    for (const auto& t : tiles) {
+        if (!t.hidden) at[{t.col, t.row}] = &t;
+    }
+    const auto& types = catalog.tiles();
+    std::set<std::pair<int, int>> out;
+    while (true) {
+        std::pair<int, int> worst{0, 0};
+        int worst_unlike = 0, worst_like = 0;
+        for (const auto& [cell, t] : at) {
+            int like = 0, unlike = 0;
+            for (int s = 0; s < 4; ++s) {
+                const auto it = at.find({cell.first + dc[s], cell.second + dr[s]});
+                if (it == at.end()) continue;
+                const bool same = edge_of(types[static_cast<std::size_t>(t->type)], t->rot, s) ==
+                                  edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, (s + 2) % 4);
+                (same ? like : unlike) += 1;
+            }
+            if (unlike > worst_unlike || (unlike == worst_unlike && like < worst_like)) worst = cell, worst_unlike = unlike, worst_like = like;
+        }
+        if (worst_unlike < min_disagreeing || worst_unlike <= worst_like) break;
+        out.insert(worst);
+        at.erase(worst);
+    }
+    return out;
 }
 
 // Touching sides of each cell's best hypothesis alone (the classifier's reading before the
@@ -1028,19 +1064,22 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     if (options.grow_rounds > 0 && static_cast<int>(cells.size()) < game_copies(catalog, options.decoder.edition)) {
         cells = add_outlined_neighbours(frame, reading.view, std::move(cells), options, seams);
     }
-    reading.offered = cells;
-    const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier);
-    clock.add_to(stages.classify);
-    reading.ms_classify = elapsed_ms(classified_at);
-    const auto decoded_at = std::chrono::steady_clock::now();
-    reading.tiles = decode_board(hyps, catalog, options.decoder);
-    clock.add_to(stages.decode);
-    decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
-    clock.add_to(stages.pennants);
-    reading.ms_decode = elapsed_ms(decoded_at);
-    reading.found = !reading.tiles.empty();
-    if (!reading.found) reading.message = "no board found";
-    {
+    // Classifies and decodes `offered`, filling the reading's tiles and evidence; `since`: when
+    // the classification's time began; `untaught`: cells read by occupancy that teach nothing.
+    auto read_cells = [&](std::vector<CellObservation> offered, std::chrono::steady_clock::time_point since,
+                          const std::set<std::pair<int, int>>& untaught) {
+        reading.offered = std::move(offered);
+        const auto hyps = classify_cells(reading.view, reading.offered, catalog, options.classifier);
+        clock.add_to(stages.classify);
+        reading.ms_classify += elapsed_ms(since);
+        const auto decoded_at = std::chrono::steady_clock::now();
+        reading.tiles = decode_board(hyps, catalog, options.decoder);
+        clock.add_to(stages.decode);
+        decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
+        clock.add_to(stages.pennants);
+        reading.ms_decode += elapsed_ms(decoded_at);
+        reading.found = !reading.tiles.empty();
+        reading.message = reading.found ? "" : "no board found";
         auto& e = reading.evidence;
         std::tie(e.side_pairs, e.sides_agreeing) = side_agreement(reading.tiles, catalog);
         std::tie(e.unary_pairs, e.unary_agreeing) = unary_agreement(hyps, catalog);
@@ -1049,7 +1088,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         // measured by (a decoy's plain cells grown by a few framed ones; real test_4 0.71 -> 0.78).
         std::set<std::pair<int, int>> outlined;
         for (const auto& c : reading.offered) {
-            if (!c.teaches) outlined.insert({c.col, c.row});
+            if (!c.teaches && !untaught.count({c.col, c.row})) outlined.insert({c.col, c.row});
         }
         std::vector<CellObservation> shown;
         for (const auto& t : reading.tiles) {
@@ -1061,11 +1100,40 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         for (const auto& c : holes) shown.push_back(c);
         e.aligned_cells = static_cast<int>(shown.size());
         e.median_alignment = median_alignment(reading.view, shown, options.lattice);
-    }
+    };
+    read_cells(cells, classified_at, {});
     // On a board the decoder makes touching sides agree; tiles laid out apart (a printed
     // reference sheet, tiles sorted in rows) leave many that cannot.
-    if (const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
-        reading.found && pairs >= options.min_side_pairs && agreeing < options.min_side_agreement * pairs) {
+    auto sides_disagree = [&] {
+        const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
+        return reading.found && pairs >= options.min_side_pairs && agreeing < options.min_side_agreement * pairs;
+    };
+    // Holes in the board that the table mask and the seams took for tiles (wood among dusk
+    // art: medium 13016) teach the city the table's colour, read as full cities and disagree with
+    // the tiles around them. The tiles whose sides mostly disagree (disagreeing_tiles), at most
+    // relearn_share of those read, are offered again teaching nothing (as cells offered on their
+    // outline alone): the terrain model is learnt without them, and the classifier's table model
+    // may then drop them: they are sampled as table instead (classify_cells). That reading is
+    // kept when its sides agree, over min_side_pairs at least, and it lost at most relearn_share
+    // of the tiles; a tile laid out apart that is still read as a tile still disagrees.
+    if (sides_disagree() && options.relearn_share > 0) {
+        const auto untaught = disagreeing_tiles(reading.tiles, catalog, options.min_relearn_disagreeing);
+        if (!untaught.empty() && static_cast<double>(untaught.size()) <= options.relearn_share * static_cast<double>(reading.tiles.size())) {
+            auto first = std::make_tuple(reading.offered, reading.tiles, reading.evidence);  // kept when the sides disagree again
+            auto offered = reading.offered;
+            for (auto& c : offered) c.teaches = c.teaches && !untaught.count({c.col, c.row});
+            read_cells(std::move(offered), std::chrono::steady_clock::now(), untaught);
+            const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
+            const bool kept = reading.found && pairs >= options.min_side_pairs && agreeing >= options.min_side_agreement * pairs &&
+                              static_cast<double>(reading.tiles.size()) >= (1 - options.relearn_share) * static_cast<double>(std::get<1>(first).size());
+            if (!kept) {
+                std::tie(reading.offered, reading.tiles, reading.evidence) = std::move(first);
+                reading.found = true;
+            }
+        }
+    }
+    if (sides_disagree()) {
+        const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
         reading.found = false;
         reading.message = "no board found: " + std::to_string(pairs - agreeing) + " of " + std::to_string(pairs) +
                           " touching sides do not match (tiles laid out apart, not a board)";

@@ -442,6 +442,10 @@ struct ReaderOptions {
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
     int min_side_pairs = 8;          // ...when it has at least this many touching sides (tiles laid out apart: a reference sheet)
+    double relearn_share = 0.25;     // ...unless, with the tiles whose sides mostly disagree (holes the table mask took for tiles;
+                                     // at most this share of those read) teaching the terrain model nothing, the reading made again
+                                     // matches and keeps 1 - this share of the tiles at least (0: off; refusal15)...
+    int min_relearn_disagreeing = 2; // ...a tile counted so has at least this many touching sides disagreeing, more than agree
     double min_unary_gain = 0.1;     // when the lattice taken shows no tiles (the fold's fallback) or holds under 2 min_checked_tiles
                                      // cells, every candidate over min_checked_tiles cells is classified, and one whose cells' best
                                      // hypotheses continue each other's roads on this share of sides more than the choice's replaces it

@@ -817,6 +817,10 @@ TEST_CASE("a lattice framing many cells weakly beats one framing few sharply", "
                 // unsure lattices reads it within 3 mm (1.5 mm) on the clear tier alone (terrain14).
                 r.classifier.swapped_restart = false;
                 r.classifier.grass_restart = false;
+                // And the reading again of a board refused by its sides (refusal15): with it, hard
+                // 1011's reading on the clear tier alone (1.6 mm, refused by its sides without
+                // the restarts) is kept.
+                r.relearn_share = 0;
             },
             3.0,
             "weak_tile_contrast " + std::to_string(weak_tile_contrast));
@@ -965,9 +969,8 @@ struct TileRead {
 };
 
 // Renders the bench's board `seed` at `preset` (60-80 tiles of a random game, as bench/vision
-// draws them) and reads it; returns every true tile whose cell was read.
-std::vector<TileRead> bench_board_read(std::uint64_t seed, vision::Difficulty preset) {
-    const auto& catalog = *base();
+// draws them).
+vision::Rendering bench_board(std::uint64_t seed, vision::Difficulty preset) {
     RandomGameOptions rg;
     rg.seed = seed;
     rg.max_tiles = 60 + static_cast<int>(seed % 21);
@@ -975,18 +978,26 @@ std::vector<TileRead> bench_board_read(std::uint64_t seed, vision::Difficulty pr
     REQUIRE(game);
     auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(preset), seed);
     REQUIRE(r);
-    auto reading = vision::read_board(r->image, catalog);
+    return std::move(r.value());
+}
+
+// Reads the bench's board `seed` at `preset` (bench_board); returns every true tile whose cell
+// was read, and in `invented` (when given) the tiles read on cells where none lies.
+std::vector<TileRead> bench_board_read(std::uint64_t seed, vision::Difficulty preset, int* invented = nullptr) {
+    const auto& catalog = *base();
+    const vision::Rendering r = bench_board(seed, preset);
+    auto reading = vision::read_board(r.image, catalog);
     REQUIRE(reading);
     REQUIRE(reading->found);
     const auto& view = reading->view;
     // The board's quarter turn in the top view, from the first tile's NW -> NE edge.
-    const cv::Point2d nw = vision::apply_homography(view.image_to_top, r->truth.tiles[0].corners_px[0]);
-    const cv::Point2d ne = vision::apply_homography(view.image_to_top, r->truth.tiles[0].corners_px[1]);
+    const cv::Point2d nw = vision::apply_homography(view.image_to_top, r.truth.tiles[0].corners_px[0]);
+    const cv::Point2d ne = vision::apply_homography(view.image_to_top, r.truth.tiles[0].corners_px[1]);
     const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
     std::map<std::pair<int, int>, const vision::DecodedTile*> read;
     for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
     std::vector<TileRead> out;
-    for (const auto& t : r->truth.tiles) {
+    for (const auto& t : r.truth.tiles) {
         const auto it = read.find(cell_of(view, t.centre_px));
         if (it == read.end()) continue;
         TileRead tr;
@@ -997,6 +1008,7 @@ std::vector<TileRead> bench_board_read(std::uint64_t seed, vision::Difficulty pr
         tr.right = tr.read->id == t.tile && ((it->second->rot - want) % period + period) % period == 0;
         out.push_back(tr);
     }
+    if (invented) *invented = static_cast<int>(reading->tiles.size() - out.size());
     return out;
 }
 
@@ -1099,6 +1111,31 @@ TEST_CASE("grass a little off its colour over part of the board is read as field
         CHECK(misread <= 3);
         CHECK(as_city <= 1);
     }
+}
+
+TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision][board-reader][classify][refusal]") {
+    // The bench's medium board 13016 (dusk art on an orange wood table), its lattice right
+    // (0.6 mm): 14 holes in the board show wood the table mask calls tile, and
+    // the seams do not drop (the wood lies near the dusk art's colours). They taught the city the
+    // wood's colour and read as full cities, 30 of 118 touching sides disagreed, and the board
+    // was refused as tiles laid out apart. With the tiles whose sides mostly disagree teaching
+    // nothing (ReaderOptions::relearn_share), the classifier's table model drops the holes.
+    const auto& catalog = *base();
+    vision::ReaderOptions off;
+    off.relearn_share = 0;
+    const vision::Rendering r = bench_board(13016, vision::Difficulty::Medium);
+    auto refused = vision::read_board(r.image, catalog, off);
+    REQUIRE(refused);
+    INFO("without relearning: " << (refused->found ? "read, " + std::to_string(refused->tiles.size()) + " tiles" : refused->message));
+    CHECK(!refused->found);
+    int misread = 0, invented = 0;
+    const auto tiles = bench_board_read(13016, vision::Difficulty::Medium, &invented);
+    for (const auto& t : tiles) misread += !t.right;
+    INFO(misread << " of " << tiles.size() << " tiles misread, " << invented << " invented (of 72 true tiles)");
+    // Measured: 64 of 72 read, 0 misread, 0 invented (7 missed beside the hand or by the mask, 1 under the hand).
+    CHECK(tiles.size() >= 60);
+    CHECK(misread <= 2);
+    CHECK(invented <= 2);
 }
 
 TEST_CASE("a monastery without a road is not read with a road stub", "[vision][board-reader][classify]") {

@@ -439,7 +439,7 @@ struct SearchFrame {
 
 // The lattice view of one attempt: square cells of the pitch at px_per_mm, gap lines on multiples of it.
 Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& o, const cv::Matx33d& work_to_affine, const Period& px,
-                                    const Period& py, const std::vector<cv::Point>& pts, const SearchFrame& frame) {
+                                    const Period& py, const std::vector<cv::Point>& pts, const SearchFrame& frame, const cv::Mat& pair_board) {
     LatticeView view;
     view.px_per_mm = o.px_per_mm;
     view.frame = image.size();
@@ -466,6 +466,12 @@ Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& 
     // The top view is sampled from the full-resolution frame: the work image is for geometry only.
     if (o.warp_top) cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
+    if (frame.colours_fail && !pair_board.empty()) {
+        // The colours cannot tell the board from the table: the cells near the direction pair's
+        // own edges are the board's (on a cloth at other angles, the tiles).
+        cv::warpPerspective(pair_board, view.not_table, work_to_top, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        return view;
+    }
     cv::Mat valid(frame.mask_small.size(), CV_8UC1, cv::Scalar(255));
     cv::warpPerspective(frame.colours_fail ? valid : frame.mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
                         cv::BORDER_CONSTANT, cv::Scalar(0));
@@ -625,6 +631,8 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         Period px, py;
         double score = -1;
         bool first = false;  // the pitch pair the fold prefers for its direction pair, folding at least min_lattice_score
+        double support = 0;  // the weaker of its two directions' (smoothed, discounted) edge lengths
+        cv::Mat pair_board;  // when the colours fail: where its pair's edges lie (work px), else empty
     };
     // Each pair of directions is tried on its own (one per core); their results are merged in
     // pair order, as a sequential loop would make them.
@@ -723,7 +731,8 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
             const double score = std::min(px.score, py.score);
             if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_candidate_score) continue;
             const bool preferred = k == 0 && score >= o.min_lattice_score && (o.image_to_table_mm || j < static_cast<std::size_t>(kDirectionCandidates));
-            out.attempts.push_back({work_to_affine, px, py, score, preferred});
+            out.attempts.push_back({work_to_affine, px, py, score, preferred, std::min(smooth[static_cast<std::size_t>(dir1)], smooth[static_cast<std::size_t>(dir2)]),
+                                    frame.colours_fail ? pair_region : cv::Mat()});
             any = any || out.attempts.back().first;
         }
         if (!any) out.failure = "no board found: no periodic gaps between tiles";
@@ -742,7 +751,11 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     }
     // The lattices the fold prefers come first (sharpest first), then the weaker ones and the
     // other pitches; the reader checks them against the tiles in this order.
-    std::stable_sort(attempts.begin(), attempts.end(), [](const Attempt& l, const Attempt& r) {
+    std::stable_sort(attempts.begin(), attempts.end(), [&](const Attempt& l, const Attempt& r) {
+        // Without the board's colours a cloth's stripes fold more sharply than the tiles' gaps
+        // (a printed pattern repeats exactly): the pair of directions the tiles' edges support
+        // best comes first, its pitches in the fold's order.
+        if (frame.colours_fail && o.table_line_discount > 0 && l.support != r.support) return l.support > r.support;
         if (l.first != r.first) return l.first;
         return l.score > r.score;
     });
@@ -759,7 +772,7 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         });
         if (repeated) continue;
         kept.push_back(&attempt);
-        auto built = lattice_view_of(image, o, attempt.work_to_affine, attempt.px, attempt.py, pts, frame);
+        auto built = lattice_view_of(image, o, attempt.work_to_affine, attempt.px, attempt.py, pts, frame, attempt.pair_board);
         if (!built) continue;
         built->score = attempt.score;
         built->strong = attempt.first;

@@ -43,6 +43,12 @@ struct LatticeOptions {
     double border_band = 0.06;       // share of the frame along each edge whose colours are taken as table
     double not_table_ratio = 0.35;   // a colour is "not table" when this much rarer along the edge than overall
     int table_lightness_reach = 1;   // ...at its own lightness and this many coarse lightness bins (of 4) either side (glare, gradients)
+    // When the colours do not tell the board from the table (a cloth in the tiles' colours; the whole frame is searched):
+    double table_line_discount = 1.0; // per direction, the line length the frame's edge band (table only) predicts over the rest of the
+                                      // frame is taken off the direction histogram, times this (0: off; a cloth's stripes outvote the tiles)
+                                      // (the pairs then come best supported first: a cloth's stripes fold more sharply than the gaps)
+    double pair_region_reach = 1.0 / 40; // ...and each direction pair's gaps are read, and its cells taken as occupied, within this (share
+                                         // of work_side) of its own edges, not over the whole table (0: the whole frame)
     double min_board_share = 0.01;   // below this share of non-table pixels the whole frame is searched
     double min_segment = 1.0 / 40;   // shortest line segment, share of work_side
     double min_board_segment = 1.0 / 80; // ...near the board, when min_segment gives no lattice there (small tiles: their sides are short)
@@ -112,7 +118,8 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& opt
 // The candidate lattices, best first: every pair of edge directions gives its preferred pitch
 // pair and up to `pitch_alternatives` others (the pitch doubled per axis, other strong
 // correlations); those folding at least min_lattice_score as preferred come first, sharpest
-// first, then the rest down to min_candidate_score. Searched near the board's colours, or in
+// first, then the rest down to min_candidate_score (when the colours fail: the direction pairs
+// the discounted edge lengths support best first, LatticeOptions::table_line_discount). Searched near the board's colours, or in
 // the whole frame (`whole_frame`). find_lattice returns the first when it is strong. Errors
 // as find_lattice.
 Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& options, bool whole_frame);

@@ -33,6 +33,8 @@ constexpr int kPeakSuppressDeg = 10;      // peaks at least this far apart (degr
 constexpr double kMaxAffineStretch = 4.0; // an affine view this many times affine_side is a bad rectification
 constexpr std::size_t kMinSideGroup = 4;   // a group of cells apart from the largest is kept from this size...
 constexpr double kSideGroupShare = 0.2;   // ...and this share of the largest (occupancy can split a board where tiles look like the table)
+constexpr int kTableTurnDeg = 3;         // a table line's direction in the edge band and near the board differ by up to this (perspective)
+constexpr int kBandSamples = 16;         // points along a segment telling how much of it lies in the frame's edge band
 constexpr int kLineReach = 7;             // edges used for the vanishing points end within this (work px, diameter) of the board's colours
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
@@ -90,6 +92,7 @@ struct Segment {
     cv::Point2d dir;   // unit direction
     double angle = 0;  // degrees in [0, 180)
     double length = 0; // work px
+    cv::Point2f from, to;  // work px
 };
 
 // The angle (degrees) between a segment and the direction from its middle to point v.
@@ -392,6 +395,8 @@ Status LatticeOptions::check() const {
     if (!(not_table_ratio > 0 && not_table_ratio < 1)) return bad("not_table_ratio must be within (0, 1)");
     if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
+    if (!(table_line_discount >= 0)) return bad("table_line_discount must be at least 0");
+    if (!(pair_region_reach >= 0 && pair_region_reach < 0.5)) return bad("pair_region_reach must be within [0, 0.5)");
     if (!(min_segment > 0 && min_segment < 0.5)) return bad("min_segment must be within (0, 0.5)");
     if (!(min_board_segment > 0 && min_board_segment <= min_segment)) return bad("min_board_segment must be within (0, min_segment]");
     if (!(family_deg > 1 && family_deg < 45)) return bad("family_deg must be within (1, 45)");
@@ -434,7 +439,7 @@ struct SearchFrame {
 
 // The lattice view of one attempt: square cells of the pitch at px_per_mm, gap lines on multiples of it.
 Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& o, const cv::Matx33d& work_to_affine, const Period& px,
-                                    const Period& py, const std::vector<cv::Point>& pts, const SearchFrame& frame) {
+                                    const Period& py, const std::vector<cv::Point>& pts, const SearchFrame& frame, const cv::Mat& pair_board) {
     LatticeView view;
     view.px_per_mm = o.px_per_mm;
     view.frame = image.size();
@@ -461,6 +466,12 @@ Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& 
     // The top view is sampled from the full-resolution frame: the work image is for geometry only.
     if (o.warp_top) cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
+    if (frame.colours_fail && !pair_board.empty()) {
+        // The colours cannot tell the board from the table: the cells near the direction pair's
+        // own edges are the board's (on a cloth at other angles, the tiles).
+        cv::warpPerspective(pair_board, view.not_table, work_to_top, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        return view;
+    }
     cv::Mat valid(frame.mask_small.size(), CV_8UC1, cv::Scalar(255));
     cv::warpPerspective(frame.colours_fail ? valid : frame.mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
                         cv::BORDER_CONSTANT, cv::Scalar(0));
@@ -497,10 +508,9 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     // Straight edges near the board.
     cv::Mat grey;
     cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
-    std::vector<cv::Vec4f> raw;
+    std::vector<cv::Vec4f> raw, all;
     const double min_len = o.min_segment * o.work_side;
     {
-        std::vector<cv::Vec4f> all;
         cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
         auto inside = [&](double x, double y) {
             return lines_region.at<std::uint8_t>(std::clamp(static_cast<int>(y), 0, lines_region.rows - 1), std::clamp(static_cast<int>(x), 0, lines_region.cols - 1)) != 0;
@@ -524,6 +534,8 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         Segment s;
         const cv::Point2d a = (cv::Point2d(l[0], l[1]) - centre) / norm, b = (cv::Point2d(l[2], l[3]) - centre) / norm;
         s.length = std::hypot(l[2] - l[0], l[3] - l[1]);
+        s.from = {l[0], l[1]};
+        s.to = {l[2], l[3]};
         s.mid = (a + b) * 0.5;
         s.dir = (b - a) / cv::norm(b - a);
         s.line = cv::Vec3d(a.x, a.y, 1).cross(cv::Vec3d(b.x, b.y, 1));
@@ -542,6 +554,44 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         for (int k = -6; k <= 6; ++k) {
             smooth[static_cast<std::size_t>(i)] += hist[static_cast<std::size_t>(((i + k) % kAngleBins + kAngleBins) % kAngleBins)] *
                                                    std::exp(-0.5 * k * k / (kAngleSmoothDeg * kAngleSmoothDeg));
+        }
+    }
+    // When the colours do not tell the board (a cloth in the tiles' colours), every edge of the
+    // frame votes and a cloth's stripes outvote the tiles. The table's own lines run through the
+    // frame's edge band as densely as anywhere on the table: per direction, the length the band's
+    // density predicts over the rest is taken off, so the directions only the board shows lead.
+    // (A calibrated plane measures directions on the table, the band's in the frame: not done.)
+    if (o.table_line_discount > 0 && frame.colours_fail && !norm_to_table) {
+        const int bx = std::max(1, static_cast<int>(o.border_band * work.cols)), by = std::max(1, static_cast<int>(o.border_band * work.rows));
+        std::vector<double> band(kAngleBins, 0.0);
+        for (const auto& l : all) {
+            const double len = std::hypot(l[2] - l[0], l[3] - l[1]);
+            if (len < min_len) continue;
+            int in_band = 0;  // of kBandSamples points along the segment
+            for (int k = 0; k < kBandSamples; ++k) {
+                const double t = (k + 0.5) / kBandSamples, x = l[0] + t * (l[2] - l[0]), y = l[1] + t * (l[3] - l[1]);
+                in_band += x < bx || y < by || x >= work.cols - bx || y >= work.rows - by;
+            }
+            const double angle = std::fmod(std::atan2(l[3] - l[1], l[2] - l[0]) * 180 / kPi + 360.0, 180.0);
+            band[static_cast<std::size_t>(std::min(kAngleBins - 1, static_cast<int>(angle)))] += len * in_band / kBandSamples;
+        }
+        const double band_area = static_cast<double>(work.total()) - static_cast<double>(work.cols - 2 * bx) * (work.rows - 2 * by);
+        cv::Mat table_near;
+        cv::bitwise_and(lines_region, ~board_work, table_near);
+        const double share = o.table_line_discount * cv::countNonZero(table_near) / std::max(1.0, band_area);
+        // Smoothed like the histogram, then the most within kTableTurnDeg: perspective turns a
+        // stripe by a few degrees between the frame's edge and the board.
+        std::vector<double> predicted(kAngleBins, 0.0);
+        for (int i = 0; i < kAngleBins; ++i) {
+            for (int k = -6; k <= 6; ++k) {
+                predicted[static_cast<std::size_t>(i)] += band[static_cast<std::size_t>(((i + k) % kAngleBins + kAngleBins) % kAngleBins)] *
+                                                          std::exp(-0.5 * k * k / (kAngleSmoothDeg * kAngleSmoothDeg));
+            }
+        }
+        for (int i = 0; i < kAngleBins; ++i) {
+            double most = 0;
+            for (int k = -kTableTurnDeg; k <= kTableTurnDeg; ++k) most = std::max(most, predicted[static_cast<std::size_t>(((i + k) % kAngleBins + kAngleBins) % kAngleBins)]);
+            smooth[static_cast<std::size_t>(i)] = std::max(0.0, smooth[static_cast<std::size_t>(i)] - share * most);
         }
     }
     auto circ = [](double a, double b) { return std::abs(std::remainder(a - b, 180.0)); };
@@ -581,6 +631,8 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         Period px, py;
         double score = -1;
         bool first = false;  // the pitch pair the fold prefers for its direction pair, folding at least min_lattice_score
+        double support = 0;  // the weaker of its two directions' (smoothed, discounted) edge lengths
+        cv::Mat pair_board;  // when the colours fail: where its pair's edges lie (work px), else empty
     };
     // Each pair of directions is tried on its own (one per core); their results are merged in
     // pair order, as a sequential loop would make them.
@@ -656,7 +708,17 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         if (affine_size.width > kMaxAffineStretch * o.affine_side || affine_size.height > kMaxAffineStretch * o.affine_side) return;
         cv::Mat affine_grey, affine_mask;
         cv::warpPerspective(grey, affine_grey, work_to_affine, affine_size, cv::INTER_LINEAR, cv::BORDER_REPLICATE);
-        cv::warpPerspective(region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        // When the colours cannot tell the board from the table, the gaps are read near this
+        // pair's own edges (on a cloth at other angles: the tiles), not over the whole table.
+        cv::Mat pair_region = region;
+        if (frame.colours_fail && o.pair_region_reach > 0) {
+            pair_region = cv::Mat(work.size(), CV_8UC1, cv::Scalar(0));
+            const int reach = std::max(1, static_cast<int>(o.pair_region_reach * o.work_side));
+            for (const auto* fam : {&fam1, &fam2}) {
+                for (const auto& seg : *fam) cv::line(pair_region, seg.from, seg.to, cv::Scalar(255), 2 * reach + 1);
+            }
+        }
+        cv::warpPerspective(pair_region, affine_mask, work_to_affine, affine_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
         cv::Mat g, dxx, dyy;
         affine_grey.convertTo(g, CV_32F);
         cv::GaussianBlur(g, g, cv::Size(), kBlurSigma);
@@ -669,7 +731,8 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
             const double score = std::min(px.score, py.score);
             if (px.pitch <= 0 || py.pitch <= 0 || score < o.min_candidate_score) continue;
             const bool preferred = k == 0 && score >= o.min_lattice_score && (o.image_to_table_mm || j < static_cast<std::size_t>(kDirectionCandidates));
-            out.attempts.push_back({work_to_affine, px, py, score, preferred});
+            out.attempts.push_back({work_to_affine, px, py, score, preferred, std::min(smooth[static_cast<std::size_t>(dir1)], smooth[static_cast<std::size_t>(dir2)]),
+                                    frame.colours_fail ? pair_region : cv::Mat()});
             any = any || out.attempts.back().first;
         }
         if (!any) out.failure = "no board found: no periodic gaps between tiles";
@@ -688,7 +751,11 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     }
     // The lattices the fold prefers come first (sharpest first), then the weaker ones and the
     // other pitches; the reader checks them against the tiles in this order.
-    std::stable_sort(attempts.begin(), attempts.end(), [](const Attempt& l, const Attempt& r) {
+    std::stable_sort(attempts.begin(), attempts.end(), [&](const Attempt& l, const Attempt& r) {
+        // Without the board's colours a cloth's stripes fold more sharply than the tiles' gaps
+        // (a printed pattern repeats exactly): the pair of directions the tiles' edges support
+        // best comes first, its pitches in the fold's order.
+        if (frame.colours_fail && o.table_line_discount > 0 && l.support != r.support) return l.support > r.support;
         if (l.first != r.first) return l.first;
         return l.score > r.score;
     });
@@ -705,7 +772,7 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
         });
         if (repeated) continue;
         kept.push_back(&attempt);
-        auto built = lattice_view_of(image, o, attempt.work_to_affine, attempt.px, attempt.py, pts, frame);
+        auto built = lattice_view_of(image, o, attempt.work_to_affine, attempt.px, attempt.py, pts, frame, attempt.pair_board);
         if (!built) continue;
         built->score = attempt.score;
         built->strong = attempt.first;

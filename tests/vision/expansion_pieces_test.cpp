@@ -146,6 +146,34 @@ Staged staged_scene(std::uint64_t seed) {
 
 constexpr std::uint64_t kSeed = 7;
 
+// A finished game of the three expansions as bench/vision renders it for `seed` (medium preset,
+// 2 + seed % 5 players), with the true board read from its truth: the pieces alone are tested.
+struct TrueBoard {
+    vision::Rendering rendering;
+    vision::BoardReading board;
+
+    // The pieces detected with `options` (bridges and castles looked for too).
+    vision::PieceDetection detect(vision::PieceDetectorOptions options) const {
+        options.find_bridges = options.find_castles = true;
+        auto detection = vision::detect_pieces(rendering.image, board, *expansion_catalog(), vision::ColourModels::daylight(), options);
+        REQUIRE(detection);
+        return std::move(detection.value());
+    }
+};
+
+TrueBoard bench_true_board(std::uint64_t seed) {
+    RandomGameOptions rg;
+    rg.seed = seed;
+    rg.players = 2 + static_cast<int>(seed % 5);
+    rg.expansions = kExpansions;
+    auto game = play_random_game(expansion_catalog(), rg);
+    REQUIRE(game);
+    auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
+    REQUIRE(rendering);
+    auto board = vision::reading_from_truth(rendering->truth, *expansion_catalog(), rendering->image.size());
+    return {std::move(rendering.value()), std::move(board)};
+}
+
 }  // namespace
 
 TEST_CASE("bridges, ferries and castle tokens are rendered with their truth", "[vision][pieces][expansions]") {
@@ -484,32 +512,23 @@ TEST_CASE("a ferry a follower stands on is judged on the wood left in sight", "[
     // board): a blue follower stands on a ferry and hides most of its wood, so the footprint's share of
     // wood stayed under token_share. Taken over the pixels no follower covers, it passes; no other
     // ferry is found or lost.
-    constexpr std::uint64_t seed = 5006;
-    RandomGameOptions rg;
-    rg.seed = seed;
-    rg.players = 2 + static_cast<int>(seed % 5);
-    rg.expansions = kExpansions;
-    auto game = play_random_game(expansion_catalog(), rg);
-    REQUIRE(game);
-    auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
-    REQUIRE(rendering);
-    const auto& truth = rendering->truth;
-    const auto board = vision::reading_from_truth(truth, *expansion_catalog(), rendering->image.size());
+    const auto scene = bench_true_board(5006);
+    const auto& rendering = scene.rendering;
+    const auto& board = scene.board;
+    const auto& truth = rendering.truth;
     // Per true ferry whether it was found (its cell and jetties), and how many ferries were found where none is.
     auto ferries = [&](double seen_share) {
         vision::PieceDetectorOptions options;
-        options.find_bridges = options.find_castles = true;
         options.ferry_seen_share = seen_share;
-        auto detection = vision::detect_pieces(rendering->image, board, *expansion_catalog(), vision::ColourModels::daylight(), options);
-        REQUIRE(detection);
+        const auto detection = scene.detect(options);
         const int g = reading_turn(truth, board.view);
-        std::vector<bool> found, used(detection->tokens.size(), false);
+        std::vector<bool> found, used(detection.tokens.size(), false);
         for (const auto& t : truth.tokens) {
             if (t.kind != "ferry") continue;
             const auto cell = reading_cell(truth, board.view, t.at);
             bool hit = false;
-            for (std::size_t j = 0; j < detection->tokens.size() && !hit; ++j) {
-                const auto& f = detection->tokens[j];
+            for (std::size_t j = 0; j < detection.tokens.size() && !hit; ++j) {
+                const auto& f = detection.tokens[j];
                 hit = f.kind == "ferry" && std::make_pair(f.col, f.row) == cell &&
                       std::set<Port>{f.port, f.port2} == std::set<Port>{rotate_port(t.ports[0], g), rotate_port(t.ports[1], g)};
                 if (hit) used[j] = true;
@@ -517,7 +536,7 @@ TEST_CASE("a ferry a follower stands on is judged on the wood left in sight", "[
             found.push_back(hit);
         }
         int invented = 0;
-        for (std::size_t j = 0; j < used.size(); ++j) invented += !used[j] && detection->tokens[j].kind == "ferry";
+        for (std::size_t j = 0; j < used.size(); ++j) invented += !used[j] && detection.tokens[j].kind == "ferry";
         return std::make_pair(found, invented);
     };
     const auto [whole_found, whole_invented] = ferries(1);
@@ -541,34 +560,25 @@ TEST_CASE("a light grey follower on a light grey road beside a bridge grows back
     // board): a grey follower (L 61) stands on a light grey road at a bridge's end. The road's grey and
     // the bridge's shadow on it explain its lit faces, so what is left is a fragment (57 mm2). A grey
     // blob also grows over the grey pixels such a road explained and is kept when a follower fits it.
-    constexpr std::uint64_t seed = 5004;
-    RandomGameOptions rg;
-    rg.seed = seed;
-    rg.players = 2 + static_cast<int>(seed % 5);
-    rg.expansions = kExpansions;
-    auto game = play_random_game(expansion_catalog(), rg);
-    REQUIRE(game);
-    auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
-    REQUIRE(rendering);
-    const auto& truth = rendering->truth;
-    const auto board = vision::reading_from_truth(truth, *expansion_catalog(), rendering->image.size());
+    const auto scene = bench_true_board(5004);
+    const auto& rendering = scene.rendering;
+    const auto& board = scene.board;
+    const auto& truth = rendering.truth;
     // The grey followers found (a detection of the colour within 40 % of a tile of each) and the followers found where none is.
     auto greys = [&](double grey_grow_mm) {
         vision::PieceDetectorOptions options;
-        options.find_bridges = options.find_castles = true;
         options.grey_grow_mm = grey_grow_mm;
-        auto detection = vision::detect_pieces(rendering->image, board, *expansion_catalog(), vision::ColourModels::daylight(), options);
-        REQUIRE(detection);
+        const auto detection = scene.detect(options);
         int grey = 0, found = 0, near_none = 0;
         for (const auto& p : truth.pieces) {
             if (p.colour != "grey") continue;
             ++grey;
             const cv::Point2d t = vision::apply_homography(board.view.image_to_top, p.base_px);
-            found += std::any_of(detection->pieces.begin(), detection->pieces.end(), [&](const vision::DetectedPiece& d) {
+            found += std::any_of(detection.pieces.begin(), detection.pieces.end(), [&](const vision::DetectedPiece& d) {
                 return d.colour == "grey" && cv::norm(d.top_px - t) < 0.4 * board.view.pitch_px;
             });
         }
-        for (const auto& d : detection->pieces) {
+        for (const auto& d : detection.pieces) {
             near_none += std::none_of(truth.pieces.begin(), truth.pieces.end(), [&](const vision::PieceTruth& p) {
                 return cv::norm(d.top_px - vision::apply_homography(board.view.image_to_top, p.base_px)) < 0.4 * board.view.pitch_px;
             });

@@ -1139,6 +1139,13 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
                           " touching sides do not match (tiles laid out apart, not a board)";
         reading.tiles.clear();
     }
+    // A lattice is checked on its occupied cells; the seams and the decoder can leave fewer tiles
+    // than a board has (noise framed by a lattice of 4 cells, 3 dropped as holes).
+    if (reading.found && static_cast<int>(reading.tiles.size()) < options.min_tiles) {
+        reading.found = false;
+        reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
+        reading.tiles.clear();
+    }
     // On a board nearly every cell is a tile, framed by its gaps; a decoy's lattice (a cake's
     // tiers, a poster's panels) holds plain cells framed by nothing, whose squares half a
     // pitch away stand out as much (cell_alignment about 1 or below).

@@ -284,21 +284,32 @@ bool sure_board(const CheckedLattice& c, const ReaderOptions& o) {
     return c.contrast.ratio() >= o.sure_tile_contrast && static_cast<int>(c.cells.size()) >= 2 * o.min_checked_tiles;
 }
 
-// Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
-std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const Catalog& catalog) {
+// The decoded tiles by cell, hidden ones left out.
+std::map<std::pair<int, int>, const DecodedTile*> shown_by_cell(const std::vector<DecodedTile>& tiles) {
     std::map<std::pair<int, int>, const DecodedTile*> at;
     for (const auto& t : tiles) {
         if (!t.hidden) at[{t.col, t.row}] = &t;
     }
-    int pairs = 0, agreeing = 0;
+    return at;
+}
+
+// Whether tile `a`'s side `side` (0 N, 1 E, 2 S, 3 W) shows the same edge kind as the touching
+// side of `b`, its neighbour there.
+bool sides_match(const Catalog& catalog, const DecodedTile& a, const DecodedTile& b, int side) {
     const auto& types = catalog.tiles();
+    return edge_of(types[static_cast<std::size_t>(a.type)], a.rot, side) == edge_of(types[static_cast<std::size_t>(b.type)], b.rot, (side + 2) % 4);
+}
+
+// Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
+std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const Catalog& catalog) {
+    const auto at = shown_by_cell(tiles);
+    int pairs = 0, agreeing = 0;
     for (const auto& [cell, t] : at) {
         for (const int side : {1, 2}) {  // east and south neighbours
             const auto it = at.find({cell.first + (side == 1 ? 1 : 0), cell.second + (side == 2 ? 1 : 0)});
             if (it == at.end()) continue;
             ++pairs;
-            agreeing += edge_of(types[static_cast<std::size_t>(t->type)], t->rot, side) ==
-                        edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, (side + 2) % 4);
+            agreeing += sides_match(catalog, *t, *it->second, side);
         }
     }
     return {pairs, agreeing};
@@ -311,11 +322,7 @@ std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const 
 // around them on most sides; a tile beside one keeps its other sides.
 std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& tiles, const Catalog& catalog, int min_disagreeing) {
     constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
-    std::map<std::pair<int, int>, const DecodedTile*> at;
-    for (const auto& t : tiles) {
-        if (!t.hidden) at[{t.col, t.row}] = &t;
-    }
-    const auto& types = catalog.tiles();
+    auto at = shown_by_cell(tiles);
     std::set<std::pair<int, int>> out;
     while (true) {
         std::pair<int, int> worst{0, 0};
@@ -325,9 +332,7 @@ std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& 
             for (int s = 0; s < 4; ++s) {
                 const auto it = at.find({cell.first + dc[s], cell.second + dr[s]});
                 if (it == at.end()) continue;
-                const bool same = edge_of(types[static_cast<std::size_t>(t->type)], t->rot, s) ==
-                                  edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, (s + 2) % 4);
-                (same ? like : unlike) += 1;
+                (sides_match(catalog, *t, *it->second, s) ? like : unlike) += 1;
             }
             if (unlike > worst_unlike || (unlike == worst_unlike && like < worst_like)) worst = cell, worst_unlike = unlike, worst_like = like;
         }

@@ -8,6 +8,8 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <tuple>
+#include <utility>
 
 #include "vision/tile_art.h"
 
@@ -99,6 +101,20 @@ const std::vector<ArtReference>& art_references(const Catalog& catalog) {
     return it->second;
 }
 
+// The per-channel gains that take a light of per-channel log gain `log_gain` off (its chromatic
+// part only: the log gains less their mean, inverted, each at most `max_gain` either way), and
+// that part's largest magnitude.
+std::pair<cv::Vec3d, double> chromatic_correction(const cv::Vec3d& log_gain, double max_gain) {
+    const double mean = (log_gain[0] + log_gain[1] + log_gain[2]) / 3;
+    double largest = 0;
+    cv::Vec3d correction;
+    for (int c = 0; c < 3; ++c) {
+        largest = std::max(largest, std::abs(log_gain[c] - mean));
+        correction[c] = std::clamp(std::exp(-(log_gain[c] - mean)), 1 / max_gain, max_gain);
+    }
+    return {correction, largest};
+}
+
 // The correction that makes the lightest road pixels neutral (their chromatic log gains taken off),
 // when the road shows on enough of the tiles, is pale, and its cast lies within
 // [min_cast, road_max_cast]; none otherwise.
@@ -139,13 +155,7 @@ std::optional<cv::Vec3d> road_cast(const cv::Mat& bgr, const cv::Mat& terrain, c
         log_value[c] = std::log(m + 4);
     }
     if (value < o.road_min_value) return std::nullopt;
-    const double mean = (log_value[0] + log_value[1] + log_value[2]) / 3;
-    double largest = 0;
-    cv::Vec3d correction;
-    for (int c = 0; c < 3; ++c) {
-        largest = std::max(largest, std::abs(log_value[c] - mean));
-        correction[c] = std::clamp(std::exp(-(log_value[c] - mean)), 1 / o.max_gain, o.max_gain);
-    }
+    const auto [correction, largest] = chromatic_correction(log_value, o.max_gain);
     if (largest < o.min_cast || largest > o.road_max_cast) return std::nullopt;
     return correction;
 }
@@ -209,13 +219,8 @@ LightCast estimate_light_cast(const cv::Mat& bgr, const cv::Mat& terrain, const 
     // The chromatic part: the log gains less their mean (the exposure stays), inverted. (Each
     // terrain's brightness is not left free in the fit: a glare washes some terrains out more than
     // others, and such a frame, whose colours no one gain explains, is better left alone.)
-    const double mean = (best_gain[0] + best_gain[1] + best_gain[2]) / 3;
     double largest = 0;
-    for (int c = 0; c < 3; ++c) {
-        const double chromatic = best_gain[c] - mean;
-        largest = std::max(largest, std::abs(chromatic));
-        cast.correction_bgr[c] = std::clamp(std::exp(-chromatic), 1 / o.max_gain, o.max_gain);
-    }
+    std::tie(cast.correction_bgr, largest) = chromatic_correction(best_gain, o.max_gain);
     cast.applied = best_residual <= o.max_residual && largest >= o.min_cast;
     if (!cast.applied) cast.correction_bgr = cv::Vec3d(1, 1, 1);
     if (best_residual > o.max_residual && o.road_white) {

@@ -425,7 +425,8 @@ std::string refusal_of(const LatticeView& view, const std::vector<CellObservatio
 // A candidate lattice refitted on the tiles and measured (tile_contrast). Its top view is
 // warped only near the tiles (RefineOptions::warp_near_cells: most of a lattice's rectangle is
 // table, and most candidates are not taken): whole_top_view makes the rest.
-Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, const Catalog& catalog, const ReaderOptions& options, double frame_scale) {
+Result<CheckedLattice> check_lattice(const RefitFrame& frame, LatticeView view, const Catalog& catalog, const ReaderOptions& options, double frame_scale) {
+    const cv::Mat& image = frame.image();
     RefineOptions refine = options.refine;
     refine.warp_near_cells = true;
     CheckedLattice out;
@@ -440,7 +441,7 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
     auto keep_board = [&] {
         if (static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
     };
-    if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, refine); !st) return st.error();
+    if (auto st = refine_lattice(frame, out.view, out.cells, options.lattice, refine); !st) return st.error();
     keep_board();
     out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     if (out.contrast.best_shift != cv::Point2d(0, 0) && out.cells.size() >= 4) {
@@ -449,7 +450,7 @@ Result<CheckedLattice> check_lattice(const cv::Mat& image, LatticeView view, con
         out.view.top.release();  // warped again by the refit
         shift_lattice(image, out.view, out.contrast.best_shift);
         out.cells = occupied_cells(out.view, options.lattice);
-        if (auto st = refine_lattice(image, out.view, out.cells, options.lattice, refine); !st) return st.error();
+        if (auto st = refine_lattice(frame, out.view, out.cells, options.lattice, refine); !st) return st.error();
         keep_board();
         out.contrast = tile_contrast(out.view, out.cells, options.lattice);
     }
@@ -517,12 +518,12 @@ std::optional<LatticeView> finer_lattice(const cv::Mat& image, const LatticeView
 // (sure_board), or none. A rescaled lattice was fitted to whatever its top view shows (a wrong
 // lattice's cloth stripes too), so the weaker tiers do not take it. Each check is listed in
 // `reading.checked` ("rescaled").
-Result<std::optional<CheckedLattice>> rescaled_board(const cv::Mat& frame, std::vector<std::pair<double, LatticeView>> originals, const Catalog& catalog,
+Result<std::optional<CheckedLattice>> rescaled_board(const RefitFrame& frame, std::vector<std::pair<double, LatticeView>> originals, const Catalog& catalog,
                                                      const ReaderOptions& options, double frame_scale, BoardReading& reading) {
     std::stable_sort(originals.begin(), originals.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     const std::size_t tries = std::min(originals.size(), static_cast<std::size_t>(options.rescale.max_candidates));
     for (std::size_t i = 0; i < tries; ++i) {
-        auto view = rescaled_to_tiles(frame, originals[i].second, options.rescale);
+        auto view = rescaled_to_tiles(frame.image(), originals[i].second, options.rescale);
         if (!view) continue;
         auto checked = check_lattice(frame, std::move(*view), catalog, options, frame_scale);
         ++reading.stages.candidates;
@@ -889,6 +890,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     }
     clock.add_to(stages.veil);
     const cv::Mat& frame = !lifted.empty() ? lifted : shrunk.empty() ? image : shrunk;
+    const RefitFrame refit_frame(frame);  // its shrunk copy made once, for every candidate
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
     lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried (each costs a table-mask warp)
@@ -945,7 +947,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             if (options.rescale.enabled) unrefitted.not_table = candidate.not_table.clone();
             const bool legacy = k == 0 && candidate.strong && !fold_decided;
             fold_decided = fold_decided || legacy;
-            auto checked = check_lattice(frame, std::move(candidate), catalog, options, frame_scale);
+            auto checked = check_lattice(refit_frame, std::move(candidate), catalog, options, frame_scale);
             clock.add_to(stages.refit);
             ++stages.candidates;
             if (!checked) return checked.error();
@@ -961,7 +963,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             const bool few_for_finer = static_cast<double>(checked->cells.size()) <= options.subdivide.max_share * most_finer_cells;
             if (checked->refusal.empty() && few_for_finer && shows_tiles(*checked, options)) {
                 if (auto sub = finer_lattice(frame, checked->view, checked->cells, catalog, options)) {
-                    auto sub_checked = check_lattice(frame, std::move(*sub), catalog, options, frame_scale);
+                    auto sub_checked = check_lattice(refit_frame, std::move(*sub), catalog, options, frame_scale);
                     ++stages.candidates;
                     if (!sub_checked) return sub_checked.error();
                     reading.checked.push_back({"subdivided", sub_checked->view.image_to_top, sub_checked->view.px_per_mm,
@@ -1005,7 +1007,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // No candidate framed its cells surely: a candidate's pitch may be a few percent off (a busy
     // cloth in the tiles' colours folds too), its cells drifting off the tiles across the board.
     if (!chosen || !sure_board(*chosen, options)) {
-        auto rescaled = rescaled_board(frame, std::move(unrefitted_plausible), catalog, options, frame_scale, reading);
+        auto rescaled = rescaled_board(refit_frame, std::move(unrefitted_plausible), catalog, options, frame_scale, reading);
         clock.add_to(stages.refit);
         if (!rescaled) return rescaled.error();
         if (*rescaled && (!chosen || board_evidence(**rescaled) > board_evidence(*chosen))) chosen = std::move(**rescaled);

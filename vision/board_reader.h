@@ -212,6 +212,26 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift);
 Status refine_lattice(const cv::Mat& image, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
                       const RefineOptions& options = {});
 
+// A frame and its copy shrunk for refine_lattice's coarse rounds, made on first use and shared
+// by every candidate refitted on the frame (the reader checks several). Holds a reference to
+// the frame: it must outlive this.
+class RefitFrame {
+public:
+    explicit RefitFrame(const cv::Mat& image) : image_(image) {}
+    const cv::Mat& image() const { return image_; }
+    // The frame shrunk by `k` (pixel areas averaged), or the frame itself for k >= 1.
+    const cv::Mat& shrunk(double k) const;
+
+private:
+    const cv::Mat& image_;
+    mutable double k_ = 0;  // the scale of shrunk_ (0: none made)
+    mutable cv::Mat shrunk_;
+};
+
+// refine_lattice on a frame whose shrunk copy is shared with other candidates.
+Status refine_lattice(const RefitFrame& frame, LatticeView& view, std::vector<CellObservation>& cells, const LatticeOptions& lattice,
+                      const RefineOptions& options = {});
+
 // How the tiles' square outlines sit on a lattice's cells. `sides`: the median over cells of
 // the weakest side's edge response of the cell's square (tile offsets included); `shifted`:
 // the same for the squares moved half a pitch across x, y and both, the strongest of the

@@ -331,7 +331,10 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         if (r >= tile_rows || cells[static_cast<std::size_t>(r / per_cell)].teaches) train_rows.push_back(r);
     }
     cv::Mat train(static_cast<int>(train_rows.size()), 3, CV_32F);
-    for (int i = 0; i < train.rows; ++i) data.row(train_rows[static_cast<std::size_t>(i)]).copyTo(train.row(i));
+    for (int i = 0; i < train.rows; ++i) {  // row by row without a Mat header per row
+        const auto* from = data.ptr<float>(train_rows[static_cast<std::size_t>(i)]);
+        std::copy(from, from + 3, train.ptr<float>(i));
+    }
     const int k = std::min(o.clusters, train.rows);
     cv::Mat train_cluster, centres;
     cv::theRNG().state = o.seed;

@@ -221,11 +221,21 @@ std::vector<double> valley_profile(const cv::Mat& d2, const cv::Mat& mask, bool 
     for (int y = 0; y < d2.rows; ++y) {
         const auto* d = d2.ptr<float>(y);
         const auto* m = mask.ptr<std::uint8_t>(y);
-        for (int x = 0; x < d2.cols; ++x) {
-            if (!m[x]) continue;
-            const auto k = static_cast<std::size_t>(columns ? x : y);
-            sum[k] += std::max(0.0f, d[x]);
-            count[k] += 1;
+        // Without branches (the mask is ragged): adding 0 leaves a sum as it was.
+        if (columns) {
+            for (int x = 0; x < d2.cols; ++x) {
+                const bool in = m[x] != 0;
+                sum[static_cast<std::size_t>(x)] += in ? std::max(0.0f, d[x]) : 0.0f;
+                count[static_cast<std::size_t>(x)] += in ? 1.0 : 0.0;
+            }
+        } else {
+            double s = sum[static_cast<std::size_t>(y)], seen = count[static_cast<std::size_t>(y)];
+            for (int x = 0; x < d2.cols; ++x) {
+                const bool in = m[x] != 0;
+                s += in ? std::max(0.0f, d[x]) : 0.0f;
+                seen += in ? 1.0 : 0.0;
+            }
+            sum[static_cast<std::size_t>(y)] = s, count[static_cast<std::size_t>(y)] = seen;
         }
     }
     const double most = *std::max_element(count.begin(), count.end());
@@ -373,8 +383,15 @@ std::vector<std::pair<Period, Period>> find_pitches(const std::vector<double>& p
             if (!seen) lags.emplace_back(a, b);
         }
     }
+    // The doubled pitches repeat lags: each axis' lag is refined once.
+    std::map<int, Period> refined_x, refined_y;
+    auto refined = [](std::map<int, Period>& done, const std::vector<double>& profile, int lag) -> const Period& {
+        auto it = done.find(lag);
+        if (it == done.end()) it = done.emplace(lag, refine_period(profile, lag)).first;
+        return it->second;
+    };
     std::vector<std::pair<Period, Period>> out;
-    for (const auto& [a, b] : lags) out.emplace_back(refine_period(prof_x, a), refine_period(prof_y, b));
+    for (const auto& [a, b] : lags) out.emplace_back(refined(refined_x, prof_x, a), refined(refined_y, prof_y, b));
     return out;
 }
 

@@ -191,6 +191,9 @@ struct RefineOptions {
     int first_radius = 3;         // ...the first on the cells within this many cells of the board's middle, doubling each round, the last on all
     double max_residual = 0.12;   // RANSAC inlier distance, and the largest offset kept per tile (share of the pitch)
     double min_inlier_share = 0.5;   // a refit is kept when at least this share of the tiles agree with it
+    int slower_rounds = 2;           // a refit round (after the first) that too few tiles agree with is tried again on the cells halfway
+                                     // out from the last fit, at most this many times per refit (a horizon a little off: cells drift
+                                     // past max_residual a few cells out); 0: the refit stops there
     double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
     double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
     double work_px_per_mm = 1.0;     // the refit works on a top view at this scale (from a shrunk frame); the final top view keeps px_per_mm

@@ -206,6 +206,7 @@ Status RefineOptions::check() const {
     if (band_px < 1 || band_px > 9) return bad("band_px must be within [1, 9]");
     if (!(min_side_share >= 0 && min_side_share < 1)) return bad("min_side_share must be within [0, 1)");
     if (rounds < 0 || rounds > 6) return bad("rounds must be within [0, 6]");
+    if (slower_rounds < 0 || slower_rounds > 4) return bad("slower_rounds must be within [0, 4]");
     if (first_radius < 1) return bad("first_radius must be at least 1");
     if (!(max_residual > 0 && max_residual < 0.5)) return bad("max_residual must be within (0, 0.5)");
     if (!(min_inlier_share > 0 && min_inlier_share <= 1)) return bad("min_inlier_share must be within (0, 1]");
@@ -236,7 +237,13 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
     const cv::Size top_size = view.not_table.size();
     // Grow the fit from the board's middle: a lattice a few percent off in pitch drifts by a
     // whole cell across a big board, but hardly within a few cells of where it is fitted.
-    for (int round = 0; round < o.rounds && cells.size() >= 6; ++round) {
+    // A round whose tiles disagree (the plane's horizon a little off: cells a few away from the
+    // last fit drift past max_residual) is tried again on the cells halfway out, at most
+    // slower_rounds times.
+    std::vector<int> radii;
+    for (int round = 0; round < o.rounds; ++round) radii.push_back(round == o.rounds - 1 ? 1 << 20 : o.first_radius << round);
+    int fitted = 0, slowed = 0;  // the radius last fitted (0: none yet); rounds inserted
+    for (std::size_t round = 0; round < radii.size() && cells.size() >= 6; ++round) {
         if (round > 0) cells = occupied_cells(view, lo);
         if (cells.size() < 6) break;
         std::vector<int> cs, rs;
@@ -244,10 +251,12 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         std::nth_element(cs.begin(), cs.begin() + static_cast<std::ptrdiff_t>(cs.size() / 2), cs.end());
         std::nth_element(rs.begin(), rs.begin() + static_cast<std::ptrdiff_t>(rs.size() / 2), rs.end());
         const int mc = cs[cs.size() / 2], mr = rs[rs.size() / 2];
-        const int radius = round == o.rounds - 1 ? 1 << 20 : o.first_radius << round;
+        const int radius = radii[round];
         std::vector<CellObservation> near;
+        int farthest = 0;  // the farthest cell measured this round
         for (const auto& c : cells) {
-            if (std::max(std::abs(c.col - mc), std::abs(c.row - mr)) <= radius) near.push_back(c);
+            const int d = std::max(std::abs(c.col - mc), std::abs(c.row - mr));
+            if (d <= radius) near.push_back(c), farthest = std::max(farthest, d);
         }
         if (near.size() < 6) continue;
         // Warped (again) only around the cells measured: most of a lattice's rectangle is table.
@@ -267,7 +276,15 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         cv::Mat inliers;
         const cv::Mat h = cv::findHomography(src, dst, cv::RANSAC, o.max_residual * view.pitch_px, inliers);
         // Most tiles must agree: a lattice misread from table lines is not "refined" into another.
-        if (h.empty() || cv::countNonZero(inliers) < o.min_inlier_share * static_cast<double>(near.size())) break;
+        if (h.empty() || cv::countNonZero(inliers) < o.min_inlier_share * static_cast<double>(near.size())) {
+            const int halfway = (fitted + farthest) / 2;
+            if (fitted == 0 || slowed >= o.slower_rounds || halfway <= fitted) break;
+            radii.insert(radii.begin() + static_cast<std::ptrdiff_t>(round), halfway);
+            ++slowed;
+            --round;  // the same lattice, fitted on the cells halfway out first
+            continue;
+        }
+        fitted = farthest;
         const cv::Matx33d image_to_top(h);
         const cv::Matx33d old_to_new = image_to_top * top_to_image;
         view.image_to_top = image_to_top;

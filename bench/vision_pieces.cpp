@@ -374,7 +374,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             ++st.not_read;
             continue;
         }
-        auto detection = vision::detect_pieces_rereading(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector);
+        vision::ReaderOptions reader;
+        reader.cover_pieces = bench.cover;
+        auto detection = vision::detect_pieces_rereading(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector, reader);
         if (!detection) {
             std::fprintf(stderr, "detect: %s\n", detection.error().to_string().c_str());
             continue;
@@ -407,6 +409,19 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
                 const std::pair<int, int> cell{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
                 placed = placed && decoded.count(cell) && cells.insert(cell).second;
+            }
+        }
+        if (!dump_dir.empty()) {  // tiles read wrong (rotation modulo the tile's symmetry)
+            const auto& kinds = catalog->tiles();
+            for (const auto& t : with_true_tiles(reading.value(), truth, *catalog, g).tiles) {
+                const auto it = decoded.find({t.col, t.row});
+                const auto period = std::max<std::size_t>(1, kinds[static_cast<std::size_t>(t.type)].distinct_rotations.size());
+                if (it == decoded.end()) {
+                    std::printf("  seed %llu: tile %s at [%d, %d] missed\n", static_cast<unsigned long long>(seed), kinds[static_cast<std::size_t>(t.type)].id.c_str(), t.col, t.row);
+                } else if (it->second->type != t.type || static_cast<std::size_t>(it->second->rot) % period != static_cast<std::size_t>(t.rot) % period) {
+                    std::printf("  seed %llu: tile %s rot %d at [%d, %d] read %s rot %d\n", static_cast<unsigned long long>(seed), kinds[static_cast<std::size_t>(t.type)].id.c_str(),
+                                t.rot, t.col, t.row, kinds[static_cast<std::size_t>(it->second->type)].id.c_str(), it->second->rot);
+                }
             }
         }
         const Matching matching = match_followers(truth.pieces, found, view);

@@ -1208,10 +1208,10 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
     return std::move(kept);
 }
 
-Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const Catalog& catalog,
-                            const ReaderOptions& options) {
+Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const std::vector<CoverOnBoard>& covers,
+                           const Catalog& catalog, const ReaderOptions& options) {
     if (auto st = options.check(); !st) return st;
-    if (!reading.found || reading.tiles.empty()) return invalid("reread_under_bridges", "the reading has no board");
+    if (!reading.found || reading.tiles.empty()) return invalid("reread_under_pieces", "the reading has no board");
     std::vector<CellObservation> cells;
     std::set<std::pair<int, int>> read;
     for (const auto& t : reading.tiles) {
@@ -1219,14 +1219,21 @@ Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCel
         read.insert({t.col, t.row});
     }
     for (const auto& b : bridges) {
-        if (b.axis != 0 && b.axis != 1) return invalid("reread_under_bridges", "a bridge at [" + std::to_string(b.col) + ", " + std::to_string(b.row) + "] has axis " + std::to_string(b.axis) + " (0 or 1)");
-        if (!read.count({b.col, b.row})) return invalid("reread_under_bridges", "a bridge at [" + std::to_string(b.col) + ", " + std::to_string(b.row) + "] lies on no read tile");
+        if (b.axis != 0 && b.axis != 1) return invalid("reread_under_pieces", "a bridge at [" + std::to_string(b.col) + ", " + std::to_string(b.row) + "] has axis " + std::to_string(b.axis) + " (0 or 1)");
+        if (!read.count({b.col, b.row})) return invalid("reread_under_pieces", "a bridge at [" + std::to_string(b.col) + ", " + std::to_string(b.row) + "] lies on no read tile");
     }
     const auto started = std::chrono::steady_clock::now();
-    const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier, bridges);
+    const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier, bridges, covers);
     auto tiles = decode_board(hyps, catalog, options.decoder);
     if (tiles.empty()) return Ok{};  // nothing read: keep the first reading
-    decide_pennants(reading.view, tiles, catalog, options.pennants);
+    decide_pennants(reading.view, tiles, catalog, options.pennants, covers);
+    // Every cell read stays on the board: the pieces can hide so much of a tile that the rest
+    // looks like the table (classify_cells drops such a cell); it keeps its first reading.
+    std::set<std::pair<int, int>> reread;
+    for (const auto& t : tiles) reread.insert({t.col, t.row});
+    for (const auto& t : reading.tiles) {
+        if (!reread.count({t.col, t.row})) tiles.push_back(t);
+    }
     reading.tiles = std::move(tiles);
     const double ms = elapsed_ms(started);
     reading.ms_classify += ms;

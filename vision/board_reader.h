@@ -296,6 +296,7 @@ struct ClassifierOptions {
                                   // 0.9 reported 20 visible tiles hidden on medium seeds 1000-, 5000-, 1.4 five, and 2 of 4 covered ones)
     double bridge_band = 0.3;     // under a bridge, samples this close (tile fraction) to its axis are left out (the bridge, its shadow and its lean)
     double unbridged_penalty = 12.0; // score lost by reading a cell with a bridge found on it as bare (the bridge found was none, or not there)
+    double cover_margin = 0.03;   // around a piece covering art (CoverOnBoard), samples this close (tile fraction) to its outline are left out too (its shadow)
     double min_arm_road = 0.3;    // a road arm whose samples lie in road-like colour clusters less than this share...
     double arm_penalty = 3.0;     // ...costs its layout up to this score (none drawn: an arm invented over grass)
     bool printed_variants = true; // also fit the printed art's region maps (tile_art.h printed_geometry_variants: thin field caps,
@@ -315,6 +316,13 @@ struct ClassifierOptions {
 struct BridgeOnCell {
     int col = 0, row = 0;
     int axis = 0;  // 0: north-south, 1: east-west (reading frame)
+};
+
+// A piece lying or standing on the board (a follower, a castle, a ferry) that hides the art
+// under it from the camera: the part of the tile plane its silhouette covers, as a polygon in
+// the top view (LatticeView pixels).
+struct CoverOnBoard {
+    std::vector<cv::Point2f> outline_top;
 };
 
 struct Hypothesis {
@@ -346,10 +354,12 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
 // four sides all show edges) are left out of the result. A cell with a bridge on it
 // (`bridges`) is read without the samples under the bridge (ClassifierOptions::bridge_band);
 // its (type, rotation)s whose sides at the bridge's ends are field are listed with the bridge,
-// and every (type, rotation) without it, less ClassifierOptions::unbridged_penalty.
+// and every (type, rotation) without it, less ClassifierOptions::unbridged_penalty. Samples
+// under a piece (`covers`, with ClassifierOptions::cover_margin around it) are left out: they
+// neither teach the colours nor count for any (type, rotation).
 std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells,
                                            const Catalog& catalog, const ClassifierOptions& options = {},
-                                           const std::vector<BridgeOnCell>& bridges = {});
+                                           const std::vector<BridgeOnCell>& bridges = {}, const std::vector<CoverOnBoard>& covers = {});
 
 // ---- Stage 4: joint decoding --------------------------------------------------------
 
@@ -417,6 +427,7 @@ struct PennantOptions {
     double min_seen = 0.75;        // a cell on the top view's rim is read when this share of its city shows (else left to the decoder)
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
                                    // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
+    double cover_margin = 0.03;    // around a piece covering art (CoverOnBoard), pixels this close (tile fraction) to its outline are left out too (its shadow)
     Status check() const;
 };
 
@@ -431,9 +442,11 @@ struct PennantEvidence {
 };
 
 // Re-chooses, among types that differ only in pennants, the one the pennant evidence of
-// each cell supports; updates type, confidence and runner-up in place. Returns the evidence.
+// each cell supports; updates type, confidence and runner-up in place. Pixels under a piece
+// (`covers`, with PennantOptions::cover_margin) are no evidence: a follower in a city is no
+// pennant, and a cell whose city it mostly hides is left to the decoder. Returns the evidence.
 std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
-                                             const PennantOptions& options = {});
+                                             const PennantOptions& options = {}, const std::vector<CoverOnBoard>& covers = {});
 
 // ---- The whole reader -----------------------------------------------------------------
 
@@ -498,6 +511,8 @@ struct ReaderOptions {
     double seam_unlike = 4.0;         // ...and shows a hole when above this many times: a read cell with two thirds of its sides (at least
                                       // 2) unlike is dropped, an empty cell with any is not offered
     int min_seam_pairs = 16;          // the board's median seam needs this many touching sides of read tiles (fewer: seams not used)
+    bool cover_pieces = true;       // detect_pieces_rereading (photo_score.h): the tiles under followers, castles and ferries are read again
+                                    // without the art the pieces hide (reread_under_pieces)
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)
@@ -570,11 +585,12 @@ Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, co
 bool lifted_reading_stronger(const BoardReading& seen, const BoardReading& lifted);
 
 // Reads the tiles of a found board again (stages 3-4b on the same top view) now that the
-// bridges on it are known (the piece detector finds them): a tile under a bridge is read as
+// pieces on it are known (the piece detector finds them): a tile under a bridge is read as
 // the printed tile without the art the bridge hides, and its bridged sides show road to its
-// neighbours. Replaces reading.tiles (cells stay as read). Errors: options failing check(),
-// a reading without a board, a bridge on no read cell or with an axis other than 0 or 1.
-Status reread_under_bridges(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const Catalog& catalog,
-                            const ReaderOptions& options = {});
+// neighbours; the art under every other piece (`covers`: followers, castles, ferries) is left
+// out of its tile's reading. Replaces reading.tiles (cells stay as read). Errors: options
+// failing check(), a reading without a board, a bridge on no read cell or with an axis other than 0 or 1.
+Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const std::vector<CoverOnBoard>& covers,
+                           const Catalog& catalog, const ReaderOptions& options = {});
 
 }  // namespace meeplecam::vision

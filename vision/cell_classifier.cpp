@@ -233,6 +233,7 @@ Status ClassifierOptions::check() const {
     if (!(empty_margin >= 0)) return bad("empty_margin must be >= 0");
     if (!(hidden_margin > 0)) return bad("hidden_margin must be positive");
     if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
+    if (!(cover_margin >= 0 && cover_margin < 0.5)) return bad("cover_margin must be within [0, 0.5)");
     if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
     if (!(min_arm_road > 0 && min_arm_road <= 1)) return bad("min_arm_road must be within (0, 1]");
     if (!(arm_penalty >= 0)) return bad("arm_penalty must be >= 0");
@@ -246,13 +247,14 @@ std::vector<std::uint8_t> terrain_layout(const TileType& type, int rot, int samp
 }
 
 std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog,
-                                           const ClassifierOptions& o, const std::vector<BridgeOnCell>& bridges) {
+                                           const ClassifierOptions& o, const std::vector<BridgeOnCell>& bridges,
+                                           const std::vector<CoverOnBoard>& covers) {
     std::vector<CellHypotheses> out;
     if (cells.empty() || view.top.empty() || !o.check()) return out;
     if (std::none_of(cells.begin(), cells.end(), [](const CellObservation& c) { return c.teaches; })) {
         auto teaching = cells;  // nothing to learn from otherwise: every cell teaches
         for (auto& c : teaching) c.teaches = true;
-        return classify_cells(view, teaching, catalog, o, bridges);
+        return classify_cells(view, teaching, catalog, o, bridges, covers);
     }
     const int n = o.samples, per_cell = n * n;
 
@@ -297,15 +299,47 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         auto& mean = bgr.at<cv::Vec3b>(row);
         for (int ch = 0; ch < 3; ++ch) mean[ch] = static_cast<std::uint8_t>((sum[ch] + count / 2) / count);
     };
+    auto sample_point = [&](std::size_t c, int i, int j) {
+        const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
+        const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
+        return cv::Point2f(static_cast<float>((cells[c].col + u) * p + cells[c].offset_px.x), static_cast<float>((cells[c].row + v) * p + cells[c].offset_px.y));
+    };
     for (std::size_t c = 0; c < cells.size(); ++c) {
         for (int j = 0; j < n; ++j) {
             for (int i = 0; i < n; ++i) {
-                const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
-                const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
-                sample_at(static_cast<int>(c) * per_cell + j * n + i, (cells[c].col + u) * p + cells[c].offset_px.x, (cells[c].row + v) * p + cells[c].offset_px.y);
+                const cv::Point2f at = sample_point(c, i, j);
+                sample_at(static_cast<int>(c) * per_cell + j * n + i, at.x, at.y);
             }
         }
     }
+    // Samples under a piece (or whose averaged square reaches within cover_margin of it): per
+    // cell, 1 where covered; empty when nothing covers the cell.
+    std::vector<std::vector<std::uint8_t>> covered(cells.size());
+    const double cover_reach = half + o.cover_margin * p;
+    for (const auto& cover : covers) {
+        if (cover.outline_top.size() < 3) continue;
+        cv::Rect2f box = cv::boundingRect(cover.outline_top);
+        box.x -= static_cast<float>(cover_reach), box.y -= static_cast<float>(cover_reach);
+        box.width += static_cast<float>(2 * cover_reach), box.height += static_cast<float>(2 * cover_reach);
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const cv::Rect2f cell_box(static_cast<float>(cells[c].col * p + cells[c].offset_px.x), static_cast<float>(cells[c].row * p + cells[c].offset_px.y),
+                                      static_cast<float>(p), static_cast<float>(p));
+            if ((cell_box & box).area() <= 0) continue;
+            for (int j = 0; j < n; ++j) {
+                for (int i = 0; i < n; ++i) {
+                    const cv::Point2f at = sample_point(c, i, j);
+                    if (!box.contains(at) || cv::pointPolygonTest(cover.outline_top, at, true) < -cover_reach) continue;
+                    if (covered[c].empty()) covered[c].assign(static_cast<std::size_t>(per_cell), 0);
+                    covered[c][static_cast<std::size_t>(j * n + i)] = 1;
+                }
+            }
+        }
+    }
+    auto is_covered = [&](int row) {
+        if (row >= tile_rows) return false;
+        const auto& mask = covered[static_cast<std::size_t>(row / per_cell)];
+        return !mask.empty() && mask[static_cast<std::size_t>(row % per_cell)] != 0;
+    };
     for (std::size_t c = 0; c < table_cells.size(); ++c) {
         for (int j = 0; j < m; ++j) {
             for (int i = 0; i < m; ++i) {
@@ -328,6 +362,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     std::vector<int> train_rows;
     train_rows.reserve(static_cast<std::size_t>(rows));
     for (int r = 0; r < rows; ++r) {
+        if (is_covered(r)) continue;  // a piece's colours are no terrain's
         if (r >= tile_rows || cells[static_cast<std::size_t>(r / per_cell)].teaches) train_rows.push_back(r);
     }
     cv::Mat train(static_cast<int>(train_rows.size()), 3, CV_32F);
@@ -414,7 +449,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         if (std::find(ok.begin(), ok.end(), 1) == ok.end()) ok.assign(layouts.size(), 1);  // no layout takes it: read as if none were there
     }
     for (std::size_t c = 0; c < cells.size(); ++c) {
-        if (bridge_axis[c] < 0) continue;
+        if (bridge_axis[c] < 0 && covered[c].empty()) continue;
         kept[c].assign(static_cast<std::size_t>(per_cell), 1);
         int count = 0;
         for (int j = 0; j < n; ++j) {
@@ -422,7 +457,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
                 const double u = o.sample_inset + (i + 0.5) / n * (1 - 2 * o.sample_inset);
                 const double v = o.sample_inset + (j + 0.5) / n * (1 - 2 * o.sample_inset);
                 const double off = std::abs((bridge_axis[c] == 0 ? u : v) - 0.5);  // distance from the bridge's axis
-                const bool hide = off < o.bridge_band;
+                const bool hide = (bridge_axis[c] >= 0 && off < o.bridge_band) || (!covered[c].empty() && covered[c][static_cast<std::size_t>(j * n + i)]);
                 kept[c][static_cast<std::size_t>(j * n + i)] = hide ? 0 : 1;
                 count += hide ? 0 : 1;
             }

@@ -241,6 +241,7 @@ Status PennantOptions::check() const {
     auto bad = [](const char* what) { return Status(invalid("pennant options", what)); };
     if (!(wall_margin >= 0 && wall_margin < 0.3)) return bad("wall_margin must be within [0, 0.3)");
     if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
+    if (!(cover_margin >= 0 && cover_margin < 0.5)) return bad("cover_margin must be within [0, 0.5)");
     if (lightness_bins < 1 || lightness_bins > 64) return bad("lightness_bins must be within [1, 64]");
     if (chroma_bins < 4 || chroma_bins > 128) return bad("chroma_bins must be within [4, 128]");
     if (!(novel_density > 0 && novel_density < 0.1)) return bad("novel_density must be within (0, 0.1)");
@@ -263,7 +264,7 @@ Status PennantOptions::check() const {
 }
 
 std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
-                                             const PennantOptions& o) {
+                                             const PennantOptions& o, const std::vector<CoverOnBoard>& covers) {
     std::vector<PennantEvidence> out;
     if (tiles.empty() || view.top.empty() || !o.check()) return out;
     const auto& types = catalog.tiles();
@@ -279,6 +280,19 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         if (t.bridge_axis < 0) return true;
         return std::abs((t.bridge_axis == 0 ? x : y) - side / 2) >= band;
     };
+    // Under a piece: the top view's pixels it hides (and cover_margin around them), 255.
+    cv::Mat under_piece;
+    if (!covers.empty()) {
+        under_piece = cv::Mat::zeros(view.top.size(), CV_8UC1);
+        for (const auto& c : covers) {
+            if (c.outline_top.size() < 3) continue;
+            std::vector<cv::Point> poly;
+            for (const auto& q : c.outline_top) poly.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
+            cv::fillPoly(under_piece, std::vector<std::vector<cv::Point>>{poly}, cv::Scalar(255));
+        }
+        const int reach = static_cast<int>(std::lround(o.cover_margin * side));
+        if (reach > 0) cv::dilate(under_piece, under_piece, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * reach + 1, 2 * reach + 1)));
+    }
     auto cell_rect = [&](const DecodedTile& t) {
         const cv::Point2d c = view.cell_centre(t.col, t.row) + t.offset_px;
         return cv::Rect(static_cast<int>(std::lround(c.x - side / 2.0)), static_cast<int>(std::lround(c.y - side / 2.0)), side, side);
@@ -289,7 +303,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     struct CellPixels {
         cv::Mat lab, use;
     };
-    auto cell_pixels = [&](const DecodedTile& t) {
+    auto cell_pixels = [&](const DecodedTile& t, bool hide_pieces) {
         CellPixels c;
         const cv::Rect r = cell_rect(t), inside = r & bounds;
         if (inside.empty()) return c;
@@ -299,6 +313,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         cv::cvtColor(view.top(inside), c.lab(local), cv::COLOR_BGR2Lab);
         c.use = cv::Mat(side, side, CV_8UC1, cv::Scalar(0));
         city(local).copyTo(c.use(local));
+        if (hide_pieces && !under_piece.empty()) c.use(local).setTo(0, under_piece(inside));
         for (int y = 0; y < side; ++y) {
             auto* u = c.use.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) u[x] = u[x] && visible(t, x, y) ? 255 : 0;
@@ -322,7 +337,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     for (const auto& t : tiles) {
         const auto& type = types[static_cast<std::size_t>(t.type)];
         if (references >= o.min_reference_cells ? !is_reference(t) : !has_city(type)) continue;
-        const CellPixels c = cell_pixels(t);
+        const CellPixels c = cell_pixels(t, true);
         if (c.use.empty()) continue;
         for (int y = 0; y < side; ++y) {
             const auto* p = c.lab.ptr<cv::Vec3b>(y);
@@ -346,7 +361,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         const auto& t = tiles[i];
         PennantEvidence ev;
         ev.col = t.col, ev.row = t.row;
-        const CellPixels c = twin[static_cast<std::size_t>(t.type)] >= 0 ? cell_pixels(t) : CellPixels{};
+        // Without the pieces on it; when they hide too much of its city, as seen (a follower
+        // standing on the pennant is read as one by its size: PennantOptions::covering_size).
+        CellPixels c = twin[static_cast<std::size_t>(t.type)] >= 0 ? cell_pixels(t, true) : CellPixels{};
+        if (c.use.empty() && twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) c = cell_pixels(t, false);
         if (!c.use.empty()) {
             cv::Mat novel(side, side, CV_8UC1, cv::Scalar(0));
             for (int y = 0; y < side; ++y) {

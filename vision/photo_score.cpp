@@ -345,12 +345,23 @@ Result<PieceDetection> detect_pieces_rereading(const cv::Mat& bgr, BoardReading&
     auto pieces = detect_pieces(bgr, board, catalog, colours, detector);
     if (!pieces) return pieces;
     std::vector<BridgeOnCell> bridges;
+    std::vector<CoverOnBoard> covers;  // every other piece hides the art under it
+    auto cover = [&](const DetectedPiece& piece) {
+        if (piece.outline_px.size() < 3) return;
+        CoverOnBoard c;
+        for (const auto& q : piece.outline_px) c.outline_top.emplace_back(apply_homography(board.view.image_to_top, cv::Point2d(q)));
+        covers.push_back(std::move(c));
+    };
     for (const auto& t : pieces->tokens) {
         if (t.kind == "bridge") bridges.push_back({t.col, t.row, side_of(t.port) % 2});
+        else if (reader.cover_pieces) cover(t);
     }
-    if (bridges.empty()) return pieces;
+    if (reader.cover_pieces) {
+        for (const auto& f : pieces->pieces) cover(f);
+    }
+    if (bridges.empty() && covers.empty()) return pieces;
     const auto before = board.tiles;
-    if (auto st = reread_under_bridges(board, bridges, catalog, reader); !st) return st.error();
+    if (auto st = reread_under_pieces(board, bridges, covers, catalog, reader); !st) return st.error();
     const bool same = before.size() == board.tiles.size() &&
                       std::equal(before.begin(), before.end(), board.tiles.begin(), [](const DecodedTile& a, const DecodedTile& b) {
                           return a.col == b.col && a.row == b.row && a.type == b.type && a.rot == b.rot;

@@ -66,9 +66,11 @@ struct PhotoReading {
 // tokens are looked for only when their expansion is in play.
 PieceDetectorOptions detector_options_for(const std::vector<std::string>& expansions);
 
-// Detects the pieces on a found board (detect_pieces); when bridges lie on read tiles, reads
-// those tiles again as the printed tiles under them (reread_under_bridges: the reader takes
-// a bridge for road art) and detects again on the board so read. Errors: detect_pieces's.
+// Detects the pieces on a found board (detect_pieces); when pieces lie on read tiles, reads
+// those tiles again (reread_under_pieces): under a bridge as the printed tile (the reader takes
+// a bridge for road art), under a follower, castle or ferry without the art it hides
+// (ReaderOptions::cover_pieces; a follower on a road read as field made the board impossible),
+// and detects again on the board so read when a tile changed. Errors: detect_pieces's.
 Result<PieceDetection> detect_pieces_rereading(const cv::Mat& bgr, BoardReading& board, const Catalog& catalog, const ColourModels& colours,
                                                const PieceDetectorOptions& detector, const ReaderOptions& reader = {});
 

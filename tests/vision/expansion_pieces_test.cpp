@@ -410,7 +410,7 @@ TEST_CASE("a tile under a bridge is read as the printed tile once the bridge is 
     REQUIRE(photo);
 }
 
-TEST_CASE("reread_under_bridges refuses bridges off the board or with a bad axis", "[vision][reader]") {
+TEST_CASE("reread_under_pieces refuses bridges off the board or with a bad axis", "[vision][reader]") {
     const auto game = expansion_game(kSeed, 2, 12);
     auto rendering = vision::render_table(vision::scene_tiles(game.game.board()), test::daylight_options(), kSeed);
     REQUIRE(rendering);
@@ -419,15 +419,15 @@ TEST_CASE("reread_under_bridges refuses bridges off the board or with a bad axis
     REQUIRE(read->found);
     const auto& t = read->tiles.front();
     vision::BoardReading reading = read.value();
-    auto off = vision::reread_under_bridges(reading, {{t.col - 50, t.row, 0}}, *expansion_catalog());
+    auto off = vision::reread_under_pieces(reading, {{t.col - 50, t.row, 0}}, {}, *expansion_catalog());
     REQUIRE_FALSE(off);
     CHECK(off.error().message.find("lies on no read tile") != std::string::npos);
-    auto axis = vision::reread_under_bridges(reading, {{t.col, t.row, 2}}, *expansion_catalog());
+    auto axis = vision::reread_under_pieces(reading, {{t.col, t.row, 2}}, {}, *expansion_catalog());
     REQUIRE_FALSE(axis);
     CHECK(axis.error().message.find("axis 2") != std::string::npos);
     CHECK(reading.tiles.size() == read->tiles.size());
     vision::BoardReading none;
-    CHECK_FALSE(vision::reread_under_bridges(none, {}, *expansion_catalog()));
+    CHECK_FALSE(vision::reread_under_pieces(none, {}, {}, *expansion_catalog()));
 }
 
 TEST_CASE("a follower's base on a lake goes on the nearest feature that takes a follower", "[vision][pieces][expansions]") {

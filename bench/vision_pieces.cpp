@@ -580,7 +580,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         Record setup;
         setup.players = truth_game.players();
         setup.expansions = expansions;
-        auto photo = vision::build_photo_game(setup, catalog, reading.value(), found, tokens);
+        vision::PhotoOptions photo_options;
+        photo_options.take_runner_up = bench.runner_up;
+        auto photo = vision::build_photo_game(setup, catalog, reading.value(), found, tokens, photo_options);
         const bool has_tokens = !truth.tokens.empty();
         st.token_games += has_tokens;
         st.token_exact += has_tokens && photo && vision::final_points(photo->game) == vision::final_points(truth_game);

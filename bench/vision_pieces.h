@@ -28,6 +28,7 @@ struct PiecesBenchOptions {
     bool road_white = false;       // --road-white: on art no reference matches, the roads are taken as the light's white (LightCastOptions::road_white)
     bool ferry_cover = true;       // --no-ferry-cover: a ferry's whole footprint is judged (PieceDetectorOptions::ferry_seen_share 1)
     bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
+    bool runner_up = true;         // --no-runner-up: a clashing tile is not taken as the reader's second choice (PhotoOptions::take_runner_up)
     bool cover = true;             // --no-cover: tiles under followers, castles and ferries are not read again without the art they hide (ReaderOptions::cover_pieces)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,

@@ -95,7 +95,7 @@ cv::Mat draw_photo_score(const cv::Mat& image, const BoardReading& reading, cons
 }
 
 Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Catalog> catalog, const BoardReading& reading,
-                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens) {
+                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens, const PhotoOptions& options) {
     const std::string where = "photo";
     if (!reading.found || reading.tiles.empty()) {
         return invalid(where, reading.message.empty() ? std::string("no board found") : reading.message);
@@ -156,6 +156,51 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         shown[c] = &variants->back();
     }
 
+    // The type each cell is taken as (the reader's choice, or its second: below).
+    std::map<Cell, int> type_of;
+    for (const auto& [cell, t] : at) type_of[cell] = t->type;
+    // How many of the read neighbours of `cell` clash with `type` at `rot` there.
+    auto clashes_at = [&](const Cell& cell, const TileType& type, int rot) {
+        int n = 0;
+        for (int side = 0; side < 4; ++side) {
+            const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
+            if (!at.count(other)) continue;
+            const EdgeKind mine = type.edges[static_cast<std::size_t>((side - rot + 8) % 4)];
+            const EdgeKind theirs = shown.at(other)->edges[static_cast<std::size_t>((side + 2 - turn.at(other) + 8) % 4)];
+            n += mine != theirs ? 1 : 0;
+        }
+        return n;
+    };
+    // A misread tile makes the board impossible. Where the reader's second choice for a tile whose
+    // sides clash fits every read neighbour, the board takes it (least sure tiles first), with a
+    // warning naming both (PhotoOptions::take_runner_up).
+    std::set<Cell> replaced;
+    for (int pass = 0; options.take_runner_up && pass < 3; ++pass) {
+        std::vector<Cell> clashing;
+        for (const auto& [cell, t] : at) {
+            if (clashes_at(cell, *shown.at(cell), turn.at(cell)) > 0) clashing.push_back(cell);
+        }
+        std::sort(clashing.begin(), clashing.end(), [&](const Cell& a, const Cell& b) { return at.at(a)->confidence < at.at(b)->confidence; });
+        bool changed = false;
+        for (const Cell& cell : clashing) {
+            const DecodedTile& t = *at.at(cell);
+            if (replaced.count(cell) || shown.at(cell) != &types[static_cast<std::size_t>(t.type)]) continue;  // taken once; a bridge's variant stays
+            if (t.runner_type < 0 || t.runner_type >= static_cast<int>(types.size())) continue;
+            if (clashes_at(cell, *shown.at(cell), turn.at(cell)) == 0) continue;  // an earlier change mended it
+            const TileType& runner = types[static_cast<std::size_t>(t.runner_type)];
+            if (clashes_at(cell, runner, t.runner_rot) > 0) continue;
+            warnings.push_back("tile at " + cell_text(cell) + " read as " + shown.at(cell)->id + " " + std::to_string(90 * turn.at(cell)) +
+                               " clashes with its neighbours: taken as the reader's second choice " + runner.id + " " + std::to_string(90 * t.runner_rot) +
+                               ", which fits them");
+            shown[cell] = &runner;
+            turn[cell] = t.runner_rot;
+            type_of[cell] = t.runner_type;
+            replaced.insert(cell);
+            changed = true;
+        }
+        if (!changed) break;
+    }
+
     // Touching sides must match: name every pair that does not.
     std::string mismatches;
     int mismatch_count = 0;
@@ -192,16 +237,16 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     double start_d = 1e18;
     for (int pass = 0; pass < 2 && start == nullptr; ++pass) {
         for (const auto& [c, t] : at) {
-            const std::string& id = types[static_cast<std::size_t>(t->type)].id;
+            const std::string& id = types[static_cast<std::size_t>(type_of.at(c))].id;
             if (pass == 0 && id != catalog->start_tile()) continue;
             const double d = (c.x - mx) * (c.x - mx) + (c.y - my) * (c.y - my);
             if (d < start_d) start = &c, start_d = d;
         }
     }
 
-    ReplayOptions options;
-    options.catalog = catalog;
-    auto created = new_game_for(setup, options);
+    ReplayOptions replay;
+    replay.catalog = catalog;
+    auto created = new_game_for(setup, replay);
     if (!created) return created.error();
     PhotoGame out{variants, std::move(created.value()), origin, std::move(warnings), {}, {}};
     Game& game = out.game;
@@ -218,9 +263,8 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     while (!queue.empty()) {
         const Cell c = queue.front();
         queue.pop_front();
-        const DecodedTile& t = *at.at(c);
         const TileType& type = *shown.at(c);
-        ++copies[t.type];
+        ++copies[type_of.at(c)];
         if (first) {
             board.place_start(type, Placement{c, turn.at(c)});
             first = false;
@@ -241,8 +285,14 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             if (placed.count(c)) continue;
             if (++n <= 8) loose += (loose.empty() ? "" : ", ") + cell_text(c);
         }
-        return invalid(where, "impossible board: " + std::to_string(n) + " tile" + (n == 1 ? " is" : "s are") +
-                                  " not joined to the rest (" + loose + (n > 8 ? ", ..." : "") + ")");
+        if (n > options.max_loose_tiles) {
+            return invalid(where, "impossible board: " + std::to_string(n) + " tile" + (n == 1 ? " is" : "s are") +
+                                      " not joined to the rest (" + loose + (n > 8 ? ", ..." : "") + ")");
+        }
+        // A tile or two apart from the board (invented, or the tiles joining them were missed):
+        // scored without them (PhotoOptions::max_loose_tiles); a follower there is left out.
+        out.warnings.push_back(std::to_string(n) + " tile" + (n == 1 ? " is" : "s are") + " not joined to the rest (" + loose +
+                               "): left out of the board (invented, or the tiles joining " + (n == 1 ? "it" : "them") + " were missed)");
     }
     board.check_consistency();
     for (const auto& [type, n] : copies) {
@@ -306,13 +356,19 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
                       "not a player's colour");
             continue;
         }
+        if (at.count(c) && !placed.count(c)) {
+            leave_out("a " + piece.colour + " follower at " + cell_text(c) + " stands on a tile not joined to the rest; left out", "on a tile left out");
+            continue;
+        }
         if (!piece.on_tile || piece.feature < 0 || board.tile_at(c) < 0) {
             leave_out("a " + piece.colour + " follower near " + cell_text(c) + " stands on no feature of a tile read; left out", "on no feature");
             continue;
         }
         // By feature index where the tile has it (a bridge's deck; a field that lost a port to a bridge), else by port.
         const PlacedTile& on = board.tiles()[static_cast<std::size_t>(board.tile_at(c))];
-        const int node = piece.feature < static_cast<int>(on.type->features.size()) ? on.node(piece.feature) : board.node_at(c, piece.port);
+        // A tile taken as the reader's second choice has other features: by port there.
+        const bool by_index = piece.feature < static_cast<int>(on.type->features.size()) && !replaced.count(c);
+        const int node = by_index ? on.node(piece.feature) : board.node_at(c, piece.port);
         if (node < 0) {
             leave_out("a " + piece.colour + " follower at " + cell_text(c) + " stands on no feature; left out", "on no feature");
             continue;

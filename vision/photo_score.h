@@ -34,10 +34,18 @@ struct PhotoGame {
     std::vector<std::string> left_out;   // per detected piece: why it was not placed (e.g. "not a player's colour"); empty when placed
 };
 
+struct PhotoOptions {
+    bool take_runner_up = true;  // a read tile whose sides clash with its neighbours is taken as the reader's second choice
+                                 // (DecodedTile::runner_type) when that fits every read neighbour; a warning names both
+    int max_loose_tiles = 2;     // up to this many tiles not joined to the rest are left out of the board with a warning (more: refused)
+};
+
 // Builds and finishes the game. `setup` gives the game, expansions, edition and players (its
 // events are ignored); `catalog` must be the one the board was read with. Errors (Invalid):
 // no board, touching sides that do not match (names every such pair of cells), tiles not
-// joined to the rest. Warnings (the piece left out, `left_out` says why): a follower of a
+// joined to the rest beyond PhotoOptions::max_loose_tiles (after PhotoOptions::take_runner_up).
+// Warnings (the piece left out, `left_out` says why): a tile taken as the reader's second
+// choice; tiles not joined to the rest, left out; a follower of a
 // colour no player has (a false follower: art or a table of that colour; names it, its cell
 // and the players), a follower on no feature or on a completed road, city or monastery (on a
 // real table its owner took it back); more copies of a tile than the edition has.
@@ -46,7 +54,8 @@ struct PhotoGame {
 // small city (with the Castles rules among `setup`'s expansions; else a warning). A token the
 // board refuses (a bridge end not on a field, a castle on no small city) is a warning, left out.
 Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Catalog> catalog, const BoardReading& reading,
-                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens = {});
+                                   const std::vector<DetectedPiece>& pieces, const std::vector<DetectedPiece>& tokens = {},
+                                   const PhotoOptions& options = {});
 
 // Returns a copy of `image` showing what was read (tile outlines and types), the followers
 // found, and what scored: each final score's tiles outlined in its winner's colour, with

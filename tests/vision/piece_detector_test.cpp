@@ -353,7 +353,9 @@ TEST_CASE("tiles under followers are read again without the art they hide, so th
         reader.cover_pieces = cover;
         auto detection = vision::detect_pieces_rereading(rendering->image, board, catalog, vision::ColourModels::daylight(), {}, reader);
         REQUIRE(detection);
-        return vision::build_photo_game(setup, test::base_catalog_for_render(), board, detection->pieces);
+        vision::PhotoOptions strict;  // no second choices taken: the reading alone
+        strict.take_runner_up = false;
+        return vision::build_photo_game(setup, test::base_catalog_for_render(), board, detection->pieces, {}, strict);
     };
     vision::BoardReading seen = reading.value(), covered = reading.value();
     const auto as_seen = score(false, seen);
@@ -391,6 +393,40 @@ TEST_CASE("photo score refuses a missing board and sides that do not match, and 
     REQUIRE_FALSE(clash);
     CHECK_THAT(clash.error().message, Catch::Contains("impossible board"));
     CHECK_THAT(clash.error().message, Catch::Contains("[0, 0] D shows road east but [1, 0] C shows city"));
+
+    // The reader's second choice for the clashing tile fits: the board takes it, with a warning
+    // (and refuses the clash again when told not to).
+    two.tiles[1].runner_type = catalog->find("U")->index, two.tiles[1].runner_rot = 1;
+    auto mended = vision::build_photo_game(setup, catalog, two, {});
+    REQUIRE(mended);
+    REQUIRE(mended->warnings.size() == 1);
+    CHECK_THAT(mended->warnings[0], Catch::Contains("tile at [1, 0] read as C 0 clashes with its neighbours: taken as the reader's second choice U 90"));
+    CHECK(mended->game.board().tiles().size() == 2);
+    vision::PhotoOptions strict;
+    strict.take_runner_up = false;
+    CHECK_FALSE(vision::build_photo_game(setup, catalog, two, {}, {}, strict));
+    // A second choice that clashes too is not taken.
+    two.tiles[1].runner_type = c_tile, two.tiles[1].runner_rot = 2;
+    CHECK_FALSE(vision::build_photo_game(setup, catalog, two, {}));
+    two.tiles[1].runner_type = -1;
+    // A tile apart from the rest (only a corner touching): left out with a warning, and so is a
+    // follower on it; three such tiles are more than PhotoOptions::max_loose_tiles allows.
+    vision::BoardReading apart = two;
+    apart.tiles = {decoded(4, 7, d_tile, 0), decoded(5, 7, catalog->find("U")->index, 1), decoded(6, 8, c_tile, 0)};
+    vision::DetectedPiece on_loose;
+    on_loose.colour = "red";
+    on_loose.col = 6, on_loose.row = 8, on_loose.on_tile = true, on_loose.feature = 0, on_loose.port = 1;
+    auto loose = vision::build_photo_game(setup, catalog, apart, {on_loose});
+    REQUIRE(loose);
+    CHECK(loose->game.board().tiles().size() == 2);
+    REQUIRE(loose->warnings.size() == 2);
+    CHECK_THAT(loose->warnings[0], Catch::Contains("1 tile is not joined to the rest ([2, 1]): left out of the board"));
+    CHECK(loose->left_out == std::vector<std::string>{"on a tile left out"});
+    vision::PhotoOptions none_loose;
+    none_loose.max_loose_tiles = 0;
+    auto refused = vision::build_photo_game(setup, catalog, apart, {}, {}, none_loose);
+    REQUIRE_FALSE(refused);
+    CHECK_THAT(refused.error().message, Catch::Contains("1 tile is not joined to the rest ([2, 1])"));
 
     // A fitting pair, and a green follower on the road while only red and blue play: a false
     // follower, left out with a warning (the road scores for nobody).

@@ -893,7 +893,9 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     const RefitFrame refit_frame(frame);  // its shrunk copy made once, for every candidate
     LatticeOptions lattice = options.lattice;
     lattice.warp_top = false;  // warped once, after the refit
-    lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried (each costs a table-mask warp)
+    lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried
+    lattice.defer_table_mask = true;  // warped for the candidates checked only (most frames stop at the first)
+    const auto line_cache = make_line_search_cache();  // the searches of the same frame share its line segments
     // Candidate lattices, best fold first, each refitted on the tiles: of those whose cells are
     // framed by tile outlines (and not as much half a pitch away) the one framing them most
     // clearly is the board (the search stops at a sure one: sure_tile_contrast). Near the
@@ -924,7 +926,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             crop = frame(grown);
             crop_origin = grown.tl();
         }
-        auto candidates = find_lattices(crop.empty() ? frame : crop, lattice, whole);
+        auto candidates = find_lattices(crop.empty() ? frame : crop, lattice, whole, line_cache);
         clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
@@ -942,6 +944,8 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         const int tries = std::min(options.max_lattices, static_cast<int>(candidates->size()));
         for (int k = 0; k < tries; ++k) {
             auto& candidate = (*candidates)[static_cast<std::size_t>(k)];
+            make_table_mask(candidate);
+            clock.add_to(stages.lines);
             // Kept as found (its mask copied: the refit writes into it) for the rescaled pass below.
             LatticeView unrefitted = candidate;
             if (options.rescale.enabled) unrefitted.not_table = candidate.not_table.clone();

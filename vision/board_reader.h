@@ -23,6 +23,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,7 +81,15 @@ struct LatticeOptions {
     // are still measured.
     std::optional<cv::Matx33d> image_to_table_mm;
     bool warp_top = true;            // false: leave LatticeView::top empty (the reader warps it once, after the refit)
+    bool defer_table_mask = false;   // true: leave LatticeView::not_table to make_table_mask (the reader checks few of the candidates)
     Status check() const;
+};
+
+// How a view's table mask is warped when find_lattices defers it (LatticeOptions::defer_table_mask).
+struct PendingTableMask {
+    cv::Mat source;       // the search's mask (its own px)
+    cv::Matx33d to_top;   // source px -> top-view px
+    cv::Size size;        // the top view's
 };
 
 struct LatticeView {
@@ -93,6 +102,7 @@ struct LatticeView {
     cv::Mat top;                      // CV_8UC3 top view
     bool top_near_cells = false;      // `top` was warped only near the tiles, black beyond (RefineOptions::warp_near_cells)
     cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
+    std::shared_ptr<const PendingTableMask> pending_table_mask;  // while not_table is deferred (make_table_mask makes it)
     bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
     cv::Size frame;                   // the camera frame's size
 
@@ -122,7 +132,16 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& opt
 // the discounted edge lengths support best first, LatticeOptions::table_line_discount). Searched near the board's colours, or in
 // the whole frame (`whole_frame`). find_lattice returns the first when it is strong. Errors
 // as find_lattice.
-Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& options, bool whole_frame);
+// What the searches of one frame share (the reader searches a frame near the board, then maybe
+// in the whole frame or with shorter segments): the frame's shrunk copies, table mask and
+// line segments, made once per image and options that shape them.
+struct LineSearchCache;
+Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& options, bool whole_frame,
+                                               std::shared_ptr<LineSearchCache> cache = nullptr);
+// A cache for find_lattices (empty until a search fills it).
+std::shared_ptr<LineSearchCache> make_line_search_cache();
+// Makes a view's deferred table mask (LatticeOptions::defer_table_mask); nothing when it has one.
+void make_table_mask(LatticeView& view);
 // The bounding box (image px) of the board's colours as find_lattices reads them (colours
 // rare along the frame's edge; specks under a tenth of the largest blob left out). Empty when
 // the colours do not tell a board from the table.

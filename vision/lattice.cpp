@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <queue>
 #include <random>
@@ -483,33 +484,77 @@ Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& 
     // The top view is sampled from the full-resolution frame: the work image is for geometry only.
     if (o.warp_top) cv::warpPerspective(image, view.top, view.image_to_top, top_size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
     const cv::Matx33d small_to_work(1 / mask_scale, 0, 0, 0, 1 / mask_scale, 0, 0, 0, 1);
+    auto pending = std::make_shared<PendingTableMask>();
+    pending->size = top_size;
     if (frame.colours_fail && !pair_board.empty()) {
         // The colours cannot tell the board from the table: the cells near the direction pair's
         // own edges are the board's (on a cloth at other angles, the tiles).
-        cv::warpPerspective(pair_board, view.not_table, work_to_top, top_size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
-        return view;
+        pending->source = pair_board;
+        pending->to_top = work_to_top;
+    } else {
+        pending->source = frame.colours_fail ? cv::Mat(frame.mask_small.size(), CV_8UC1, cv::Scalar(255)) : frame.mask_small;
+        pending->to_top = work_to_top * small_to_work;
     }
-    cv::Mat valid(frame.mask_small.size(), CV_8UC1, cv::Scalar(255));
-    cv::warpPerspective(frame.colours_fail ? valid : frame.mask_small, view.not_table, work_to_top * small_to_work, top_size, cv::INTER_NEAREST,
-                        cv::BORDER_CONSTANT, cv::Scalar(0));
+    view.pending_table_mask = std::move(pending);
+    if (!o.defer_table_mask) make_table_mask(view);
     return view;
 }
 
 
+// The part of a search that depends only on the image and the options below (not on `whole`
+// or the segments' least length): made once per frame when the reader searches it again.
+struct LineSearchCache {
+    const uchar* data = nullptr;
+    cv::Size size;
+    std::size_t step = 0;
+    int work_side = 0, mask_side = 0, table_lightness_reach = 0;
+    double border_band = 0, not_table_ratio = 0;
+    cv::Mat work, mask_small, board_work, grey;
+    std::vector<cv::Vec4f> all;  // every line segment of `grey`
+
+    bool holds(const cv::Mat& image, const LatticeOptions& o) const {
+        return data != nullptr && data == image.data && size == image.size() && step == image.step[0] && work_side == o.work_side &&
+               mask_side == o.mask_side && table_lightness_reach == o.table_lightness_reach && border_band == o.border_band &&
+               not_table_ratio == o.not_table_ratio;
+    }
+    void fill(const cv::Mat& image, const LatticeOptions& o) {
+        const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
+        cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+        // The board: colours unlike the table (the frame's edge band).
+        const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
+        cv::Mat small;
+        cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
+        mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
+        cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
+        cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
+        all.clear();
+        cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
+        data = image.data, size = image.size(), step = image.step[0];
+        work_side = o.work_side, mask_side = o.mask_side, table_lightness_reach = o.table_lightness_reach;
+        border_band = o.border_band, not_table_ratio = o.not_table_ratio;
+    }
+};
+
+std::shared_ptr<LineSearchCache> make_line_search_cache() { return std::make_shared<LineSearchCache>(); }
+
+void make_table_mask(LatticeView& view) {
+    if (!view.pending_table_mask) return;
+    const PendingTableMask& p = *view.pending_table_mask;
+    cv::warpPerspective(p.source, view.not_table, p.to_top, p.size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+    view.pending_table_mask.reset();
+}
+
 // The candidate lattices, searched near the board (colours unlike the table) or, with `whole`, in the whole frame.
-Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const LatticeOptions& o, bool whole) {
+Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const LatticeOptions& o, bool whole, LineSearchCache& cache) {
+    if (!cache.holds(image, o)) cache.fill(image, o);
     const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
-    cv::Mat work;
-    cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+    const cv::Mat& work = cache.work;
     const cv::Matx33d image_to_work(work_scale, 0, 0, 0, work_scale, 0, 0, 0, 1);
 
     // The board: colours unlike the table (the frame's edge band).
     const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
-    cv::Mat small, mask_small;
-    cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
-    mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
-    cv::Mat board_work;
-    cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
+    const cv::Mat& mask_small = cache.mask_small;
+    const cv::Mat& board_work = cache.board_work;
     const bool colours_fail = cv::countNonZero(board_work) < o.min_board_share * static_cast<double>(board_work.total());
     const SearchFrame frame{image_to_work, mask_scale, mask_small, colours_fail, whole || colours_fail};
     cv::Mat region, lines_region;  // where gaps are read; where edges may lie (tight: table lines near the board stay out)
@@ -523,12 +568,11 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     }
 
     // Straight edges near the board.
-    cv::Mat grey;
-    cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
-    std::vector<cv::Vec4f> raw, all;
+    const cv::Mat& grey = cache.grey;
+    const std::vector<cv::Vec4f>& all = cache.all;
+    std::vector<cv::Vec4f> raw;
     const double min_len = o.min_segment * o.work_side;
     {
-        cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
         auto inside = [&](double x, double y) {
             return lines_region.at<std::uint8_t>(std::clamp(static_cast<int>(y), 0, lines_region.rows - 1), std::clamp(static_cast<int>(x), 0, lines_region.cols - 1)) != 0;
         };
@@ -799,17 +843,18 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     return out;
 }
 
-Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& o, bool whole_frame) {
+Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& o, bool whole_frame, std::shared_ptr<LineSearchCache> cache) {
     if (auto st = o.check(); !st) return st.error();
     if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
-    auto found = find_lattices_in(image, o, whole_frame);
+    if (!cache) cache = make_line_search_cache();
+    auto found = find_lattices_in(image, o, whole_frame, *cache);
     if (found || whole_frame || found.error().kind != ErrorKind::Invalid || o.min_board_segment >= o.min_segment) return found;
     // Small tiles (a far or wide camera) have sides shorter than min_segment and give too few
     // long edges near the board: look again with the tiles' own short sides. (Only then: on
     // other boards the short edges of roads and the table add wrong direction pairs.)
     LatticeOptions shorter = o;
     shorter.min_segment = o.min_board_segment;
-    auto again = find_lattices_in(image, shorter, false);
+    auto again = find_lattices_in(image, shorter, false, *cache);
     return again ? again : found;
 }
 

@@ -1348,3 +1348,33 @@ TEST_CASE("reader options refuse a masked growth alignment outside [1, min_added
     o.min_seam_pairs = 16;
     CHECK(o.check());
 }
+
+TEST_CASE("searches sharing a frame's line segments, table masks made when checked, find the same lattices", "[vision][board-reader][speed]") {
+    // The reader's way (one cache for the searches of a frame, masks deferred) against each
+    // search made alone: the same candidates, bit for bit.
+    const auto r = render_bench_medium(1003);
+    vision::LatticeOptions deferred;
+    deferred.defer_table_mask = true;
+    deferred.warp_top = false;
+    vision::LatticeOptions alone = deferred;
+    alone.defer_table_mask = false;
+    const auto cache = vision::make_line_search_cache();
+    for (const bool whole : {false, true, false}) {
+        auto shared = vision::find_lattices(r.image, deferred, whole, cache);
+        const auto own = vision::find_lattices(r.image, alone, whole);
+        REQUIRE(shared.has_value() == own.has_value());
+        if (!own) continue;
+        REQUIRE(shared->size() == own->size());
+        for (std::size_t i = 0; i < own->size(); ++i) {
+            auto& s = (*shared)[i];
+            const auto& o = (*own)[i];
+            CHECK(s.not_table.empty());
+            vision::make_table_mask(s);
+            CHECK_FALSE(s.pending_table_mask);
+            CHECK(cv::norm(s.image_to_top - o.image_to_top) == 0);
+            CHECK((s.cols == o.cols && s.rows == o.rows && s.pitch_px == o.pitch_px && s.score == o.score));
+            REQUIRE(s.not_table.size() == o.not_table.size());
+            CHECK(cv::countNonZero(s.not_table != o.not_table) == 0);
+        }
+    }
+}

@@ -29,7 +29,7 @@ struct PiecesBenchOptions {
     bool ferry_cover = true;       // --no-ferry-cover: a ferry's whole footprint is judged (PieceDetectorOptions::ferry_seen_share 1)
     bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
     bool runner_up = true;         // --no-runner-up: a clashing tile is not taken as the reader's second choice (PhotoOptions::take_runner_up)
-    bool cover = true;             // --no-cover: tiles under followers, castles and ferries are not read again without the art they hide (ReaderOptions::cover_pieces)
+    bool cover = false;            // --cover: tiles under followers, castles and ferries are read again without the art they hide (ReaderOptions::cover_pieces)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
                       const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});

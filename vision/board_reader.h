@@ -530,8 +530,10 @@ struct ReaderOptions {
     double seam_unlike = 4.0;         // ...and shows a hole when above this many times: a read cell with two thirds of its sides (at least
                                       // 2) unlike is dropped, an empty cell with any is not offered
     int min_seam_pairs = 16;          // the board's median seam needs this many touching sides of read tiles (fewer: seams not used)
-    bool cover_pieces = true;       // detect_pieces_rereading (photo_score.h): the tiles under followers, castles and ferries are read again
-                                    // without the art the pieces hide (reread_under_pieces)
+    bool cover_pieces = false;      // detect_pieces_rereading (photo_score.h): the tiles under followers, castles and ferries are read again
+                                    // without the art the pieces hide (reread_under_pieces). Off: on medium finished games it mends roads
+                                    // under lying followers (1000-: 75 -> 47 tiles wrong), but on a small board (16 tiles, a follower on
+                                    // every feature) the pennant reader left without the knights' pixels invents 2 pennants (docs/vision.md)
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)

@@ -315,7 +315,9 @@ TEST_CASE("photo mode: the players add the tile and followers the reader missed,
         vision::PhotoReading trial = read.value();
         std::erase_if(trial.board.tiles, [&](const vision::DecodedTile& x) { return x.col == t.col && x.row == t.row; });
         std::erase_if(trial.pieces.pieces, on_it);
-        auto built = vision::build_photo_game(setup, catalog.value(), trial.board, trial.pieces.pieces);
+        vision::PhotoOptions whole;  // a tile missed, the rest still one board (no loose tiles left out)
+        whole.max_loose_tiles = 0;
+        auto built = vision::build_photo_game(setup, catalog.value(), trial.board, trial.pieces.pieces, {}, whole);
         if (!built || vision::final_points(built->game) == truth_points) continue;
         hidden_tile = t;
         hidden_pieces.push_back(*std::find_if(read->pieces.pieces.begin(), read->pieces.pieces.end(), on_it));

@@ -92,6 +92,12 @@ struct PendingTableMask {
     cv::Size size;        // the top view's
 };
 
+// What a view's table mask was warped from, kept so a widened view can warp it again (widen_view).
+struct TableMaskSource {
+    cv::Mat source;        // the search's mask (its own px)
+    cv::Matx33d to_frame;  // source px -> the frame's px (the frame image_to_top maps)
+};
+
 struct LatticeView {
     cv::Matx33d image_to_top = cv::Matx33d::eye();  // camera px -> top-view px
     double px_per_mm = 1.0;
@@ -103,6 +109,7 @@ struct LatticeView {
     bool top_near_cells = false;      // `top` was warped only near the tiles, black beyond (RefineOptions::warp_near_cells)
     cv::Mat not_table;                // CV_8UC1 top view: 255 where the colour is unlike the table
     std::shared_ptr<const PendingTableMask> pending_table_mask;  // while not_table is deferred (make_table_mask makes it)
+    std::shared_ptr<const TableMaskSource> table_mask_source;    // once made: what not_table came from (none: widen_view pads it as table)
     bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
     cv::Size frame;                   // the camera frame's size
 
@@ -225,6 +232,19 @@ struct RefineOptions {
 // Moves the lattice by `shift` top-view px (each cell's square moves with it) and warps the
 // top view (when there is one) and its table mask again.
 void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift);
+
+// Cells a view is widened by on each side (widen_view).
+struct ViewMargin {
+    int left = 0, top = 0, right = 0, bottom = 0;
+    bool empty() const { return left == 0 && top == 0 && right == 0 && bottom == 0; }
+};
+
+// Adds `margin` cells to the view on each side (cells keep their squares: a cell's col and row
+// grow by margin.left and margin.top). The table mask is kept where the view was and warped
+// from its source beyond (LatticeView::table_mask_source; without one the new cells are
+// table); the top view, when there is one, is warped again from `image`. Assumes the view's
+// lattice is final: the refit is not run.
+void widen_view(const cv::Mat& image, LatticeView& view, const ViewMargin& margin);
 
 // Finds each occupied cell's tile outline, refits the plane homography on the tile centres
 // (RANSAC) on a coarse top view, stores each tile's residual offset and drops cells whose
@@ -519,6 +539,12 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
+    int board_margin_cells = 2;       // the chosen lattice's view is widened by this many cells on each side its tiles reach (the box of the
+                                      // board's colours it was cut to leaves out tiles coloured like the table, and the refit moves the
+                                      // lattice within it), so the cells offered on their outline can lie there (0: off; lost18)...
+    int min_tiles_beyond = 2;         // ...kept when at least this many tiles are offered beyond the old view (the wider view changes the
+                                      // light and the classifier's table cells, so every tile's reading moves a little: one tile gained
+                                      // did not pay for that on the real photos)
     double min_board_colour_share = 0.5; // ...an empty cell counts as masked too (min_masked_alignment) when this share of its square has
                                          // colours the board's own read tiles show board_colour_ratio times more often than the frame's edge
                                          // (the mask's coarse lightness calls a field a bin darker than the table's pale stripes table; above 1: off)

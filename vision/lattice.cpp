@@ -541,6 +541,7 @@ void make_table_mask(LatticeView& view) {
     if (!view.pending_table_mask) return;
     const PendingTableMask& p = *view.pending_table_mask;
     cv::warpPerspective(p.source, view.not_table, p.to_top, p.size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+    view.table_mask_source = std::make_shared<const TableMaskSource>(TableMaskSource{p.source, view.image_to_top.inv() * p.to_top});
     view.pending_table_mask.reset();
 }
 

@@ -226,6 +226,36 @@ void shift_lattice(const cv::Mat& image, LatticeView& view, cv::Point2d shift) {
     view.not_table = mask;
 }
 
+void widen_view(const cv::Mat& image, LatticeView& view, const ViewMargin& margin) {
+    if (margin.empty()) return;
+    const cv::Matx33d move(1, 0, margin.left * view.pitch_px, 0, 1, margin.top * view.pitch_px, 0, 0, 1);
+    view.image_to_top = move * view.image_to_top;
+    view.cols += margin.left + margin.right;
+    view.rows += margin.top + margin.bottom;
+    const cv::Size size(static_cast<int>(std::ceil(view.cols * view.pitch_px)), static_cast<int>(std::ceil(view.rows * view.pitch_px)));
+    // The mask as it was where the view was (the refit warped it along), from its source beyond.
+    cv::Mat mask;
+    if (!view.not_table.empty()) {
+        const cv::Rect was(cv::Point(static_cast<int>(std::lround(margin.left * view.pitch_px)), static_cast<int>(std::lround(margin.top * view.pitch_px))),
+                           view.not_table.size());
+        cv::warpPerspective(view.not_table, mask, move, size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+        if (view.table_mask_source) {
+            const auto& s = *view.table_mask_source;
+            cv::Mat beyond, outside(size, CV_8UC1, cv::Scalar(255));
+            cv::warpPerspective(s.source, beyond, view.image_to_top * s.to_frame, size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+            outside(was & cv::Rect(cv::Point(0, 0), size)).setTo(0);
+            beyond.copyTo(mask, outside);
+        }
+    }
+    view.not_table = mask;
+    if (!view.top.empty()) {
+        cv::Mat top;  // a new image: views copied from this one keep theirs
+        cv::warpPerspective(image, top, view.image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        view.top = top;
+    }
+    view.top_near_cells = false;
+}
+
 namespace {
 
 // The refit rounds, on a view of `image` (both at the working resolution; its top view is

@@ -51,7 +51,6 @@ cv::Mat whole_top_view(const cv::Mat& image, const LatticeView& view) {
     return top;
 }
 
-EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
 
 // Re-phases the lattice by half a cell where the board's silhouette says so: lines through
 // the tiles' middles (roads) can fold as sharply as the gaps between tiles, and a lattice on
@@ -180,7 +179,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
     // The edge cell i shows on board side `side` with hypothesis h: road at a bridge's ends.
     auto shown_edge = [&](std::size_t i, const Hypothesis& h, int side) {
         const int axis = cells[i].bridge_axis;
-        return h.bridged && axis >= 0 && side % 2 == axis ? EdgeKind::Road : edge_of(types[static_cast<std::size_t>(h.type)], h.rot, side);
+        return h.bridged && axis >= 0 && side % 2 == axis ? EdgeKind::Road : types[static_cast<std::size_t>(h.type)].edge_at(h.rot, side);
     };
     // The conditional score of hypothesis h at cell i given the others.
     auto conditional = [&](std::size_t i, const Hypothesis& h) {
@@ -374,7 +373,7 @@ std::map<std::pair<int, int>, const DecodedTile*> shown_by_cell(const std::vecto
 // side of `b`, its neighbour there.
 bool sides_match(const Catalog& catalog, const DecodedTile& a, const DecodedTile& b, int side) {
     const auto& types = catalog.tiles();
-    return edge_of(types[static_cast<std::size_t>(a.type)], a.rot, side) == edge_of(types[static_cast<std::size_t>(b.type)], b.rot, (side + 2) % 4);
+    return types[static_cast<std::size_t>(a.type)].edge_at(a.rot, side) == types[static_cast<std::size_t>(b.type)].edge_at(b.rot, (side + 2) % 4);
 }
 
 // Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
@@ -454,8 +453,8 @@ double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog&
         for (const int side : {1, 2}) {  // east and south neighbours
             const auto it = best.find({at.first + (side == 1 ? 1 : 0), at.second + (side == 2 ? 1 : 0)});
             if (it == best.end()) continue;
-            const bool mine = edge_of(types[static_cast<std::size_t>(h->type)], h->rot, side) == EdgeKind::Road;
-            const bool theirs = edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, (side + 2) % 4) == EdgeKind::Road;
+            const bool mine = types[static_cast<std::size_t>(h->type)].edge_at(h->rot, side) == EdgeKind::Road;
+            const bool theirs = types[static_cast<std::size_t>(it->second->type)].edge_at(it->second->rot, (side + 2) % 4) == EdgeKind::Road;
             pairs += mine || theirs;
             agreeing += mine && theirs;
         }

@@ -189,7 +189,7 @@ TEST_CASE("joint decoding mends two touching misread tiles at once", "[vision][b
     std::map<std::pair<int, int>, const vision::SceneTile*> at;
     for (const auto& t : tiles) at[{t.at.x, t.at.y}] = &t;
     constexpr int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
-    auto edge = [](const TileType& type, int rot, int side) { return type.edges[static_cast<std::size_t>((side - rot + 8) % 4)]; };
+    auto edge = [](const TileType& type, int rot, int side) { return type.edge_at(rot, side); };
     // A placement of cell `t` that shows the truth on every side with a neighbour but `side`,
     // and `want` there.
     auto misreading = [&](const vision::SceneTile& t, int side, EdgeKind want) -> std::pair<int, int> {

@@ -11,7 +11,7 @@ namespace {
 const char* kSideNames[4] = {"north", "east", "south", "west"};
 
 EdgeKind edge_of(const PlacedTile& t, int board_side) {
-    return t.type->edges[(board_side - t.rot + 4) % 4];
+    return t.type->edge_at(t.rot, board_side);
 }
 
 }  // namespace
@@ -166,7 +166,7 @@ PlacementCheck Board::check_placement(const TileType& type, Placement p) const {
             return {false, "cell " + to_string(p.at) + " lies beyond a wall (the " + kSideNames[(s + 2) % 4] +
                                " side of tile " + tiles_[ti].type->id + " at " + to_string(n) + " is closed)"};
         }
-        const EdgeKind mine = type.edges[(s - p.rot + 4) % 4];
+        const EdgeKind mine = type.edge_at(p.rot, s);
         const EdgeKind theirs = edge_of(tiles_[ti], (s + 2) % 4);
         if (mine != theirs) {
             return {false, "its " + std::string(kSideNames[s]) + " side (" + std::string(edge_kind_name(mine)) +

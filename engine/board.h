@@ -99,7 +99,7 @@ public:
     std::size_t border_size() const { return border_.size(); }
     const std::vector<BorderCell>& border() const { return border_; }
     // The edge a placed tile shows on a board side (0 N, 1 E, 2 S, 3 W).
-    static EdgeKind edge_on(const PlacedTile& t, int board_side) { return t.type->edges[(board_side - t.rot + 4) % 4]; }
+    static EdgeKind edge_on(const PlacedTile& t, int board_side) { return t.type->edge_at(t.rot, board_side); }
 
     // Feature node of the tile at `at` owning board port `p`; -1 if none.
     int node_at(Cell at, Port p) const;

@@ -76,6 +76,9 @@ struct TileType {
 
     // Returns the number of copies in `edition` (falls back to the default count).
     int count_in(std::string_view edition) const;
+    // Returns the edge kind on board side `board_side` (0 N, 1 E, 2 S, 3 W) when the tile is turned
+    // by `rot` quarter turns clockwise (any integers: taken modulo 4).
+    EdgeKind edge_at(int rot, int board_side) const { return edges[static_cast<std::size_t>((((board_side - rot) % 4) + 4) % 4)]; }
     // Returns the feature index owning board port `p` when the tile is turned by `rot` quarter turns.
     int feature_at(Port board_port, int rot) const {
         return feature_at_port[rotate_port(board_port, -rot)];

@@ -240,7 +240,7 @@ bool PhotoSession::fits_beside(Cell at, const TileType& type, int r) const {
         const vision::DecodedTile* other = tile_at(n);
         if (!other) continue;
         const TileType& b = types[static_cast<std::size_t>(other->type)];
-        if (type.edges[static_cast<std::size_t>((side - r + 8) % 4)] != b.edges[static_cast<std::size_t>((side + 2 - other->rot + 8) % 4)]) return false;
+        if (type.edge_at(r, side) != b.edge_at(other->rot, side + 2)) return false;
     }
     return true;
 }

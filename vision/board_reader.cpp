@@ -51,7 +51,6 @@ cv::Mat whole_top_view(const cv::Mat& image, const LatticeView& view) {
     return top;
 }
 
-EdgeKind edge_of(const TileType& t, int rot, int board_side) { return t.edges[static_cast<std::size_t>((board_side - rot + 8) % 4)]; }
 
 // Re-phases the lattice by half a cell where the board's silhouette says so: lines through
 // the tiles' middles (roads) can fold as sharply as the gaps between tiles, and a lattice on
@@ -97,6 +96,7 @@ Status DecoderOptions::check() const {
     if (!(excess_penalty >= 0)) return invalid("decoder options", "excess_penalty must be >= 0");
     if (!(count_prior >= 0)) return invalid("decoder options", "count_prior must be >= 0");
     if (max_sweeps < 0 || max_sweeps > 1000) return invalid("decoder options", "max_sweeps must be within [0, 1000]");
+    if (pair_moves < 0 || pair_moves > 100) return invalid("decoder options", "pair_moves must be within [0, 100]");
     if (edition.empty()) return invalid("decoder options", "edition must not be empty");
     return Ok{};
 }
@@ -181,7 +181,7 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
     // The edge cell i shows on board side `side` with hypothesis h: road at a bridge's ends.
     auto shown_edge = [&](std::size_t i, const Hypothesis& h, int side) {
         const int axis = cells[i].bridge_axis;
-        return h.bridged && axis >= 0 && side % 2 == axis ? EdgeKind::Road : edge_of(types[static_cast<std::size_t>(h.type)], h.rot, side);
+        return h.bridged && axis >= 0 && side % 2 == axis ? EdgeKind::Road : types[static_cast<std::size_t>(h.type)].edge_at(h.rot, side);
     };
     // The conditional score of hypothesis h at cell i given the others.
     auto conditional = [&](std::size_t i, const Hypothesis& h) {
@@ -197,25 +197,101 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
         s -= o.excess_penalty * std::max(0, others + 1 - allowed[static_cast<std::size_t>(h.type)]);
         return s;
     };
-    for (int sweep = 0; sweep < o.max_sweeps; ++sweep) {
+    // Sweeps of single-cell moves until none changes (or max_sweeps): true when one did.
+    auto sweep_cells = [&]() {
+        bool any = false;
+        for (int sweep = 0; sweep < o.max_sweeps; ++sweep) {
+            bool changed = false;
+            for (std::size_t i = 0; i < cells.size(); ++i) {
+                const auto& hyps = cells[i].hyps;
+                if (hyps.empty()) continue;
+                std::size_t best = choice[i];
+                double best_s = conditional(i, hyps[best]);
+                for (std::size_t h = 0; h < hyps.size(); ++h) {
+                    const double s = conditional(i, hyps[h]);
+                    if (s > best_s + 1e-9) best_s = s, best = h;
+                }
+                if (best != choice[i]) {
+                    --used[static_cast<std::size_t>(hyps[choice[i]].type)];
+                    ++used[static_cast<std::size_t>(hyps[best].type)];
+                    choice[i] = best;
+                    changed = true;
+                }
+            }
+            if (!changed) break;
+            any = true;
+        }
+        return any;
+    };
+    sweep_cells();
+    // Whether cell i (hypothesis h) and cell j (hypothesis g) show different edges on the sides
+    // they touch at; `side`: the side of i that j lies on.
+    auto clash = [&](std::size_t i, const Hypothesis& h, int side, std::size_t j, const Hypothesis& g) {
+        return shown_edge(i, h, side) != shown_edge(j, g, (side + 2) % 4);
+    };
+    // The score cell i with hypothesis h takes from its shown neighbours other than `skip`, and
+    // its unary score and prior (the part of the board's score a pair move on i changes).
+    auto own_score = [&](std::size_t i, const Hypothesis& h, int skip) {
+        double s = h.score + prior[static_cast<std::size_t>(h.type)];
+        for (int side = 0; side < 4; ++side) {
+            const int j = nb[i][static_cast<std::size_t>(side)];
+            if (j < 0 || j == skip || cells[static_cast<std::size_t>(j)].hyps.empty() || cells[static_cast<std::size_t>(j)].hidden) continue;
+            if (clash(i, h, side, static_cast<std::size_t>(j), cells[static_cast<std::size_t>(j)].hyps[choice[static_cast<std::size_t>(j)]])) s -= o.mismatch_penalty;
+        }
+        return s;
+    };
+    // The copies beyond the edition's counts, scored, with `used` as it is.
+    auto excess_score = [&](int type) { return -o.excess_penalty * std::max(0, used[static_cast<std::size_t>(type)] - allowed[static_cast<std::size_t>(type)]); };
+    // Pair moves: single-cell moves stop where two touching cells are both misread (each alone
+    // would clash with the other's misreading). For every pair of shown cells whose touching sides
+    // clash, the best pair of hypotheses that agree with each other is taken when it raises the
+    // board's score (DecoderOptions::pair_moves); then single moves again.
+    for (int round = 0; round < o.pair_moves; ++round) {
         bool changed = false;
         for (std::size_t i = 0; i < cells.size(); ++i) {
-            const auto& hyps = cells[i].hyps;
-            if (hyps.empty()) continue;
-            std::size_t best = choice[i];
-            double best_s = conditional(i, hyps[best]);
-            for (std::size_t h = 0; h < hyps.size(); ++h) {
-                const double s = conditional(i, hyps[h]);
-                if (s > best_s + 1e-9) best_s = s, best = h;
-            }
-            if (best != choice[i]) {
-                --used[static_cast<std::size_t>(hyps[choice[i]].type)];
-                ++used[static_cast<std::size_t>(hyps[best].type)];
-                choice[i] = best;
-                changed = true;
+            if (cells[i].hyps.empty() || cells[i].hidden) continue;
+            for (int side : {1, 2}) {  // east and south: each pair once
+                const int jn = nb[i][static_cast<std::size_t>(side)];
+                if (jn < 0) continue;
+                const auto j = static_cast<std::size_t>(jn);
+                if (cells[j].hyps.empty() || cells[j].hidden) continue;
+                const auto& hi = cells[i].hyps;
+                const auto& hj = cells[j].hyps;
+                if (!clash(i, hi[choice[i]], side, j, hj[choice[j]])) continue;
+                // The board's score as it stands, in the terms the pair changes.
+                const int ti = hi[choice[i]].type, tj = hj[choice[j]].type;
+                auto pair_excess = [&](int a, int b) { return a == b ? excess_score(a) : excess_score(a) + excess_score(b); };
+                const double now = own_score(i, hi[choice[i]], jn) + own_score(j, hj[choice[j]], static_cast<int>(i)) - o.mismatch_penalty +
+                                   pair_excess(ti, tj);
+                std::vector<double> own_j(hj.size());
+                for (std::size_t g = 0; g < hj.size(); ++g) own_j[g] = own_score(j, hj[g], static_cast<int>(i));
+                double best = now + 1e-9;
+                std::size_t best_h = choice[i], best_g = choice[j];
+                --used[static_cast<std::size_t>(ti)];
+                --used[static_cast<std::size_t>(tj)];
+                for (std::size_t h = 0; h < hi.size(); ++h) {
+                    const double own_i = own_score(i, hi[h], jn);
+                    for (std::size_t g = 0; g < hj.size(); ++g) {
+                        if (own_i + own_j[g] <= best || clash(i, hi[h], side, j, hj[g])) continue;
+                        ++used[static_cast<std::size_t>(hi[h].type)];
+                        ++used[static_cast<std::size_t>(hj[g].type)];
+                        const double s = own_i + own_j[g] + pair_excess(hi[h].type, hj[g].type);
+                        --used[static_cast<std::size_t>(hi[h].type)];
+                        --used[static_cast<std::size_t>(hj[g].type)];
+                        if (s > best) best = s, best_h = h, best_g = g;
+                    }
+                }
+                ++used[static_cast<std::size_t>(hi[best_h].type)];
+                ++used[static_cast<std::size_t>(hj[best_g].type)];
+                if (best_h != choice[i] || best_g != choice[j]) {
+                    choice[i] = best_h;
+                    choice[j] = best_g;
+                    changed = true;
+                }
             }
         }
         if (!changed) break;
+        if (!sweep_cells()) break;
     }
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const auto& hyps = cells[i].hyps;
@@ -299,7 +375,7 @@ std::map<std::pair<int, int>, const DecodedTile*> shown_by_cell(const std::vecto
 // side of `b`, its neighbour there.
 bool sides_match(const Catalog& catalog, const DecodedTile& a, const DecodedTile& b, int side) {
     const auto& types = catalog.tiles();
-    return edge_of(types[static_cast<std::size_t>(a.type)], a.rot, side) == edge_of(types[static_cast<std::size_t>(b.type)], b.rot, (side + 2) % 4);
+    return types[static_cast<std::size_t>(a.type)].edge_at(a.rot, side) == types[static_cast<std::size_t>(b.type)].edge_at(b.rot, (side + 2) % 4);
 }
 
 // Touching sides of decoded tiles (hidden ones left out), and how many show the same edge kind.
@@ -379,8 +455,8 @@ double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog&
         for (const int side : {1, 2}) {  // east and south neighbours
             const auto it = best.find({at.first + (side == 1 ? 1 : 0), at.second + (side == 2 ? 1 : 0)});
             if (it == best.end()) continue;
-            const bool mine = edge_of(types[static_cast<std::size_t>(h->type)], h->rot, side) == EdgeKind::Road;
-            const bool theirs = edge_of(types[static_cast<std::size_t>(it->second->type)], it->second->rot, (side + 2) % 4) == EdgeKind::Road;
+            const bool mine = types[static_cast<std::size_t>(h->type)].edge_at(h->rot, side) == EdgeKind::Road;
+            const bool theirs = types[static_cast<std::size_t>(it->second->type)].edge_at(it->second->rot, (side + 2) % 4) == EdgeKind::Road;
             pairs += mine || theirs;
             agreeing += mine && theirs;
         }

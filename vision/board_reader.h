@@ -407,6 +407,7 @@ struct DecoderOptions {
     double excess_penalty = 3.0;    // score lost per copy beyond the edition's count
     double count_prior = 1.0;       // weight of log(copies in the edition): common tiles win ties
     int max_sweeps = 10;            // ICM sweeps
+    int pair_moves = 3;             // rounds of pair moves (two touching cells whose sides clash, changed at once) after the sweeps; 0: off
     std::string edition = "C3";     // tile counts
     Status check() const;
 };

@@ -443,7 +443,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         for (const auto& layout : layouts) {
             const TileType& t = catalog.tiles()[static_cast<std::size_t>(layout.type)];
             // Board sides at the bridge's ends: N and S (axis 0) or E and W (axis 1), as catalog sides.
-            const auto side_edge = [&](int board_side) { return t.edges[static_cast<std::size_t>((board_side - layout.rot + 8) % 4)]; };
+            const auto side_edge = [&](int board_side) { return t.edge_at(layout.rot, board_side); };
             ok.push_back(side_edge(axis) == EdgeKind::Field && side_edge(axis + 2) == EdgeKind::Field ? 1 : 0);
         }
         if (std::find(ok.begin(), ok.end(), 1) == ok.end()) ok.assign(layouts.size(), 1);  // no layout takes it: read as if none were there

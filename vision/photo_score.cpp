@@ -165,8 +165,8 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
         for (int side = 0; side < 4; ++side) {
             const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
             if (!at.count(other)) continue;
-            const EdgeKind mine = type.edges[static_cast<std::size_t>((side - rot + 8) % 4)];
-            const EdgeKind theirs = shown.at(other)->edges[static_cast<std::size_t>((side + 2 - turn.at(other) + 8) % 4)];
+            const EdgeKind mine = type.edge_at(rot, side);
+            const EdgeKind theirs = shown.at(other)->edge_at(turn.at(other), side + 2);
             n += mine != theirs ? 1 : 0;
         }
         return n;
@@ -211,8 +211,8 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             const auto it = at.find(other);
             if (it == at.end()) continue;
             const TileType& b = *shown.at(it->first);
-            const EdgeKind ea = a.edges[static_cast<std::size_t>((side - turn.at(cell) + 8) % 4)];
-            const EdgeKind eb = b.edges[static_cast<std::size_t>((side + 2 - turn.at(it->first) + 8) % 4)];
+            const EdgeKind ea = a.edge_at(turn.at(cell), side);
+            const EdgeKind eb = b.edge_at(turn.at(it->first), side + 2);
             if (ea != eb) {
                 ++mismatch_count;
                 if (mismatch_count <= 12) {

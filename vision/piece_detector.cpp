@@ -577,7 +577,7 @@ cv::Mat find_tokens(const cv::Mat& lab, const cv::Mat& on_board, const cv::Mat& 
     for (const auto& t : out.tokens) {
         if (t.kind == "bridge") reported.insert({t.col, t.row});
     }
-    auto edge_at = [&](const DecodedTile& t, int side) { return types[static_cast<std::size_t>(t.type)].edges[static_cast<std::size_t>((side - t.rot + 8) % 4)]; };
+    auto edge_at = [&](const DecodedTile& t, int side) { return types[static_cast<std::size_t>(t.type)].edge_at(t.rot, side); };
     for (const auto& c : bridge_list) {
         if (reported.count({c.tile->col, c.tile->row})) continue;
         int roads = 0;

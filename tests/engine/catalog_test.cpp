@@ -40,6 +40,23 @@ TEST_CASE("tile edges follow the N/E/S/W column of the tile table", "[catalog]")
     }
 }
 
+TEST_CASE("a turned tile shows its edges a side further clockwise per quarter turn", "[catalog]") {
+    const auto cat = test::base_catalog();
+    const TileType& e = *cat->find("E");  // city north only
+    CHECK(e.edge_at(0, 0) == EdgeKind::City);
+    CHECK(e.edge_at(1, 1) == EdgeKind::City);  // one turn clockwise: the city faces east
+    CHECK(e.edge_at(1, 0) == EdgeKind::Field);
+    CHECK(e.edge_at(3, 3) == EdgeKind::City);
+    // Turns and sides are taken modulo 4, negative ones too.
+    CHECK(e.edge_at(-1, 3) == EdgeKind::City);
+    CHECK(e.edge_at(5, 5) == EdgeKind::City);
+    CHECK(e.edge_at(2, -2) == EdgeKind::City);
+    const TileType& d = *cat->find("D");  // CRFR
+    for (int rot = 0; rot < 4; ++rot) {
+        for (int side = 0; side < 4; ++side) CHECK(d.edge_at(rot, side) == d.edges[static_cast<std::size_t>((side - rot + 4) % 4)]);
+    }
+}
+
 TEST_CASE("symmetric tiles list only their distinct rotations", "[catalog]") {
     const auto cat = test::base_catalog();
     const std::map<std::string, std::size_t> distinct = {{"A", 4}, {"B", 1}, {"C", 1}, {"F", 2}, {"G", 2},

@@ -179,6 +179,87 @@ TEST_CASE("joint decoding fixes a misread tile from its neighbours", "[vision][b
     CHECK(alone.type == wrong_type);
 }
 
+TEST_CASE("joint decoding mends two touching misread tiles at once", "[vision][board-reader][decode]") {
+    // Two touching cells both misread, each only on the side they share: each misreading fits
+    // the cell's other neighbours, and each cell's truth clashes with the other's misreading, so
+    // no single cell can change without a clash staying. Both misreadings score 2 above the truth:
+    // mending the pair loses 4 and gains the clash's penalty (12).
+    const auto& catalog = *base();
+    const auto tiles = random_board(30, 11);
+    std::map<std::pair<int, int>, const vision::SceneTile*> at;
+    for (const auto& t : tiles) at[{t.at.x, t.at.y}] = &t;
+    constexpr int dx[4] = {0, 1, 0, -1}, dy[4] = {-1, 0, 1, 0};
+    auto edge = [](const TileType& type, int rot, int side) { return type.edge_at(rot, side); };
+    // A placement of cell `t` that shows the truth on every side with a neighbour but `side`,
+    // and `want` there.
+    auto misreading = [&](const vision::SceneTile& t, int side, EdgeKind want) -> std::pair<int, int> {
+        for (const auto& type : catalog.tiles()) {
+            for (const int r : type.distinct_rotations) {
+                if (edge(type, r, side) != want) continue;
+                bool fits = true;
+                for (int s = 0; s < 4 && fits; ++s) {
+                    if (s == side || !at.count({t.at.x + dx[s], t.at.y + dy[s]})) continue;
+                    fits = edge(type, r, s) == edge(*t.type, t.rot, s);
+                }
+                if (fits) return {type.index, r};
+            }
+        }
+        return {-1, 0};
+    };
+    const vision::SceneTile *first = nullptr, *second = nullptr;
+    std::pair<int, int> wrong_first{-1, 0}, wrong_second{-1, 0};
+    for (const auto& t : tiles) {
+        if (first) break;
+        for (int side : {1, 2}) {
+            const auto it = at.find({t.at.x + dx[side], t.at.y + dy[side]});
+            if (it == at.end() || first) continue;
+            const EdgeKind truth = edge(*t.type, t.rot, side);
+            // The three edge kinds: the truth, and one misreading on each side of the seam.
+            std::vector<EdgeKind> others;
+            for (const EdgeKind k : {EdgeKind::City, EdgeKind::Road, EdgeKind::Field}) {
+                if (k != truth) others.push_back(k);
+            }
+            for (int k = 0; k < 2 && !first; ++k) {
+                const auto a = misreading(t, side, others[static_cast<std::size_t>(k)]);
+                const auto b = misreading(*it->second, (side + 2) % 4, others[static_cast<std::size_t>(1 - k)]);
+                if (a.first >= 0 && b.first >= 0) first = &t, second = it->second, wrong_first = a, wrong_second = b;
+            }
+        }
+    }
+    REQUIRE(first != nullptr);
+    std::vector<vision::CellHypotheses> cells;
+    for (const auto& t : tiles) {
+        vision::CellHypotheses h;
+        h.col = t.at.x, h.row = t.at.y;
+        for (const auto& type : catalog.tiles()) {
+            for (const int r : type.distinct_rotations) {
+                const bool truth = type.index == t.type->index && r == t.rot % static_cast<int>(type.distinct_rotations.size());
+                const bool planted = (&t == first && std::pair{type.index, r} == wrong_first) || (&t == second && std::pair{type.index, r} == wrong_second);
+                h.hyps.push_back({type.index, r, truth ? 0.0 : planted ? 2.0 : -20.0});
+            }
+        }
+        cells.push_back(h);
+    }
+    // The count prior would favour common types on its own: off, so the scores alone decide.
+    vision::DecoderOptions options;
+    options.count_prior = 0;
+    options.excess_penalty = 0;
+    auto read = [&](const vision::DecoderOptions& o, const vision::SceneTile& t) {
+        for (const auto& d : vision::decode_board(cells, catalog, o)) {
+            if (d.col == t.at.x && d.row == t.at.y) return std::pair{d.type, d.rot};
+        }
+        return std::pair{-1, 0};
+    };
+    INFO("cells " << first->at.x << "," << first->at.y << " (" << first->type->id << ") and " << second->at.x << "," << second->at.y << " ("
+                  << second->type->id << ")");
+    CHECK(read(options, *first) == std::pair{first->type->index, first->rot % static_cast<int>(first->type->distinct_rotations.size())});
+    CHECK(read(options, *second) == std::pair{second->type->index, second->rot % static_cast<int>(second->type->distinct_rotations.size())});
+    // One cell at a time, the decoder stays with both misreadings.
+    options.pair_moves = 0;
+    CHECK(read(options, *first) == wrong_first);
+    CHECK(read(options, *second) == wrong_second);
+}
+
 TEST_CASE("terrain layouts follow the tile geometry", "[vision][board-reader]") {
     const auto& catalog = *base();
     // U: a straight road N-S through fields; at rot 1 it runs E-W.

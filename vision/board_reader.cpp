@@ -118,6 +118,7 @@ Status ReaderOptions::check() const {
     if (!(min_tile_contrast >= 1)) return invalid("reader options", "min_tile_contrast must be at least 1");
     if (!(min_zoom >= 1)) return invalid("reader options", "min_zoom must be at least 1");
     if (!(zoom_margin >= 0 && zoom_margin <= 1)) return invalid("reader options", "zoom_margin must be within [0, 1]");
+    if (!(off_frame_table_share >= 0 && off_frame_table_share < 1)) return invalid("reader options", "off_frame_table_share must be within [0, 1)");
     if (!(sure_tile_contrast >= min_tile_contrast)) return invalid("reader options", "sure_tile_contrast must be at least min_tile_contrast");
     if (!(weak_tile_contrast >= 1 && weak_tile_contrast <= min_tile_contrast)) return invalid("reader options", "weak_tile_contrast must be within [1, min_tile_contrast]");
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
@@ -1051,23 +1052,37 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // or far board's tiles are ~20 px in the work image: their sides are short and blurred, and
     // a table's long stripes or a few long road edges outvote them in the line directions;
     // the crop is read at up to the frame's own resolution.
-    enum class Search { near_board, whole_frame, zoomed };
-    for (const Search search : {Search::near_board, Search::whole_frame, Search::zoomed}) {
+    // Last, when no lattice framed its cells surely: near the board again, its colours told from
+    // the table's by how much less often than the table's they reach the frame's edge (a board
+    // running off the frame puts its own colours in the edge band, and the first mask calls them
+    // table: real test_07's grass).
+    enum class Search { near_board, whole_frame, zoomed, off_frame };
+    LatticeOptions off_frame_lattice = lattice;
+    off_frame_lattice.table_share_of_median = options.off_frame_table_share;
+    const auto off_frame_cache = make_line_search_cache();
+    bool shown_clearly = false;  // a lattice was shown clearly: the whole-frame and zoomed searches are skipped
+    for (const Search search : {Search::near_board, Search::whole_frame, Search::zoomed, Search::off_frame}) {
+        if (search == Search::off_frame) {
+            if (options.off_frame_table_share <= 0 || (chosen && sure_board(*chosen, options))) break;
+        } else if (shown_clearly) {
+            continue;
+        }
         const bool whole = search == Search::whole_frame;
         cv::Point crop_origin(0, 0);
         cv::Mat crop;
         if (search == Search::zoomed) {
-            if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) break;
+            if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) continue;
             const cv::Rect box = board_bounds(frame, lattice);
-            if (box.area() == 0) break;
+            if (box.area() == 0) continue;
             const int mx = static_cast<int>(options.zoom_margin * box.width), my = static_cast<int>(options.zoom_margin * box.height);
             const cv::Rect grown = cv::Rect(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my) & cv::Rect(0, 0, frame.cols, frame.rows);
             const auto work_scale = [&](int side) { return std::min(1.0, static_cast<double>(lattice.work_side) / side); };
-            if (work_scale(std::max(grown.width, grown.height)) < options.min_zoom * work_scale(std::max(frame.cols, frame.rows))) break;
+            if (work_scale(std::max(grown.width, grown.height)) < options.min_zoom * work_scale(std::max(frame.cols, frame.rows))) continue;
             crop = frame(grown);
             crop_origin = grown.tl();
         }
-        auto candidates = find_lattices(crop.empty() ? frame : crop, lattice, whole, line_cache);
+        const bool off_frame = search == Search::off_frame;
+        auto candidates = find_lattices(crop.empty() ? frame : crop, off_frame ? off_frame_lattice : lattice, whole, off_frame ? off_frame_cache : line_cache);
         clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();
@@ -1096,7 +1111,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             clock.add_to(stages.refit);
             ++stages.candidates;
             if (!checked) return checked.error();
-            reading.checked.push_back({search == Search::near_board ? "near board" : whole ? "whole frame" : "zoomed", checked->view.image_to_top,
+            reading.checked.push_back({search == Search::near_board ? "near board" : whole ? "whole frame" : off_frame ? "off frame" : "zoomed", checked->view.image_to_top,
                                        checked->view.px_per_mm, static_cast<int>(checked->cells.size()), checked->contrast.ratio(), -1.0,
                                        checked->refusal});
             checked->checked_at = reading.checked.size() - 1;
@@ -1106,7 +1121,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             std::optional<CheckedLattice> finer;
             const double most_finer_cells = options.subdivide.max_tiles_share * game_copies(catalog, options.decoder.edition);
             const bool few_for_finer = static_cast<double>(checked->cells.size()) <= options.subdivide.max_share * most_finer_cells;
-            if (checked->refusal.empty() && few_for_finer && shows_tiles(*checked, options)) {
+            if (checked->refusal.empty() && few_for_finer && !off_frame && shows_tiles(*checked, options)) {
                 if (auto sub = finer_lattice(frame, checked->view, checked->cells, catalog, options)) {
                     auto sub_checked = check_lattice(refit_frame, std::move(*sub), catalog, options, frame_scale);
                     ++stages.candidates;
@@ -1123,6 +1138,19 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
                     if (sub_checked->refusal.empty() && few_enough && same_board && shows_tiles(*sub_checked, options)) finer = std::move(sub_checked.value());
                 }
                 clock.add_to(stages.refit);
+            }
+            if (off_frame) {
+                // Only a large board runs off the frame: taken when it shows tiles over at least
+                // twice min_checked_tiles cells, more cells and more evidence than the choice so far
+                // (neither the rescaled pass nor the choice by classification sees it: a decoy's
+                // few framed cells there must not open a choice among its other lattices).
+                const auto n = checked->cells.size();
+                if (checked->refusal.empty() && static_cast<int>(n) >= 2 * options.min_checked_tiles && shows_tiles(*checked, options) &&
+                    (!chosen || (n > chosen->cells.size() && board_evidence(*checked) > board_evidence(*chosen)))) {
+                    chosen = std::move(checked.value());
+                    if (sure_board(*chosen, options)) break;
+                }
+                continue;
             }
             if (checked->refusal.empty() && static_cast<int>(checked->cells.size()) >= options.min_checked_tiles) {
                 plausible.push_back(*checked);
@@ -1144,9 +1172,9 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             else if (legacy) fallback = std::move(checked.value());
             if (chosen && sure_board(*chosen, options)) break;
         }
-        // A lattice shown clearly ends the searches; one shown only weakly (blurred, steep)
-        // may still lose to a clearer one found in the next search.
-        if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) break;
+        // A lattice shown clearly ends the searches but the off-frame one (only a sure lattice ends
+        // that); one shown only weakly (blurred, steep) may still lose to a clearer one found in the next search.
+        if (chosen && chosen->contrast.ratio() >= options.min_tile_contrast) shown_clearly = true;
     }
     if (!chosen) chosen = std::move(fallback);
     // No candidate framed its cells surely: a candidate's pitch may be a few percent off (a busy

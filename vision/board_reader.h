@@ -44,6 +44,8 @@ struct LatticeOptions {
     double border_band = 0.06;       // share of the frame along each edge whose colours are taken as table
     double not_table_ratio = 0.35;   // a colour is "not table" when this much rarer along the edge than overall
     int table_lightness_reach = 1;   // ...at its own lightness and this many coarse lightness bins (of 4) either side (glare, gradients)
+    double table_share_of_median = 0; // ...and "not table" too when its edge-over-all ratio is under this share of the edge band's median
+                                      // (a board running off the frame puts its colours in the edge band; 0: off)
     // When the colours do not tell the board from the table (a cloth in the tiles' colours; the whole frame is searched):
     double table_line_discount = 1.0; // per direction, the line length the frame's edge band (table only) predicts over the rest of the
                                       // frame is taken off the direction histogram, times this (0: off; a cloth's stripes outvote the tiles)
@@ -521,6 +523,10 @@ struct ReaderOptions {
     double min_zoom = 1.5;          // with no lattice shown clearly, the board's box is searched again at its own resolution when
                                     // that gives its tiles at least this many times the work image's pixels (small or far boards)
     double zoom_margin = 0.15;      // ...the box grown by this share of its size on each side (the table's colours along its edge)
+    double off_frame_table_share = 0.3; // with no lattice framing its cells surely, the board is searched once more near colours whose
+                                        // edge-over-all ratio is under this share of the edge band's median (LatticeOptions::
+                                        // table_share_of_median: a board running off the frame put its own colours in the edge band;
+                                        // 0: off)
     double sure_tile_contrast = 2.5; // of the lattices passing, the highest contrast x sqrt(cells) wins; one reaching this contrast over
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...

@@ -40,7 +40,7 @@ constexpr int kLineReach = 7;             // edges used for the vanishing points
 constexpr double kKeepComponent = 0.1;    // board blobs smaller than this share of the largest are table
 
 // Pixels whose colour is much rarer in a band along the frame's edge than overall.
-cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio, int lightness_reach) {
+cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio, int lightness_reach, double table_share_of_median) {
     cv::Mat lab;
     cv::blur(bgr, lab, cv::Size(3, 3));
     cv::cvtColor(lab, lab, cv::COLOR_BGR2Lab);
@@ -61,6 +61,7 @@ cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio, int lightn
     // Glare, vignettes and light gradients move the table's lightness by a bin or so across
     // the frame: a colour counts as the table's when its chroma is along the edge at the
     // same or a neighbouring lightness.
+    const auto edge_seen = edge;  // before the lightness spread: the edge band's own mass per colour
     if (lightness_reach > 0) {
         auto spread = edge;
         for (int l = 0; l < kL; ++l) {
@@ -74,13 +75,34 @@ cv::Mat not_table_mask(const cv::Mat& bgr, double band, double ratio, int lightn
         }
         edge = std::move(spread);
     }
+    // How much commoner along the edge than overall each colour is. A board running off the
+    // frame puts its own colours in the edge band too, yet less often there than the table's:
+    // a colour is table only when this is at least table_share_of_median times the edge band's
+    // median (each edge pixel's colour counted).
+    auto edge_over_all = [&](std::size_t b) { return ((edge[b] + 0.5) / n_edge) / ((all[b] + 0.5) / n_all); };
+    double limit = ratio;
+    if (table_share_of_median > 0) {
+        std::vector<std::pair<double, double>> by_ratio;  // (ratio, edge pixels)
+        for (std::size_t b = 0; b < all.size(); ++b) {
+            if (edge_seen[b] > 0) by_ratio.emplace_back(edge_over_all(b), edge_seen[b]);
+        }
+        std::sort(by_ratio.begin(), by_ratio.end());
+        double seen = 0;
+        for (const auto& [r, n] : by_ratio) {
+            seen += n;
+            if (seen >= 0.5 * n_edge) {
+                limit = std::max(ratio, table_share_of_median * r);
+                break;
+            }
+        }
+    }
     cv::Mat out(lab.size(), CV_8UC1, cv::Scalar(0));
     for (int y = 0; y < lab.rows; ++y) {
         const auto* p = lab.ptr<cv::Vec3b>(y);
         auto* o = out.ptr<std::uint8_t>(y);
         for (int x = 0; x < lab.cols; ++x) {
             const auto b = static_cast<std::size_t>(bin(p[x]));
-            if ((edge[b] + 0.5) / n_edge < ratio * (all[b] + 0.5) / n_all) o[x] = 255;
+            if (edge_over_all(b) < limit) o[x] = 255;
         }
     }
     cv::medianBlur(out, out, 5);
@@ -412,6 +434,7 @@ Status LatticeOptions::check() const {
     if (!(border_band > 0 && border_band < 0.3)) return bad("border_band must be within (0, 0.3)");
     if (!(not_table_ratio > 0 && not_table_ratio < 1)) return bad("not_table_ratio must be within (0, 1)");
     if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
+    if (!(table_share_of_median >= 0 && table_share_of_median < 1)) return bad("table_share_of_median must be within [0, 1)");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
     if (!(table_line_discount >= 0)) return bad("table_line_discount must be at least 0");
     if (!(pair_region_reach >= 0 && pair_region_reach < 0.5)) return bad("pair_region_reach must be within [0, 0.5)");
@@ -508,14 +531,14 @@ struct LineSearchCache {
     cv::Size size;
     std::size_t step = 0;
     int work_side = 0, mask_side = 0, table_lightness_reach = 0;
-    double border_band = 0, not_table_ratio = 0;
+    double border_band = 0, not_table_ratio = 0, table_share_of_median = 0;
     cv::Mat work, mask_small, board_work, grey;
     std::vector<cv::Vec4f> all;  // every line segment of `grey`
 
     bool holds(const cv::Mat& image, const LatticeOptions& o) const {
         return data != nullptr && data == image.data && size == image.size() && step == image.step[0] && work_side == o.work_side &&
                mask_side == o.mask_side && table_lightness_reach == o.table_lightness_reach && border_band == o.border_band &&
-               not_table_ratio == o.not_table_ratio;
+               not_table_ratio == o.not_table_ratio && table_share_of_median == o.table_share_of_median;
     }
     void fill(const cv::Mat& image, const LatticeOptions& o) {
         const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
@@ -524,14 +547,14 @@ struct LineSearchCache {
         const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
         cv::Mat small;
         cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
-        mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
+        mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach, o.table_share_of_median);
         cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
         cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
         all.clear();
         cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
         data = image.data, size = image.size(), step = image.step[0];
         work_side = o.work_side, mask_side = o.mask_side, table_lightness_reach = o.table_lightness_reach;
-        border_band = o.border_band, not_table_ratio = o.not_table_ratio;
+        border_band = o.border_band, not_table_ratio = o.not_table_ratio, table_share_of_median = o.table_share_of_median;
     }
 };
 
@@ -882,7 +905,7 @@ cv::Rect board_bounds(const cv::Mat& image, const LatticeOptions& o) {
     cv::Mat small;
     cv::resize(image, small, cv::Size(std::max(1, static_cast<int>(image.cols * scale)), std::max(1, static_cast<int>(image.rows * scale))), 0, 0,
                cv::INTER_AREA);
-    const cv::Mat mask = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach);
+    const cv::Mat mask = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach, o.table_share_of_median);
     if (cv::countNonZero(mask) < o.min_board_share * static_cast<double>(mask.total())) return {};
     cv::Mat labels, stats, centroids;
     const int n = cv::connectedComponentsWithStats(mask, labels, stats, centroids, 8);

@@ -1277,7 +1277,7 @@ TEST_CASE("a decoy whose lattice frames plain cells is no board", "[vision][boar
     vision::ReaderOptions no_alignment;
     no_alignment.min_median_alignment = 0;
     int refused = 0, refused_without = 0;
-    for (const std::uint64_t seed : {71u, 72u, 73u, 74u, 75u, 76u}) {
+    for (const std::uint64_t seed : {71u, 72u, 73u, 74u, 75u, 76u, 77u, 78u, 79u, 80u}) {
         const cv::Mat cake = render_cake(0.5, seed);
         auto reading = vision::read_board(cake, catalog);
         REQUIRE(reading);
@@ -1485,4 +1485,36 @@ TEST_CASE("searches sharing a frame's line segments, table masks made when check
             CHECK(cv::countNonZero(s.not_table != o.not_table) == 0);
         }
     }
+}
+
+TEST_CASE("a board running off the frame is told from the table though its colours reach the edge band", "[vision][board-reader][table][off-frame]") {
+    // Real test_07: a close shot of a 66-tile board touching three sides of the frame. Its grass
+    // fills a fifth of the frame's edge band, so "colours rarer along the edge than overall"
+    // (not_table_ratio) called it table, and every candidate lattice held at most 18 cells.
+    // Drawn here: dark wood, a board of grass with city squares and dark gaps over half the frame,
+    // running off its left edge (grass 0.2 of the edge band, 0.5 of the frame: 0.4 of the ratio the
+    // table's colours have along the edge, which is 1.65).
+    std::mt19937 rng(7);
+    std::normal_distribution<double> noise(0, 6);
+    cv::Mat frame(360, 480, CV_8UC3);
+    const cv::Rect board(0, 50, 320, 280);
+    for (int y = 0; y < frame.rows; ++y) {
+        for (int x = 0; x < frame.cols; ++x) {
+            cv::Vec3d bgr(40, 60, 95);  // wood
+            if (board.contains({x, y})) {
+                const bool gap = x % 40 < 2 || (y - board.y) % 40 < 2;
+                const bool city = (x / 40 + (y - board.y) / 40) % 3 == 0 && x % 40 > 12 && (y - board.y) % 40 > 12;
+                bgr = gap ? cv::Vec3d(30, 45, 50) : city ? cv::Vec3d(95, 150, 195) : cv::Vec3d(50, 175, 115);
+            }
+            for (int k = 0; k < 3; ++k) frame.at<cv::Vec3b>(y, x)[k] = cv::saturate_cast<std::uint8_t>(bgr[k] + noise(rng));
+        }
+    }
+    auto overlap = [&](const cv::Rect& box) { return static_cast<double>((box & board).area()) / static_cast<double>((box | board).area()); };
+    vision::LatticeOptions off_frame;
+    off_frame.table_share_of_median = vision::ReaderOptions{}.off_frame_table_share;
+    const cv::Rect with = vision::board_bounds(frame, off_frame);
+    const cv::Rect without = vision::board_bounds(frame, vision::LatticeOptions{});
+    INFO("box with the edge band's median " << with << ", without " << without);
+    CHECK(overlap(with) >= 0.85);
+    CHECK(overlap(without) < 0.5);
 }

@@ -991,6 +991,8 @@ cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<
     const double needed = std::min({o.min_added_alignment, o.min_masked_alignment, o.min_seam_alignment});
     const auto aligned = cell_alignment(coarse, beyond, o.lattice);
     if (std::none_of(aligned.begin(), aligned.end(), [&](double a) { return a >= needed; })) return {};
+    // No top view warped here: read_board warps the whole widened one next (settle_cells).
+    view.top.release();
     widen_view(frame.image(), view, margin);
     for (auto& c : cells) c.col += margin.left, c.row += margin.top;
     return was;

@@ -393,7 +393,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                     const auto& a = types[static_cast<std::size_t>(t.type)];
                     const auto& b = types[static_cast<std::size_t>(it->second->type)];
                     ++p;
-                    ok += a.edges[static_cast<std::size_t>((side - t.rot + 8) % 4)] == b.edges[static_cast<std::size_t>((side + 2 - it->second->rot + 8) % 4)];
+                    ok += a.edge_at(t.rot, side) == b.edge_at(it->second->rot, (side + 2) % 4);
                 }
             }
         }
@@ -409,7 +409,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
             if (!labels) {
                 labelled_lines.push_back(f[0] + ": " + labels.error().to_string());
             } else {
-                const auto score = vision::score_against_layout(found ? reading->tiles : std::vector<vision::DecodedTile>{}, *catalog, labels.value());
+                const auto score = vision::score_against_layout(found ? reading->tiles : std::vector<vision::DecodedTile>{}, *catalog, labels->tiles);
                 char head[160];
                 std::snprintf(head, sizeof head, "%s: %d labelled, right %d, wrong %d, missed %d, invented %d (per-tile error %.1f%%); truth->read:", f[0].c_str(),
                               score.labelled, score.right, score.wrong, score.missed, score.invented,

@@ -1039,7 +1039,10 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     lattice.warp_top = false;  // warped once, after the refit
     lattice.max_candidates = std::min(lattice.max_candidates, options.max_lattices);  // the rest would never be tried
     lattice.defer_table_mask = true;  // warped for the candidates checked only (most frames stop at the first)
-    const auto line_cache = make_line_search_cache();  // the searches of the same frame share its line segments
+    // The searches of the whole frame share its line segments (the off-frame search redoes only
+    // the table mask); the zoomed search reads a crop, with segments of its own.
+    const auto line_cache = make_line_search_cache();
+    const auto zoom_cache = make_line_search_cache();
     // Candidate lattices, best fold first, each refitted on the tiles: of those whose cells are
     // framed by tile outlines (and not as much half a pitch away) the one framing them most
     // clearly is the board (the search stops at a sure one: sure_tile_contrast). Near the
@@ -1061,7 +1064,6 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     enum class Search { near_board, whole_frame, zoomed, off_frame };
     LatticeOptions off_frame_lattice = lattice;
     off_frame_lattice.table_share_of_median = options.off_frame_table_share;
-    const auto off_frame_cache = make_line_search_cache();
     bool shown_clearly = false;  // a lattice was shown clearly: the whole-frame and zoomed searches are skipped
     for (const Search search : {Search::near_board, Search::whole_frame, Search::zoomed, Search::off_frame}) {
         if (search == Search::off_frame) {
@@ -1084,7 +1086,8 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             crop_origin = grown.tl();
         }
         const bool off_frame = search == Search::off_frame;
-        auto candidates = find_lattices(crop.empty() ? frame : crop, off_frame ? off_frame_lattice : lattice, whole, off_frame ? off_frame_cache : line_cache);
+        auto candidates = find_lattices(crop.empty() ? frame : crop, off_frame ? off_frame_lattice : lattice, whole,
+                                        search == Search::zoomed ? zoom_cache : line_cache);
         clock.add_to(stages.lines);
         if (!candidates) {
             if (candidates.error().kind != ErrorKind::Invalid) return candidates.error();

@@ -525,7 +525,9 @@ Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& 
 
 
 // The part of a search that depends only on the image and the options below (not on `whole`
-// or the segments' least length): made once per frame when the reader searches it again.
+// or the segments' least length): made once per frame when the reader searches it again. The
+// line segments depend on the image and `work_side` alone, so a search with another table
+// mask (the off-frame search) redoes only the mask.
 struct LineSearchCache {
     const uchar* data = nullptr;
     cv::Size size;
@@ -535,25 +537,29 @@ struct LineSearchCache {
     cv::Mat work, mask_small, board_work, grey;
     std::vector<cv::Vec4f> all;  // every line segment of `grey`
 
+    bool holds_segments(const cv::Mat& image, const LatticeOptions& o) const {
+        return data != nullptr && data == image.data && size == image.size() && step == image.step[0] && work_side == o.work_side;
+    }
     bool holds(const cv::Mat& image, const LatticeOptions& o) const {
-        return data != nullptr && data == image.data && size == image.size() && step == image.step[0] && work_side == o.work_side &&
-               mask_side == o.mask_side && table_lightness_reach == o.table_lightness_reach && border_band == o.border_band &&
-               not_table_ratio == o.not_table_ratio && table_share_of_median == o.table_share_of_median;
+        return holds_segments(image, o) && mask_side == o.mask_side && table_lightness_reach == o.table_lightness_reach &&
+               border_band == o.border_band && not_table_ratio == o.not_table_ratio && table_share_of_median == o.table_share_of_median;
     }
     void fill(const cv::Mat& image, const LatticeOptions& o) {
-        const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
-        cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+        if (!holds_segments(image, o)) {
+            const double work_scale = std::min(1.0, static_cast<double>(o.work_side) / std::max(image.cols, image.rows));  // never upscale
+            cv::resize(image, work, cv::Size(), work_scale, work_scale, work_scale < 1 ? cv::INTER_AREA : cv::INTER_LINEAR);
+            cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
+            all.clear();
+            cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
+            data = image.data, size = image.size(), step = image.step[0], work_side = o.work_side;
+        }
         // The board: colours unlike the table (the frame's edge band).
         const double mask_scale = static_cast<double>(o.mask_side) / std::max(work.cols, work.rows);
         cv::Mat small;
         cv::resize(work, small, cv::Size(), mask_scale, mask_scale, cv::INTER_AREA);
         mask_small = not_table_mask(small, o.border_band, o.not_table_ratio, o.table_lightness_reach, o.table_share_of_median);
         cv::resize(mask_small, board_work, work.size(), 0, 0, cv::INTER_NEAREST);
-        cv::cvtColor(work, grey, cv::COLOR_BGR2GRAY);
-        all.clear();
-        cv::createLineSegmentDetector(cv::LSD_REFINE_NONE)->detect(grey, all);
-        data = image.data, size = image.size(), step = image.step[0];
-        work_side = o.work_side, mask_side = o.mask_side, table_lightness_reach = o.table_lightness_reach;
+        mask_side = o.mask_side, table_lightness_reach = o.table_lightness_reach;
         border_band = o.border_band, not_table_ratio = o.not_table_ratio, table_share_of_median = o.table_share_of_median;
     }
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -71,14 +72,14 @@ BoardReading reading_from_truth(const RenderTruth& truth, const Catalog& catalog
     return out;
 }
 
-Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, const Catalog& catalog) {
+Result<LayoutLabels> load_layout_labels(const std::string& path, const Catalog& catalog) {
     auto text = read_whole_file(path);
     if (!text) return text.error();
     auto doc = parse_json_text(text.value(), path);
     if (!doc) return doc.error();
     const nlohmann::json& j = doc.value();
     if (!j.is_object() || !j.contains("tiles") || !j["tiles"].is_array()) return invalid(path, "needs a \"tiles\" array");
-    std::vector<LabelledTile> out;
+    LayoutLabels out;
     std::set<std::pair<int, int>> cells;
     for (std::size_t i = 0; i < j["tiles"].size(); ++i) {
         const nlohmann::json& t = j["tiles"][i];
@@ -93,7 +94,22 @@ Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, co
         tile.rot = degrees / 90;
         if (tile.tile != kUnlabelled && catalog.find(tile.tile) == nullptr) return invalid(where, "tile " + tile.tile + " is not in the catalog");
         if (!cells.insert({tile.col, tile.row}).second) return invalid(where, "a second tile on cell " + std::to_string(tile.col) + "," + std::to_string(tile.row));
-        out.push_back(std::move(tile));
+        out.tiles.push_back(std::move(tile));
+    }
+    const nlohmann::json laid_wrong = j.value("sides_laid_wrong", nlohmann::json::array());
+    if (!laid_wrong.is_array()) return invalid(path, "\"sides_laid_wrong\" must be an array of [[col, row], [col, row]] pairs");
+    auto cell_of = [](const nlohmann::json& c) -> std::optional<cv::Point> {
+        if (!c.is_array() || c.size() != 2 || !c[0].is_number_integer() || !c[1].is_number_integer()) return std::nullopt;
+        return cv::Point(c[0].get<int>(), c[1].get<int>());
+    };
+    for (std::size_t i = 0; i < laid_wrong.size(); ++i) {
+        const nlohmann::json& pair = laid_wrong[i];
+        const std::string where = path + ": sides_laid_wrong[" + std::to_string(i) + "]";
+        const auto a = pair.is_array() && pair.size() == 2 ? cell_of(pair[0]) : std::nullopt;
+        const auto b = pair.is_array() && pair.size() == 2 ? cell_of(pair[1]) : std::nullopt;
+        if (!a || !b) return invalid(where, "needs [[col, row], [col, row]]");
+        if (std::abs(a->x - b->x) + std::abs(a->y - b->y) != 1) return invalid(where, "its two cells do not touch");
+        out.sides_laid_wrong.emplace_back(*a, *b);
     }
     return out;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <opencv2/core.hpp>
@@ -35,10 +36,20 @@ struct LabelledTile {
 // neither scored nor invented.
 inline constexpr const char* kUnlabelled = "?";
 
-// Loads a layout label file: {"tiles": [{"at": [col, row], "tile": "B", "rot": 90}, ...]}
-// (rot in degrees, as records; "tile": "?" marks a cell with a tile nobody could label). Errors name the file and the entry: unreadable, not JSON, a
-// type not in `catalog`, a rotation not a multiple of 90, two tiles on one cell.
-Result<std::vector<LabelledTile>> load_layout_labels(const std::string& path, const Catalog& catalog);
+// A labelled layout: its tiles, and the touching sides the players themselves laid wrong on
+// the table (each a pair of neighbouring cells, checked by eye on the photo): a legal board
+// matches on every other side.
+struct LayoutLabels {
+    std::vector<LabelledTile> tiles;
+    std::vector<std::pair<cv::Point, cv::Point>> sides_laid_wrong;
+};
+
+// Loads a layout label file: {"tiles": [{"at": [col, row], "tile": "B", "rot": 90}, ...],
+// "sides_laid_wrong": [[[col, row], [col, row]], ...]} (rot in degrees, as records; "tile": "?"
+// marks a cell with a tile nobody could label; "sides_laid_wrong" may be left out). Errors name
+// the file and the entry: unreadable, not JSON, a type not in `catalog`, a rotation not a
+// multiple of 90, two tiles on one cell, a laid-wrong side whose cells do not touch.
+Result<LayoutLabels> load_layout_labels(const std::string& path, const Catalog& catalog);
 
 // A reading scored against a labelled layout. The reading's board frame is arbitrary (a photo
 // has no north), so it is turned by quarter turns and shifted onto the labels first: the turn

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 
 #include <filesystem>
 #include <fstream>
@@ -99,10 +100,11 @@ TEST_CASE("layout label files load, and bad ones name the file and the entry", "
     const auto good = write_temp("meeplecam_labels_good.json", R"({"tiles": [{"at": [0, 0], "tile": "V", "rot": 90}, {"at": [1, 0], "tile": "E", "rot": 0}]})");
     const auto labels = load_layout_labels(good, *catalog);
     REQUIRE(labels);
-    REQUIRE(labels->size() == 2);
-    CHECK(labels.value()[0].tile == "V");
-    CHECK(labels.value()[0].rot == 1);
-    CHECK(labels.value()[1].col == 1);
+    REQUIRE(labels->tiles.size() == 2);
+    CHECK(labels->tiles[0].tile == "V");
+    CHECK(labels->tiles[0].rot == 1);
+    CHECK(labels->tiles[1].col == 1);
+    CHECK(labels->sides_laid_wrong.empty());
 
     auto error_of = [&](const char* name, const std::string& text) {
         const auto r = load_layout_labels(write_temp(name, text), *catalog);
@@ -115,6 +117,13 @@ TEST_CASE("layout label files load, and bad ones name the file and the entry", "
     CHECK_THAT(error_of("meeplecam_labels_twice.json", R"({"tiles": [{"at": [0, 0], "tile": "V", "rot": 0}, {"at": [0, 0], "tile": "E", "rot": 0}]})"),
                Catch::Contains("tiles[1]") && Catch::Contains("second tile"));
     CHECK_THAT(error_of("meeplecam_labels_none.json", R"([1, 2])"), Catch::Contains("\"tiles\""));
+    CHECK_THAT(error_of("meeplecam_labels_apart.json", R"({"tiles": [], "sides_laid_wrong": [[[0, 0], [2, 0]]]})"),
+               Catch::Contains("sides_laid_wrong[0]") && Catch::Contains("do not touch"));
+    CHECK_THAT(error_of("meeplecam_labels_side.json", R"({"tiles": [], "sides_laid_wrong": [[[0, 0]]]})"), Catch::Contains("sides_laid_wrong[0]"));
+    const auto laid_wrong = load_layout_labels(write_temp("meeplecam_labels_wrong.json", R"({"tiles": [], "sides_laid_wrong": [[[4, 6], [4, 7]]]})"), *catalog);
+    REQUIRE(laid_wrong);
+    REQUIRE(laid_wrong->sides_laid_wrong.size() == 1);
+    CHECK(laid_wrong->sides_laid_wrong[0] == std::pair{cv::Point(4, 6), cv::Point(4, 7)});
     const auto missing = load_layout_labels((std::filesystem::temp_directory_path() / "meeplecam_no_such_labels.json").string(), *catalog);
     REQUIRE_FALSE(missing);
     CHECK_THAT(missing.error().to_string(), Catch::Contains("cannot open"));
@@ -134,21 +143,13 @@ TEST_CASE("the shipped real-photo labels are legal base-game boards", "[vision][
         const auto labels = load_layout_labels(entry.path().string(), *catalog);
         REQUIRE(labels);
         std::map<std::pair<int, int>, const LabelledTile*> at;
-        for (const auto& l : labels.value()) {
+        for (const auto& l : labels->tiles) {
             if (l.tile != kUnlabelled) at[{l.col, l.row}] = &l;
         }
-        // Sides the players themselves laid wrong on the table ("sides_laid_wrong": [[[c, r], [c, r]], ...],
-        // each checked by eye on the photo and named in the note) must not match; every other side must.
-        std::set<std::pair<std::pair<int, int>, std::pair<int, int>>> laid_wrong;
-        {
-            std::ifstream in(entry.path());
-            const nlohmann::json j = nlohmann::json::parse(in);
-            for (const auto& pair : j.value("sides_laid_wrong", nlohmann::json::array())) {
-                laid_wrong.insert({{pair.at(0).at(0).get<int>(), pair.at(0).at(1).get<int>()}, {pair.at(1).at(0).get<int>(), pair.at(1).at(1).get<int>()}});
-            }
-        }
-        // The type's edge on side s (N, E, S, W) of a tile turned `rot` quarter turns clockwise.
-        auto edge = [&](const LabelledTile& l, int side) { return catalog->find(l.tile)->edges[static_cast<std::size_t>((side - l.rot + 8) % 4)]; };
+        // Sides the players themselves laid wrong on the table (each checked by eye on the photo
+        // and named in the note) must not match; every other side must.
+        const auto& laid_wrong = labels->sides_laid_wrong;
+        auto edge = [&](const LabelledTile& l, int side) { return catalog->find(l.tile)->edge_at(l.rot, side); };
         int pairs = 0;
         for (const auto& [cell, l_ptr] : at) {
             const LabelledTile& l = *l_ptr;
@@ -157,7 +158,7 @@ TEST_CASE("the shipped real-photo labels are legal base-game boards", "[vision][
                 if (it == at.end()) continue;
                 ++pairs;
                 INFO(l.tile << " at " << l.col << "," << l.row << " side " << side);
-                const bool declared_wrong = laid_wrong.count({{l.col, l.row}, {l.col + dc, l.row + dr}}) > 0;
+                const bool declared_wrong = std::count(laid_wrong.begin(), laid_wrong.end(), std::pair{cv::Point(l.col, l.row), cv::Point(l.col + dc, l.row + dr)}) > 0;
                 CHECK((edge(l, side) == edge(*it->second, (side + 2) % 4)) != declared_wrong);
             }
         }

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <cstdio>
+#include <cstdlib>
 #include <tuple>
 
 #include <opencv2/imgproc.hpp>
@@ -119,6 +120,7 @@ Status ReaderOptions::check() const {
     if (!(min_zoom >= 1)) return invalid("reader options", "min_zoom must be at least 1");
     if (!(zoom_margin >= 0 && zoom_margin <= 1)) return invalid("reader options", "zoom_margin must be within [0, 1]");
     if (!(off_frame_table_share >= 0 && off_frame_table_share < 1)) return invalid("reader options", "off_frame_table_share must be within [0, 1)");
+    if (!(off_frame_min_mask_change >= 0 && off_frame_min_mask_change <= 1)) return invalid("reader options", "off_frame_min_mask_change must be within [0, 1]");
     if (!(sure_tile_contrast >= min_tile_contrast)) return invalid("reader options", "sure_tile_contrast must be at least min_tile_contrast");
     if (!(weak_tile_contrast >= 1 && weak_tile_contrast <= min_tile_contrast)) return invalid("reader options", "weak_tile_contrast must be within [1, min_tile_contrast]");
     if (min_checked_tiles < 4) return invalid("reader options", "min_checked_tiles must be at least 4");
@@ -1068,6 +1070,11 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     for (const Search search : {Search::near_board, Search::whole_frame, Search::zoomed, Search::off_frame}) {
         if (search == Search::off_frame) {
             if (options.off_frame_table_share <= 0 || (chosen && sure_board(*chosen, options))) break;
+            // Its candidates would be the first search's when its rule calls hardly any colour
+            // otherwise: then it is not run.
+            cv::Mat changed;
+            cv::bitwise_xor(board_colour_mask(frame, lattice, *line_cache), board_colour_mask(frame, off_frame_lattice, *line_cache), changed);
+            if (static_cast<double>(cv::countNonZero(changed)) < options.off_frame_min_mask_change * static_cast<double>(changed.total())) break;
         } else if (shown_clearly) {
             continue;
         }

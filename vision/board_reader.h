@@ -149,6 +149,9 @@ Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const Latti
                                                std::shared_ptr<LineSearchCache> cache = nullptr);
 // A cache for find_lattices (empty until a search fills it).
 std::shared_ptr<LineSearchCache> make_line_search_cache();
+// The board's colours (not-table mask, LatticeOptions::mask_side px on its longer side) as
+// find_lattices reads them in `image` with `options`, through `cache` (filled for them).
+cv::Mat board_colour_mask(const cv::Mat& image, const LatticeOptions& options, LineSearchCache& cache);
 // Makes a view's deferred table mask (LatticeOptions::defer_table_mask); nothing when it has one.
 void make_table_mask(LatticeView& view);
 // The bounding box (image px) of the board's colours as find_lattices reads them (colours
@@ -526,7 +529,9 @@ struct ReaderOptions {
     double off_frame_table_share = 0.3; // with no lattice framing its cells surely, the board is searched once more near colours whose
                                         // edge-over-all ratio is under this share of the edge band's median (LatticeOptions::
                                         // table_share_of_median: a board running off the frame put its own colours in the edge band;
-                                        // 0: off)
+                                        // 0: off)...
+    double off_frame_min_mask_change = 0.05; // ...when that rule changes at least this share of the board-colour mask's pixels (less: its
+                                             // candidates are nearly the first search's, each costing a refit again)
     double sure_tile_contrast = 2.5; // of the lattices passing, the highest contrast x sqrt(cells) wins; one reaching this contrast over
                                      // twice min_checked_tiles cells ends the search (the rest cost a refit each)
     double min_side_agreement = 0.8; // a reading whose touching sides match less than this share (after decoding) is no board...
@@ -593,7 +598,7 @@ struct ReaderStages {
 // One candidate lattice the reader refitted and checked against the tiles (for diagnosis:
 // bench/vision --dump prints each one's rectification against the truth).
 struct CheckedCandidate {
-    const char* search = "";               // "near board", "whole frame" or "zoomed" (ReaderOptions::min_zoom)
+    const char* search = "";               // "near board", "whole frame", "zoomed" (ReaderOptions::min_zoom), "off frame", "subdivided" or "rescaled"
     cv::Matx33d image_to_top = cv::Matx33d::eye();  // frame read (after max_frame_side shrinking) -> top view px, after the refit
     double px_per_mm = 1.0;
     int cells = 0;                         // cells kept after the refit

@@ -566,6 +566,11 @@ struct LineSearchCache {
 
 std::shared_ptr<LineSearchCache> make_line_search_cache() { return std::make_shared<LineSearchCache>(); }
 
+cv::Mat board_colour_mask(const cv::Mat& image, const LatticeOptions& o, LineSearchCache& cache) {
+    if (!cache.holds(image, o)) cache.fill(image, o);
+    return cache.mask_small.clone();
+}
+
 void make_table_mask(LatticeView& view) {
     if (!view.pending_table_mask) return;
     const PendingTableMask& p = *view.pending_table_mask;

@@ -1518,3 +1518,38 @@ TEST_CASE("a board running off the frame is told from the table though its colou
     CHECK(overlap(with) >= 0.85);
     CHECK(overlap(without) < 0.5);
 }
+
+TEST_CASE("the off-frame search is skipped when its table rule hardly changes the board's colours", "[vision][board-reader][table][off-frame]") {
+    // A board wholly inside the frame: the edge band is table, and calling a colour table only
+    // when it reaches the band far more often than the band's median colour changes next to
+    // nothing in the mask, so the search would check the first search's candidates again (a
+    // refit each; on real photos a quarter of the CPU). No lattice is made sure here
+    // (sure_tile_contrast out of reach), so without the gate the off-frame search runs.
+    const auto catalog = test::base_catalog_for_render();
+    auto render_options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    auto r = vision::render_table(random_board(62, 5), render_options, 5);
+    REQUIRE(r);
+    vision::ReaderOptions options;
+    options.sure_tile_contrast = 1e9;
+    auto searches_off_frame = [&](const vision::ReaderOptions& o) {
+        auto reading = vision::read_board(r->image, *catalog, o);
+        REQUIRE(reading);
+        CHECK(reading->found);
+        return std::count_if(reading->checked.begin(), reading->checked.end(), [](const auto& c) { return std::string(c.search) == "off frame"; });
+    };
+    const cv::Mat first = [&] {
+        auto cache = vision::make_line_search_cache();
+        return vision::board_colour_mask(r->image, vision::LatticeOptions{}, *cache);
+    }();
+    vision::LatticeOptions off_frame_lattice;
+    off_frame_lattice.table_share_of_median = options.off_frame_table_share;
+    auto cache = vision::make_line_search_cache();
+    cv::Mat changed;
+    cv::bitwise_xor(first, vision::board_colour_mask(r->image, off_frame_lattice, *cache), changed);
+    const double change = static_cast<double>(cv::countNonZero(changed)) / static_cast<double>(changed.total());
+    INFO("mask pixels the off-frame rule changes: " << change);
+    REQUIRE(change < options.off_frame_min_mask_change);
+    CHECK(searches_off_frame(options) == 0);
+    options.off_frame_min_mask_change = 0;
+    CHECK(searches_off_frame(options) > 0);
+}

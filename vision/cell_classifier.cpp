@@ -1,6 +1,7 @@
 // Stage 3 of the board reader: per-cell (type, rotation) hypotheses from a terrain
 // appearance model adapted to each frame (k-means colour clusters + EM over tile layouts).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -237,6 +238,11 @@ Status ClassifierOptions::check() const {
     if (!(unbridged_penalty >= 0)) return bad("unbridged_penalty must be >= 0");
     if (!(min_arm_road > 0 && min_arm_road <= 1)) return bad("min_arm_road must be within (0, 1]");
     if (!(arm_penalty >= 0)) return bad("arm_penalty must be >= 0");
+    if (!(road_side_depth > 0 && road_side_depth <= 0.5)) return bad("road_side_depth must be within (0, 0.5]");
+    if (!(road_side_reach >= 0 && road_side_reach <= 0.5)) return bad("road_side_reach must be within [0, 0.5]");
+    if (!(min_road_side > 0 && min_road_side <= 1)) return bad("min_road_side must be within (0, 1]");
+    if (!(max_field_side >= 0 && max_field_side < 1)) return bad("max_field_side must be within [0, 1)");
+    if (!(road_side_penalty >= 0)) return bad("road_side_penalty must be >= 0");
     if (!(variant_penalty >= 0)) return bad("variant_penalty must be >= 0");
     if (!(printed_min_share >= 0 && printed_min_share <= 1)) return bad("printed_min_share must be within [0, 1]");
     return Ok{};
@@ -686,7 +692,8 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // clusters the road explains better than the field (the model just learnt). Road samples of
     // true roads often fall on the grass beside them (thin, wobbly roads), so the road's colours
     // include grass and an arm invented over grass is nearly free in the likelihood (B read as
-    // A: a road stub beside the monastery). Below `min_arm_road` a layout loses up to `arm_penalty`.
+    // A: a road stub beside the monastery). Below `min_arm_road` a layout loses up to `arm_penalty`
+    // (0 by default: the road-side check below judges roads where they meet the tile's sides).
     auto arm_penalty = [&](std::size_t c, std::size_t h) {
         if (o.arm_penalty <= 0) return 0.0;
         const Layout& layout = layouts[h];
@@ -707,6 +714,84 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         }
         return penalty;
     };
+    // Road at each side of a cell: printed roads wander (a junction off the centre, a bend of
+    // any radius) and the fields hold bushes and houses, so a layout's arm is neither where the
+    // road is nor the only place road-like colours show. What the tile must show is where a road
+    // meets its side: near the side's middle, the road's own colour. A colour cluster is the
+    // road's own when the road is its likeliest terrain (each terrain weighted by its samples
+    // under the cells' best layouts); a side shows road by the share of sample rows in the band
+    // `road_side_depth` deep along it holding such a sample within `road_side_reach` of its
+    // middle. A layout whose road side shows less than `min_road_side` of them, or whose field
+    // side shows more than `max_field_side`, loses up to `road_side_penalty` per such side.
+    std::vector<std::array<double, 4>> road_side(cells.size(), {-1.0, -1.0, -1.0, -1.0});  // -1: not judged
+    if (o.road_side_penalty > 0) {
+        std::vector<double> mass(kTerrains, 0.0);
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            const auto best = static_cast<std::size_t>(std::max_element(ll[c].begin(), ll[c].end()) - ll[c].begin());
+            if (!cells[c].teaches || looks_empty(c, best)) continue;
+            for (int q = 0; q < per_cell; ++q) {
+                if (sample_counts(c, q)) mass[layouts[best].terrain[static_cast<std::size_t>(q)]] += 1;
+            }
+        }
+        std::vector<std::uint8_t> own_road(static_cast<std::size_t>(k), 0);
+        for (int j = 0; j < k; ++j) {
+            const auto ju = static_cast<std::size_t>(j);
+            double rival = 0;
+            for (const int t : {kField, kCity, kCloister, kWater}) rival = std::max(rival, mass[static_cast<std::size_t>(t)] * prob[static_cast<std::size_t>(t)][ju]);
+            own_road[ju] = mass[kRoad] * prob[kRoad][ju] > rival ? 1 : 0;
+        }
+        if (std::find(own_road.begin(), own_road.end(), 1) == own_road.end()) own_road.clear();  // no colour is the road's: sides not judged
+        // The sample `depth` rows in from board side `side` (0 N, 1 E, 2 S, 3 W) and `across` along it.
+        auto at_side = [n](int side, int depth, int across) {
+            switch (side) {
+                case 0: return depth * n + across;
+                case 1: return across * n + (n - 1 - depth);
+                case 2: return (n - 1 - depth) * n + (n - 1 - across);
+                default: return (n - 1 - across) * n + depth;
+            }
+        };
+        std::vector<int> band_rows, band_cols;  // depths (rows) and offsets across (columns) of the band
+        for (int d = 0; d < n; ++d) {
+            const double u = o.sample_inset + (d + 0.5) / n * (1 - 2 * o.sample_inset);
+            if (u < o.road_side_depth) band_rows.push_back(d);
+            if (std::abs(u - 0.5) <= o.road_side_reach) band_cols.push_back(d);
+        }
+        for (std::size_t c = 0; c < cells.size() && !own_road.empty(); ++c) {
+            const int* cl = cluster_of.ptr<int>(static_cast<int>(c) * per_cell);
+            for (int side = 0; side < 4; ++side) {
+                int rows_seen = 0, rows_road = 0;
+                for (const int d : band_rows) {
+                    bool seen = false, road = false;
+                    for (const int a : band_cols) {
+                        const int q = at_side(side, d, a);
+                        if (!sample_counts(c, q)) continue;
+                        seen = true;
+                        road = road || own_road[static_cast<std::size_t>(cl[q])];
+                    }
+                    rows_seen += seen ? 1 : 0;
+                    rows_road += road ? 1 : 0;
+                }
+                road_side[c][static_cast<std::size_t>(side)] = rows_seen > 0 ? static_cast<double>(rows_road) / rows_seen : -1.0;  // -1: not seen
+            }
+        }
+    }
+    // Scores what layout h's edges claim against what cell c's sides show (0 when they agree).
+    auto side_penalty = [&](std::size_t c, std::size_t h) {
+        if (o.road_side_penalty <= 0) return 0.0;
+        const TileType& t = catalog.tiles()[static_cast<std::size_t>(layouts[h].type)];
+        double penalty = 0;
+        for (int side = 0; side < 4; ++side) {
+            const double shown = road_side[c][static_cast<std::size_t>(side)];
+            if (shown < 0) continue;
+            const EdgeKind edge = t.edge_at(layouts[h].rot, side);
+            if (edge == EdgeKind::Road || edge == EdgeKind::Street) {
+                penalty += o.road_side_penalty * std::max(0.0, o.min_road_side - shown) / o.min_road_side;
+            } else if (edge == EdgeKind::Field) {
+                penalty += o.road_side_penalty * std::max(0.0, shown - o.max_field_side) / (1 - o.max_field_side);
+            }
+        }
+        return penalty;
+    };
     std::vector<bool> out_teaches;  // per cell of `out`: CellObservation::teaches
     for (std::size_t c = 0; c < cells.size(); ++c) {
         if (table_known) {
@@ -721,7 +806,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.bridge_axis = bridge_axis[c];
         for (std::size_t i = 0; i < layouts.size(); ++i) {
             if (bridge_axis[c] < 0) {
-                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i] - arm_penalty(c, i), false});
+                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i] - arm_penalty(c, i) - side_penalty(c, i), false});
                 continue;
             }
             // Under a bridge: the layouts that take it, and every layout bare (the bridge found may be none).

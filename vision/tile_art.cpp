@@ -930,8 +930,9 @@ namespace {
 
 // Variants of the region maps (printed_geometry_variants), tile fractions: the field cap beside a
 // band or 3-side city (the renderer's is 0.30), and how far a corner city's wall bulges past the
-// diagonal (the renderer's 0.07; negative: bowed towards the corner).
-constexpr double kThinFieldDepth = 0.20, kBowedCornerBulge = -0.08;
+// diagonal (the renderer's 0.07; negative: bowed towards the corner; 0: a straight wall from
+// corner to corner, as the 2nd edition prints most of its corner cities).
+constexpr double kThinFieldDepth = 0.20, kBowedCornerBulge = -0.08, kStraightCornerBulge = 0.0;
 
 // The sides a city owns as the art draws it (tile_art.cpp): the side's middle port, or two of its three.
 std::vector<int> city_sides(const FeatureDef& city) {
@@ -970,6 +971,9 @@ std::vector<std::pair<TileType, TileStyle>> printed_geometry_variants(const Tile
         TileStyle bowed = drawn;
         bowed.corner_bulge = kBowedCornerBulge;
         out.emplace_back(type, bowed);
+        TileStyle straight = drawn;
+        straight.corner_bulge = kStraightCornerBulge;
+        out.emplace_back(type, straight);
     }
     for (std::size_t f = 0; f < type.features.size(); ++f) {
         const FeatureDef& road = type.features[f];

@@ -107,7 +107,8 @@ std::vector<cv::Rect2d> inn_boxes(const TileType& type);
 // the renderer's own first, then where printed art is known to draw otherwise, a variant (each
 // a hypothesis of the same type and rotation; the best fit stands for it). Printed cities on two
 // opposite or three sides leave thinner field caps than the renderer's (real scans: G's band read
-// as a 3-side city). Printed corner cities end in a wall bowed towards their corner. Printed road
+// as a 3-side city). Printed corner cities end in a wall bowed towards their corner, or straight
+// from corner to corner (real N read as two caps, I, with either of the others). Printed road
 // bends turn near the centre (K read as L, V as a junction): a 2-port road on adjacent sides is
 // also drawn as two arms meeting at the centre (the second arm a feature of its own, appended).
 std::vector<std::pair<TileType, TileStyle>> printed_geometry_variants(const TileType& type);

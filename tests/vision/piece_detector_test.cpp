@@ -343,13 +343,18 @@ TEST_CASE("tiles under followers are read again without the art they hide, so th
     auto rendering = vision::render_table(vision::scene_of(game->game), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), kSeed);
     REQUIRE(rendering);
     const auto& catalog = *test::base_catalog_for_render();
-    auto reading = vision::read_board(rendering->image, catalog);
+    // The road-side check (cls20) reads that road right even with the follower on it (72 of 72):
+    // switched off here, the old per-arm check back, so the follower's cover is what is tested.
+    vision::ReaderOptions arm_check;
+    arm_check.classifier.road_side_penalty = 0;
+    arm_check.classifier.arm_penalty = 3.0;
+    auto reading = vision::read_board(rendering->image, catalog, arm_check);
     REQUIRE(reading);
     REQUIRE(reading->found);
     Record setup;
     setup.players = game->game.players();
     auto score = [&](bool cover, vision::BoardReading& board) {
-        vision::ReaderOptions reader;
+        vision::ReaderOptions reader = arm_check;
         reader.cover_pieces = cover;
         auto detection = vision::detect_pieces_rereading(rendering->image, board, catalog, vision::ColourModels::daylight(), {}, reader);
         REQUIRE(detection);

@@ -62,6 +62,7 @@ vision::PieceDetectorOptions detector_options(const PiecesBenchOptions& bench) {
     if (!bench.grey_grow) detector.grey_grow_mm = 0;
     if (!bench.ferry_cover) detector.ferry_seen_share = 1;
     detector.light_cast.road_white = bench.road_white;
+    if (bench.cast_inset_mm >= 0) detector.light_cast.inset_mm = bench.cast_inset_mm;
     return detector;
 }
 
@@ -396,8 +397,11 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             }
             std::sort(fx.begin(), fx.end());
             std::sort(fy.begin(), fy.end());
-            std::printf("  seed %llu: %zu tiles read of %zu, median cell phase %.2f %.2f\n", static_cast<unsigned long long>(seed), reading->tiles.size(),
-                        truth.tiles.size(), fx[fx.size() / 2], fy[fy.size() / 2]);
+            const auto& cast = detection->light_cast;
+            std::printf("  seed %llu: %zu tiles read of %zu, median cell phase %.2f %.2f; glare veil lifted %.2f; light cast: art %s, residual %.3f, "
+                        "correction BGR %.2f %.2f %.2f%s\n", static_cast<unsigned long long>(seed), reading->tiles.size(), truth.tiles.size(), fx[fx.size() / 2],
+                        fy[fy.size() / 2], detection->veil_peak, cast.art.c_str(), cast.residual, cast.correction_bgr[0], cast.correction_bgr[1],
+                        cast.correction_bgr[2], cast.applied ? "" : " (not applied)");
         }
         std::map<std::pair<int, int>, const vision::DecodedTile*> decoded;
         for (const auto& t : reading->tiles) decoded[{t.col, t.row}] = &t;
@@ -424,6 +428,29 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 }
             }
         }
+        // (--dump) The reading's cell under a top-view point: decoded or not, the tile there read right or wrong, and how many of
+        // its eight neighbours the reader missed where the truth has a tile.
+        auto cell_state = [&](cv::Point2d top) {
+            const std::pair<int, int> cell{static_cast<int>(std::floor(top.x / view.pitch_px)), static_cast<int>(std::floor(top.y / view.pitch_px))};
+            std::map<std::pair<int, int>, const vision::DecodedTile*> want;
+            const auto true_board = with_true_tiles(reading.value(), truth, *catalog, g);
+            for (const auto& t : true_board.tiles) want[{t.col, t.row}] = &t;
+            auto right = [&](const std::pair<int, int>& c) {
+                const auto d = decoded.find(c);
+                const auto w = want.find(c);
+                if (d == decoded.end() || w == want.end()) return false;
+                const auto period = static_cast<int>(std::max<std::size_t>(1, types[static_cast<std::size_t>(w->second->type)].distinct_rotations.size()));
+                return d->second->type == w->second->type && d->second->rot % period == w->second->rot % period;
+            };
+            int missed_near = 0;
+            for (int dy = -1; dy <= 1; ++dy) {
+                for (int dx = -1; dx <= 1; ++dx) missed_near += (dx != 0 || dy != 0) && want.count({cell.first + dx, cell.second + dy}) && !decoded.count({cell.first + dx, cell.second + dy});
+            }
+            const char* state = !decoded.count(cell) ? (want.count(cell) ? "not decoded (a tile there)" : "not decoded (no tile)")
+                                                     : !want.count(cell) ? "decoded, no tile there" : right(cell) ? "tile read right" : "tile read wrong";
+            return "reading cell [" + std::to_string(cell.first) + ", " + std::to_string(cell.second) + "] " + state + ", " + std::to_string(missed_near) +
+                   " neighbours missed";
+        };
         const Matching matching = match_followers(truth.pieces, found, view);
         const std::vector<int>& truth_match = matching.truth_match;
         const std::vector<int>& found_match = matching.found_match;
@@ -447,9 +474,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     px.at<cv::Vec3f>(0, 0) = cv::Vec3f(bgr[0] / 255.0f, bgr[1] / 255.0f, bgr[2] / 255.0f);
                     cv::cvtColor(px, lab, cv::COLOR_BGR2Lab);
                     const cv::Vec3f l = lab.at<cv::Vec3f>(0, 0);
-                    std::printf("  seed %llu: missed %s %s on %s at [%d, %d] (visible %.2f), body Lab %.0f %.0f %.0f (hue %.0f, chroma %.0f)\n",
+                    std::printf("  seed %llu: missed %s %s on %s at [%d, %d] (visible %.2f), body Lab %.0f %.0f %.0f (hue %.0f, chroma %.0f); %s; %s\n",
                                 static_cast<unsigned long long>(seed), tp.colour.c_str(), tp.lying ? "lying" : "standing", tp.feature.c_str(), tp.at.x,
-                                tp.at.y, tp.visible, l[0], l[1], l[2], std::atan2(l[2], l[1]) * 180 / CV_PI, std::hypot(l[1], l[2]));
+                                tp.at.y, tp.visible, l[0], l[1], l[2], std::atan2(l[2], l[1]) * 180 / CV_PI, std::hypot(l[1], l[2]),
+                                cell_state(vision::apply_homography(view.image_to_top, tp.base_px)).c_str(), why_missed(tp, detection.value(), view, rendering->image).c_str());
                 }
                 continue;
             }
@@ -503,8 +531,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             if (found_match[j] >= 0) continue;
             mistake = true;
             if (!dump_dir.empty()) {
-                std::printf("  seed %llu: invented %s %s at top (%.0f, %.0f), %.0f mm2\n", static_cast<unsigned long long>(seed), found[j].colour.c_str(),
-                            found[j].lying ? "lying" : "standing", found[j].top_px.x, found[j].top_px.y, found[j].area_mm2);
+                std::printf("  seed %llu: invented %s %s at top (%.0f, %.0f), %.0f mm2, fit %.2f / %.2f, confidence %.2f; %s\n", static_cast<unsigned long long>(seed),
+                            found[j].colour.c_str(), found[j].lying ? "lying" : "standing", found[j].top_px.x, found[j].top_px.y, found[j].area_mm2,
+                            found[j].fit_standing, found[j].fit_lying, found[j].confidence, cell_state(found[j].top_px).c_str());
             }
         }
         // Bridges, ferries, castles: a found token of the same kind on the same cell(s) (reading frame).

@@ -26,6 +26,8 @@ struct PiecesBenchOptions {
     bool shade = true;             // --no-shade: a grey blob takes in no dark achromatic pixels (PieceDetectorOptions::achromatic_shade_mm 0)
     bool grey_grow = true;         // --no-grey-grow: a grey blob does not grow over a grey road's pixels (PieceDetectorOptions::grey_grow_mm 0)
     bool road_white = false;       // --road-white: on art no reference matches, the roads are taken as the light's white (LightCastOptions::road_white)
+    double cast_inset_mm = -1;     // --cast-inset MM: the light cast's terrains measured this far inside their regions (LightCastOptions::inset_mm;
+                                   // negative: the default)
     bool ferry_cover = true;       // --no-ferry-cover: a ferry's whole footprint is judged (PieceDetectorOptions::ferry_seen_share 1)
     bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
     bool runner_up = true;         // --no-runner-up: a clashing tile is not taken as the reader's second choice (PhotoOptions::take_runner_up)

@@ -11,6 +11,8 @@
 #include <tuple>
 #include <utility>
 
+#include <opencv2/imgproc.hpp>
+
 #include "vision/tile_art.h"
 
 namespace meeplecam::vision {
@@ -49,6 +51,8 @@ int cast_slot(int kind) {
     return -1;
 }
 
+constexpr int kPx = 96;  // side of the reference tiles (px)
+
 // One art style's terrain colours under neutral light: per terrain each channel's median
 // (negative when the art shows too little of it).
 struct ArtReference {
@@ -56,9 +60,27 @@ struct ArtReference {
     std::array<cv::Vec3d, kCastTerrains.size()> median_bgr;
 };
 
-// Renders the first tile types of `catalog` in every built-in style and takes each terrain's medians.
-std::vector<ArtReference> render_art_references(const Catalog& catalog) {
-    constexpr int kPx = 96;
+constexpr int kNoTerrain = -1000;  // a terrain map's value for "no terrain compared here"
+
+// Returns `terrain` (CV_32SC1, a terrain kind per pixel) with the pixels within `inset_px` of another value (another
+// terrain, decoration, no tile) set to kNoTerrain: what is left lies well inside its terrain.
+cv::Mat inset_terrains(const cv::Mat& terrain, int inset_px) {
+    if (inset_px <= 0) return terrain;
+    cv::Mat out(terrain.size(), CV_32SC1, cv::Scalar(kNoTerrain));
+    const cv::Mat disc = cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * inset_px + 1, 2 * inset_px + 1));
+    for (const FeatureKind kind : kCastTerrains) {
+        const cv::Mat mask = terrain == static_cast<int>(kind);
+        if (cv::countNonZero(mask) == 0) continue;
+        cv::Mat inner;
+        cv::erode(mask, inner, disc);
+        out.setTo(cv::Scalar(static_cast<int>(kind)), inner);
+    }
+    return out;
+}
+
+// Renders the first tile types of `catalog` in every built-in style and takes each terrain's medians,
+// `inset_px` (of the 96-px tiles) inside each terrain's region.
+std::vector<ArtReference> render_art_references(const Catalog& catalog, int inset_px) {
     constexpr std::size_t kTypes = 24;
     std::vector<ArtReference> out;
     for (const auto& style : builtin_tile_styles()) {
@@ -68,11 +90,17 @@ std::vector<ArtReference> render_art_references(const Catalog& catalog) {
         for (std::size_t t = 0; t < std::min(kTypes, types.size()); ++t) {
             const cv::Mat art = render_tile(types[t], 0, kPx, style, rng);
             const cv::Mat labels = feature_labels(types[t], 0, kPx, style);
+            cv::Mat kinds(labels.size(), CV_32SC1, cv::Scalar(kNoTerrain));
             for (int y = 0; y < kPx; ++y) {
                 for (int x = 0; x < kPx; ++x) {
                     const int l = labels.at<int>(y, x);
-                    if (l < 0) continue;
-                    const int slot = cast_slot(static_cast<int>(types[t].features[static_cast<std::size_t>(l)].kind));
+                    if (l >= 0) kinds.at<int>(y, x) = static_cast<int>(types[t].features[static_cast<std::size_t>(l)].kind);
+                }
+            }
+            const cv::Mat inner = inset_terrains(kinds, inset_px);
+            for (int y = 0; y < kPx; ++y) {
+                for (int x = 0; x < kPx; ++x) {
+                    const int slot = cast_slot(inner.at<int>(y, x));
                     if (slot >= 0) h.add(static_cast<std::size_t>(slot), art.at<cv::Vec3b>(y, x));
                 }
             }
@@ -89,15 +117,16 @@ std::vector<ArtReference> render_art_references(const Catalog& catalog) {
     return out;
 }
 
-// The references for `catalog`, rendered once per catalog (by its game and tile list).
-const std::vector<ArtReference>& art_references(const Catalog& catalog) {
+// The references for `catalog` measured `inset_px` inside each terrain, rendered once per catalog (by its game and tile
+// list) and inset.
+const std::vector<ArtReference>& art_references(const Catalog& catalog, int inset_px) {
     static std::mutex lock;
     static std::map<std::string, std::vector<ArtReference>> cache;
-    std::string key = catalog.game();
+    std::string key = catalog.game() + " inset " + std::to_string(inset_px);
     for (std::size_t t = 0; t < std::min<std::size_t>(24, catalog.tiles().size()); ++t) key += " " + catalog.tiles()[t].id;
     const std::scoped_lock guard(lock);
     auto it = cache.find(key);
-    if (it == cache.end()) it = cache.emplace(key, render_art_references(catalog)).first;
+    if (it == cache.end()) it = cache.emplace(key, render_art_references(catalog, inset_px)).first;
     return it->second;
 }
 
@@ -172,23 +201,31 @@ Status LightCastOptions::check() const {
     if (!(road_min_value >= 0 && road_min_value <= 255)) return bad("road_min_value must be within [0, 255]");
     if (!(road_max_cast >= 0 && road_max_cast <= 1)) return bad("road_max_cast must be within [0, 1]");
     if (!(road_max_veil >= 0 && road_max_veil <= 1)) return bad("road_max_veil must be within [0, 1]");
+    if (!(inset_mm >= 0 && inset_mm <= 10)) return bad("inset_mm must be within [0, 10]");
+    if (!(px_per_mm > 0 && px_per_mm <= 20)) return bad("px_per_mm must be within (0, 20]");
+    if (!(tile_mm > 0)) return bad("tile_mm must be positive");
     return Ok{};
 }
 
 LightCast estimate_light_cast(const cv::Mat& bgr, const cv::Mat& terrain, const Catalog& catalog, const LightCastOptions& o) {
     LightCast cast;
     if (bgr.empty() || bgr.type() != CV_8UC3 || terrain.size() != bgr.size() || terrain.type() != CV_32SC1 || !o.check()) return cast;
-    // The frame's terrain medians (every other pixel).
-    ChannelHistograms measured;
+    // The frame's terrain medians (every other pixel), over each terrain's whole region (its share of the tiles, the
+    // roads' colour) and `inset_mm` inside it (the colours matched: a board read a little off its cells puts the
+    // edges of a thin road's region on the grass beside).
+    const cv::Mat inner = inset_terrains(terrain, static_cast<int>(std::lround(o.inset_mm * o.px_per_mm)));
+    ChannelHistograms measured, inside;
     int all = 0;
     for (int y = 0; y < bgr.rows; y += 2) {
         const auto* px = bgr.ptr<cv::Vec3b>(y);
         const auto* t = terrain.ptr<int>(y);
+        const auto* in = inner.ptr<int>(y);
         for (int x = 0; x < bgr.cols; x += 2) {
             const int slot = cast_slot(t[x]);
             if (slot < 0) continue;
             measured.add(static_cast<std::size_t>(slot), px[x]);
             ++all;
+            if (const int k = cast_slot(in[x]); k >= 0) inside.add(static_cast<std::size_t>(k), px[x]);
         }
     }
     if (all == 0) return cast;
@@ -196,12 +233,12 @@ LightCast estimate_light_cast(const cv::Mat& bgr, const cv::Mat& terrain, const 
     // terrains both show), and how far the terrains stay off it.
     double best_residual = 1e9;
     cv::Vec3d best_gain(0, 0, 0);
-    for (const auto& ref : art_references(catalog)) {
+    for (const auto& ref : art_references(catalog, static_cast<int>(std::lround(o.inset_mm * kPx / o.tile_mm)))) {
         std::vector<cv::Vec3d> ratios;
         for (std::size_t k = 0; k < kCastTerrains.size(); ++k) {
-            if (ref.median_bgr[k][0] < 0 || measured.count[k] < o.min_terrain_share * all) continue;
+            if (ref.median_bgr[k][0] < 0 || measured.count[k] < o.min_terrain_share * all || inside.count[k] == 0) continue;
             cv::Vec3d r;
-            for (int c = 0; c < 3; ++c) r[c] = std::log((measured.median(k, c) + 4) / (ref.median_bgr[k][c] + 4));
+            for (int c = 0; c < 3; ++c) r[c] = std::log((inside.median(k, c) + 4) / (ref.median_bgr[k][c] + 4));
             ratios.push_back(r);
         }
         if (ratios.size() < 2) continue;  // one terrain cannot tell the light from the art

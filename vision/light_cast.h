@@ -37,6 +37,12 @@ struct LightCastOptions {
     double min_cast = 0.02;         // casts whose largest chromatic log gain is under this are left (no change)
     double max_gain = 2.0;          // no channel is scaled by more than this (or less than its inverse)
     double min_terrain_share = 0.03;  // a terrain counts when it covers this share of the decoded tiles' pixels
+    double inset_mm = 1.0;          // match each terrain's colours (the frame's and the references') only this far inside its
+                                    // region: a board read a little off its cells puts a thin road's edges on the grass beside
+                                    // (seed 1009 as read: residual 0.123, no cast taken off; 0.074 with 1 mm; 0: the whole region;
+                                    // 2 mm lowers every residual so far that the glare board 1004 matches a wrong style)
+    double px_per_mm = 3.0;         // scale of the frame and its terrain map (detect_pieces passes its top view's)
+    double tile_mm = 45.0;          // a tile's side (the references are rendered at 96 px a tile)
     // Art matching no reference (a real tile set): its roads are taken as the light's white. Real tile sets draw
     // their roads white or a pale grey; under warm or cold light they carry the light's colour.
     bool road_white = false;        // take the cast off the roads' colour when no reference art matched (off: on the renders it
@@ -52,8 +58,9 @@ struct LightCastOptions {
 
 // Estimates the colour cast of `bgr` (8-bit BGR) whose pixels show the terrains `terrain` says
 // (CV_32SC1, a FeatureKind value per pixel; other values are ignored): per terrain the median of
-// each channel, against each built-in art style's medians under neutral light (rendered once from
-// `catalog`'s tiles and kept); the style fitting best under one per-channel gain is the match.
+// each channel `options.inset_mm` inside the terrain's region, against each built-in art style's
+// medians under neutral light (rendered once from `catalog`'s tiles, measured as far inside, and
+// kept); the style fitting best under one per-channel gain is the match.
 // The correction is that gain's chromatic part, inverted.
 LightCast estimate_light_cast(const cv::Mat& bgr, const cv::Mat& terrain, const Catalog& catalog, const LightCastOptions& options = {});
 

@@ -986,6 +986,8 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
     if (o.adapt_to_light) {
         LightCastOptions light = o.light_cast;
         light.road_white = light.road_white && out.veil_peak <= light.road_max_veil;
+        light.px_per_mm = o.px_per_mm;
+        light.tile_mm = o.tile_mm;
         out.light_cast = estimate_light_cast(det, terrain, catalog, light);
         remove_light_cast(det, out.light_cast);
     }

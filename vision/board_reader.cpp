@@ -128,6 +128,7 @@ Status ReaderOptions::check() const {
     if (min_side_pairs < 1) return invalid("reader options", "min_side_pairs must be at least 1");
     if (!(relearn_share >= 0 && relearn_share < 1)) return invalid("reader options", "relearn_share must be within [0, 1)");
     if (min_relearn_disagreeing < 1 || min_relearn_disagreeing > 4) return invalid("reader options", "min_relearn_disagreeing must be within [1, 4]");
+    if (relearn_rounds < 1 || relearn_rounds > 8) return invalid("reader options", "relearn_rounds must be within [1, 8]");
     if (!(min_unary_gain >= 0)) return invalid("reader options", "min_unary_gain must be >= 0 (1 or more: off)");
     if (!(min_median_alignment >= 0 && min_median_alignment <= 2)) return invalid("reader options", "min_median_alignment must be within [0, 2]");
     if (min_aligned_cells < 1) return invalid("reader options", "min_aligned_cells must be at least 1");
@@ -396,14 +397,18 @@ std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const 
     return {pairs, agreeing};
 }
 
-// The decoded tiles (hidden ones left out) whose touching sides mostly disagree with their
+// Finds the decoded tiles (hidden ones left out) whose touching sides mostly disagree with their
 // neighbours', taken greedily: the tile with the most disagreeing sides (at least
 // `min_disagreeing`, more than it has agreeing) first, its sides then no longer counted. Holes in
 // the board read as tiles (the table's colour taken for the art's) disagree with the tiles
-// around them on most sides; a tile beside one keeps its other sides.
-std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& tiles, const Catalog& catalog, int min_disagreeing) {
+// around them on most sides; a tile beside one keeps its other sides. With tiles `taken` in an
+// earlier round (left out with their sides), a tile whose disagreeing sides only equal its
+// agreeing ones is taken too: two holes side by side both read as cities agree with each other.
+std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& tiles, const Catalog& catalog, int min_disagreeing,
+                                                const std::set<std::pair<int, int>>& taken = {}) {
     constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     auto at = shown_by_cell(tiles);
+    for (const auto& cell : taken) at.erase(cell);  // taken before: their sides no longer counted
     std::set<std::pair<int, int>> out;
     while (true) {
         std::pair<int, int> worst{0, 0};
@@ -417,7 +422,7 @@ std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& 
             }
             if (unlike > worst_unlike || (unlike == worst_unlike && like < worst_like)) worst = cell, worst_unlike = unlike, worst_like = like;
         }
-        if (worst_unlike < min_disagreeing || worst_unlike <= worst_like) break;
+        if (worst_unlike < min_disagreeing || worst_unlike < worst_like + (taken.empty() ? 1 : 0)) break;
         out.insert(worst);
         at.erase(worst);
     }
@@ -593,16 +598,22 @@ std::optional<LatticeView> finer_lattice(const cv::Mat& image, const LatticeView
     return best;
 }
 
-// The plausible candidates as found (`originals`, each with its refitted board evidence), most
-// evidence first, up to RescaleOptions::max_candidates, each with its pitch measured again on
-// its own top view (rescaled_to_tiles) and checked: the first that frames its cells surely
-// (sure_board), or none. A rescaled lattice was fitted to whatever its top view shows (a wrong
-// lattice's cloth stripes too), so the weaker tiers do not take it. Each check is listed in
-// `reading.checked` ("rescaled").
+// Measures the plausible candidates as found (`originals`, each with its refitted board evidence)
+// again, most evidence first, up to RescaleOptions::max_candidates, each with its pitch measured
+// on its own top view (rescaled_to_tiles) and checked; returns the first that frames its cells
+// surely (sure_board), or none. A rescaled lattice was fitted to whatever its top view shows (a
+// wrong lattice's cloth stripes too), so the weaker tiers do not take it, unless the choice so far
+// frames no cells at all (`chosen_shows_tiles` false, RescaleOptions::clear_when_unshown): then
+// the one with the most evidence among those framing their cells clearly (min_tile_contrast over
+// min_checked_tiles cells) is returned (medium 13001). Each check is listed in `reading.checked`
+// ("rescaled").
 Result<std::optional<CheckedLattice>> rescaled_board(const RefitFrame& frame, std::vector<std::pair<double, LatticeView>> originals, const Catalog& catalog,
-                                                     const ReaderOptions& options, double frame_scale, BoardReading& reading) {
+                                                     const ReaderOptions& options, double frame_scale, bool chosen_shows_tiles, BoardReading& reading) {
     std::stable_sort(originals.begin(), originals.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     const std::size_t tries = std::min(originals.size(), static_cast<std::size_t>(options.rescale.max_candidates));
+    // Take a clear one only when the choice so far shows no tiles at all (RescaleOptions::clear_when_unshown).
+    const bool take_clear = options.rescale.clear_when_unshown && !chosen_shows_tiles;
+    std::optional<CheckedLattice> clearest;
     for (std::size_t i = 0; i < tries; ++i) {
         auto view = rescaled_to_tiles(frame.image(), originals[i].second, options.rescale);
         if (!view) continue;
@@ -610,12 +621,16 @@ Result<std::optional<CheckedLattice>> rescaled_board(const RefitFrame& frame, st
         ++reading.stages.candidates;
         if (!checked) return checked.error();
         const bool sure = checked->refusal.empty() && sure_board(*checked, options);
+        const bool clear = take_clear && checked->refusal.empty() && checked->contrast.ratio() >= options.min_tile_contrast &&
+                           static_cast<int>(checked->cells.size()) >= options.min_checked_tiles;
         reading.checked.push_back({"rescaled", checked->view.image_to_top, checked->view.px_per_mm, static_cast<int>(checked->cells.size()),
-                                   checked->contrast.ratio(), -1.0, sure || !checked->refusal.empty() ? checked->refusal : "not sure enough for a rescaled lattice"});
+                                   checked->contrast.ratio(), -1.0,
+                                   sure || clear || !checked->refusal.empty() ? checked->refusal : "not sure enough for a rescaled lattice"});
         checked->checked_at = reading.checked.size() - 1;
         if (sure) return std::optional<CheckedLattice>(std::move(checked.value()));
+        if (clear && (!clearest || board_evidence(*checked) > board_evidence(*clearest))) clearest = std::move(checked.value());
     }
-    return std::optional<CheckedLattice>();
+    return clearest;
 }
 
 // The share of each cell's inside (less LatticeOptions::cell_inset per side) the view's table
@@ -1192,7 +1207,8 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // No candidate framed its cells surely: a candidate's pitch may be a few percent off (a busy
     // cloth in the tiles' colours folds too), its cells drifting off the tiles across the board.
     if (!chosen || !sure_board(*chosen, options)) {
-        auto rescaled = rescaled_board(refit_frame, std::move(unrefitted_plausible), catalog, options, frame_scale, reading);
+        auto rescaled = rescaled_board(refit_frame, std::move(unrefitted_plausible), catalog, options, frame_scale,
+                                       chosen && shows_tiles(*chosen, options), reading);
         clock.add_to(stages.refit);
         if (!rescaled) return rescaled.error();
         if (*rescaled && (!chosen || board_evidence(**rescaled) > board_evidence(*chosen))) chosen = std::move(**rescaled);
@@ -1327,20 +1343,31 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // may then drop them: they are sampled as table instead (classify_cells). That reading is
     // kept when its sides agree, over min_side_pairs at least, and it lost at most relearn_share
     // of the tiles; a tile laid out apart that is still read as a tile still disagrees.
+    // Holes side by side agree with each other (city meets city) and keep teaching the city the
+    // wood: the reading made again may be the same (13016 with the road-side check). So it is made
+    // again up to relearn_rounds times, each round untaught the tiles of the reading just made that
+    // disagree at least as often as they agree (disagreeing_tiles), the untaught within
+    // relearn_share of the first reading's tiles.
     if (sides_disagree() && options.relearn_share > 0) {
-        const auto untaught = disagreeing_tiles(reading.tiles, catalog, options.min_relearn_disagreeing);
-        if (!untaught.empty() && static_cast<double>(untaught.size()) <= options.relearn_share * static_cast<double>(reading.tiles.size())) {
-            auto first = std::make_tuple(reading.offered, reading.tiles, reading.evidence);  // kept when the sides disagree again
-            auto offered = reading.offered;
+        auto first = std::make_tuple(reading.offered, reading.tiles, reading.evidence);  // kept when the sides disagree again
+        const auto first_tiles = static_cast<double>(std::get<1>(first).size());
+        std::set<std::pair<int, int>> untaught;
+        bool kept = false;
+        for (int round = 0; round < options.relearn_rounds && !kept; ++round) {
+            const auto more = disagreeing_tiles(reading.tiles, catalog, options.min_relearn_disagreeing, untaught);
+            const auto before = untaught.size();
+            untaught.insert(more.begin(), more.end());
+            if (untaught.size() == before || static_cast<double>(untaught.size()) > options.relearn_share * first_tiles) break;
+            auto offered = std::get<0>(first);
             for (auto& c : offered) c.teaches = c.teaches && !untaught.count({c.col, c.row});
             read_cells(std::move(offered), std::chrono::steady_clock::now(), untaught);
             const auto [pairs, agreeing] = side_agreement(reading.tiles, catalog);
-            const bool kept = reading.found && pairs >= options.min_side_pairs && agreeing >= options.min_side_agreement * pairs &&
-                              static_cast<double>(reading.tiles.size()) >= (1 - options.relearn_share) * static_cast<double>(std::get<1>(first).size());
-            if (!kept) {
-                std::tie(reading.offered, reading.tiles, reading.evidence) = std::move(first);
-                reading.found = true;
-            }
+            kept = reading.found && pairs >= options.min_side_pairs && agreeing >= options.min_side_agreement * pairs &&
+                   static_cast<double>(reading.tiles.size()) >= (1 - options.relearn_share) * first_tiles;
+        }
+        if (!kept) {
+            std::tie(reading.offered, reading.tiles, reading.evidence) = std::move(first);
+            reading.found = true;
         }
     }
     if (sides_disagree()) {

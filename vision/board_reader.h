@@ -175,6 +175,9 @@ struct RescaleOptions {
     double work_px_per_mm = 1.0;  // measured on a top view at this scale
     int max_candidates = 4;       // read_board: when no candidate framed its cells surely, the plausible ones with the most
                                   // evidence are measured again, at most this many, and the first rescaled one framing its cells surely is taken
+    bool clear_when_unshown = true; // ...or, when the lattice chosen so far frames no cells (the fold's fallback), the rescaled one with the
+                                    // most evidence among those framing theirs clearly (ReaderOptions::min_tile_contrast over
+                                    // min_checked_tiles cells; false: sure ones only, as before syn21)
     Status check() const;
 };
 
@@ -547,6 +550,9 @@ struct ReaderOptions {
                                      // at most this share of those read) teaching the terrain model nothing, the reading made again
                                      // matches and keeps 1 - this share of the tiles at least (0: off; refusal15)...
     int min_relearn_disagreeing = 2; // ...a tile counted so has at least this many touching sides disagreeing, more than agree
+    int relearn_rounds = 2;          // ...made again at most this many times while its sides still disagree, each round untaught also the
+                                     // tiles of the reading just made disagreeing on as many sides as agree (holes side by side; 1: once,
+                                     // as refusal15; syn21)
     double min_unary_gain = 0.1;     // when the lattice taken shows no tiles (the fold's fallback) or holds under 2 min_checked_tiles
                                      // cells, every candidate over min_checked_tiles cells is classified, and one whose cells' best
                                      // hypotheses continue each other's roads on this share of sides more than the choice's replaces it

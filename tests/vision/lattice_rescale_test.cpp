@@ -100,6 +100,9 @@ TEST_CASE("rescale options refuse a change range out of order", "[vision][board-
     vision::ReaderOptions reader;
     reader.rescale.min_fold = 0.5;
     CHECK_FALSE(reader.check());
+    reader = {};
+    reader.relearn_rounds = 0;
+    CHECK_FALSE(reader.check());
 }
 
 TEST_CASE("a lattice at twice or one and a half times the tiles' pitch is subdivided onto the tiles", "[vision][board-reader][lattice][subdivide]") {

@@ -262,23 +262,29 @@ SilhouetteFit fit_silhouette(const cv::Mat& blob, cv::Point2d blob_origin_mm, do
 // where it is under `min_veil` (the light's gradient and the print's variation, not a glare).
 // Whether the veil map `veil` (per block; `on_tiles`: the blocks over decoded tiles) is a glare spot: from its
 // peak, along each of the four axis directions, the veil on the tiles falls to under half the peak before the map
-// ends on at least `sides` of them (a glare is a spot, lit from one place; a haze or the light's gradient rises to
-// the board's rim and stays there).
-bool glare_spot(const cv::Mat& veil, const cv::Mat& on_tiles, int sides) {
+// ends on at least `veil_spot_sides` of them (a glare is a spot, lit from one place; a haze or the light's gradient
+// rises to the board's rim and stays there). A strong veil (veil_inner_min_peak) peaking inside the board (tiles on
+// the peak block's four sides) needs to fall on veil_inner_spot_sides only: a glare wider than the board runs off
+// it on the other sides, while a haze or a gradient peaks at the rim.
+bool glare_spot(const cv::Mat& veil, const cv::Mat& on_tiles, const PieceDetectorOptions& o) {
     double peak = 0;
     cv::Point at;
     cv::minMaxLoc(veil, nullptr, &peak, nullptr, &at, on_tiles);
     if (peak <= 0) return false;
-    int falling = 0;
+    const auto on_map = [&](cv::Point p) { return p.x >= 0 && p.y >= 0 && p.x < veil.cols && p.y < veil.rows; };
+    int falling = 0, tiles_beside = 0;
     for (const cv::Point step : {cv::Point(1, 0), cv::Point(-1, 0), cv::Point(0, 1), cv::Point(0, -1)}) {
-        for (cv::Point p = at + step; p.x >= 0 && p.y >= 0 && p.x < veil.cols && p.y < veil.rows; p += step) {
+        tiles_beside += on_map(at + step) && on_tiles.at<std::uint8_t>(at + step);
+        for (cv::Point p = at + step; on_map(p); p += step) {
             if (on_tiles.at<std::uint8_t>(p) && veil.at<float>(p) < 0.5 * peak) {
                 ++falling;
                 break;
             }
         }
     }
-    return falling >= sides;
+    if (falling >= o.veil_spot_sides) return true;
+    const bool inner = o.veil_inner_spot_sides > 0 && tiles_beside == 4 && peak >= o.veil_inner_min_peak;
+    return inner && falling >= o.veil_inner_spot_sides;
 }
 
 cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDetectorOptions& o) {
@@ -347,7 +353,7 @@ cv::Mat estimate_veil(const cv::Mat& det, const cv::Mat& terrain, const PieceDet
             share.at<float>(by, bx) = w > 1e-3f ? share.at<float>(by, bx) / w : 0.0f;
         }
     }
-    if (o.veil_spot_sides > 0 && !glare_spot(share, on_tiles, o.veil_spot_sides)) return cv::Mat(det.size(), CV_32F, cv::Scalar(0));
+    if (o.veil_spot_sides > 0 && !glare_spot(share, on_tiles, o)) return cv::Mat(det.size(), CV_32F, cv::Scalar(0));
     for (int by = 0; by < bh; ++by) {
         for (int bx = 0; bx < bw; ++bx) {
             float& v = share.at<float>(by, bx);
@@ -803,6 +809,8 @@ Status PieceDetectorOptions::check() const {
     if (!(veil_percentile >= 0 && veil_percentile <= 0.5)) return bad("veil_percentile must be within [0, 0.5]");
     if (!(min_veil > 0 && min_veil < 0.5)) return bad("min_veil must be within (0, 0.5)");
     if (!(veil_spot_sides >= 0 && veil_spot_sides <= 4)) return bad("veil_spot_sides must be within [0, 4]");
+    if (!(veil_inner_spot_sides >= 0 && veil_inner_spot_sides <= 4)) return bad("veil_inner_spot_sides must be within [0, 4]");
+    if (!(veil_inner_min_peak >= 0 && veil_inner_min_peak <= 1)) return bad("veil_inner_min_peak must be within [0, 1]");
     if (auto st = light_cast.check(); !st) return st;
     return Ok{};
 }

@@ -166,6 +166,9 @@ struct PieceDetectorOptions {
     double min_veil = 0.06;              // veils under this are the light's gradient and the print's variation (none lifted)
     int veil_spot_sides = 3;             // lifted only when it is a spot: from its peak the veil falls under half on this many of
                                          // the four axis directions within the board (a haze or a gradient rising to the rim is left; 0: always)
+    int veil_inner_spot_sides = 2;       // ...or on this many, when the veil peaks inside the board (tiles on the peak's four sides) and
+    double veil_inner_min_peak = 0.3;    // ...reaches this there: a glare wider than the board runs off it (medium 1014); a haze or a
+                                         // gradient peaks at the rim (0 sides: this rule off)
     // The frame's colour cast (vision/light_cast.h): the decoded terrains' colours against the known art's under neutral
     // light give the light's colour, whose chromatic part is taken off the top view (after the veil) before the gates,
     // so the daylight models see daylight colours under warm or cold light. Art unlike every reference is left alone.

@@ -198,6 +198,11 @@ struct SubdivideOptions {
                                     // more tiles: cut finer, every one keeps some; a halved true lattice on part of the board covered 62 %
                                     // of the true one's cells: real test_00)...
     double min_precheck_covered_share = 0.7; // ...this share before its refit, on the cells as subdivided (they drift off the tiles a little)
+    bool by_classification = true; // read_board: when the lattice taken is unsure (the choice by classification runs), its subdivided variants
+                                   // are checked and offered to that choice too, framed or not (ReaderOptions::min_unary_gain): real tiles' art
+                                   // runs across their seams, so the true lattice can frame its cells no more clearly than one 1.5 tiles a row
+                                   // (real test_49), while the classifier's roads continue across its cells only (offered only against a
+                                   // lattice whose own road share was measured: min_side_pairs road sides)
     Status check() const;
 };
 

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 
 #include <opencv2/imgproc.hpp>
 
@@ -155,6 +156,30 @@ TEST_CASE("a board whose only framed candidate covers two tiles a cell is read o
     }
     const auto busy = test::render_bench_board(7006, vision::Difficulty::Medium);
     CHECK(rms_with(busy, true) < 5.0);
+}
+
+TEST_CASE("a lattice whose cells the outlines cannot tell from a finer one's is subdivided by the classifier's roads", "[vision][board-reader][lattice][subdivide]") {
+    // Real tiles' art runs across their seams: on real test_49 the true lattice frames its cells no
+    // more clearly than the one 1.5 tiles a row the search gave (1.06 against 1.86). Here the
+    // outlines are made unable to tell any lattice (every contrast threshold out of reach), so the
+    // fold's own choice is read: on the bench's medium board 9018 its pitch pair is 1.5 and 2 times
+    // the tiles' (90 mm off; here no board is read). Its subdivided variants, offered to the choice
+    // by classification, win there: on the tiles each cell's best reading continues its neighbours'
+    // roads.
+    const auto& catalog = *test::base_catalog_for_render();
+    const auto r = test::render_bench_board(9018, vision::Difficulty::Medium);
+    auto rms_with = [&](bool by_classification) {
+        vision::ReaderOptions options;
+        options.min_tile_contrast = options.weak_tile_contrast = options.sure_tile_contrast = 50;
+        options.subdivide.by_classification = by_classification;
+        auto reading = vision::read_board(r.image, catalog, options);
+        REQUIRE(reading);
+        return reading->found ? vision::rectification_rms_mm(reading->view, r.truth) : std::numeric_limits<double>::infinity();
+    };
+    const double offered = rms_with(true), alone = rms_with(false);
+    INFO("subdivided variants offered to the classifier: " << offered << " mm, without: " << alone << " mm");
+    CHECK(offered < 5.0);
+    CHECK(alone > 40.0);
 }
 
 TEST_CASE("subdivide options refuse a period range out of order", "[vision][board-reader][bad-input]") {

@@ -107,6 +107,7 @@ Status ReaderOptions::check() const {
     if (auto st = lattice.check(); !st) return st;
     if (auto st = rescale.check(); !st) return st;
     if (auto st = subdivide.check(); !st) return st;
+    if (auto st = coarsen.check(); !st) return st;
     if (auto st = refine.check(); !st) return st;
     if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
@@ -447,7 +448,8 @@ std::pair<int, int> unary_agreement(const std::vector<CellHypotheses>& cells, co
 // one type, do not make them: a block of full cities agrees on every side, on no road); light
 // evened out and cells classified on the lattice's whole top view (warped again). -1 when fewer than
 // min_side_pairs such sides touch.
-double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options) {
+double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options,
+                   std::pair<int, int>* featured = nullptr) {
     LatticeView view = c.view;
     view.top = whole_top_view(frame, c.view);
     if (view.top.data == c.view.top.data) view.top = view.top.clone();  // evened out below: the candidate's stays
@@ -463,10 +465,16 @@ double unary_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog&
         for (const int side : {1, 2}) {  // east and south neighbours
             const auto it = best.find({at.first + (side == 1 ? 1 : 0), at.second + (side == 2 ? 1 : 0)});
             if (it == best.end()) continue;
-            const bool mine = types[static_cast<std::size_t>(h->type)].edge_at(h->rot, side) == EdgeKind::Road;
-            const bool theirs = types[static_cast<std::size_t>(it->second->type)].edge_at(it->second->rot, (side + 2) % 4) == EdgeKind::Road;
+            const EdgeKind my_kind = types[static_cast<std::size_t>(h->type)].edge_at(h->rot, side);
+            const EdgeKind their_kind = types[static_cast<std::size_t>(it->second->type)].edge_at(it->second->rot, (side + 2) % 4);
+            const bool mine = my_kind == EdgeKind::Road;
+            const bool theirs = their_kind == EdgeKind::Road;
             pairs += mine || theirs;
             agreeing += mine && theirs;
+            if (featured && (my_kind != EdgeKind::Field || their_kind != EdgeKind::Field)) {
+                featured->first += 1;
+                featured->second += my_kind == their_kind;
+            }
         }
     }
     return pairs >= options.min_side_pairs ? static_cast<double>(agreeing) / pairs : -1;
@@ -557,6 +565,66 @@ double covered_share(const LatticeView& coarser, const std::vector<CellObservati
     }
     const auto covered = std::count_if(coarser_cells.begin(), coarser_cells.end(), [&](const CellObservation& c) { return hit.count({c.col, c.row}) > 0; });
     return static_cast<double>(covered) / static_cast<double>(coarser_cells.size());
+}
+
+// The share of `inner_cells` (cells of `inner`) whose centre (tile offset included) lies in one of
+// `outer_cells` (cells of `outer`, another lattice of the same frame).
+double held_share(const LatticeView& outer, const std::vector<CellObservation>& outer_cells, const LatticeView& inner,
+                  const std::vector<CellObservation>& inner_cells) {
+    if (inner_cells.empty()) return 0;
+    std::set<std::pair<int, int>> held;
+    for (const auto& c : outer_cells) held.insert({c.col, c.row});
+    const cv::Matx33d to_outer = outer.image_to_top * inner.image_to_top.inv();
+    const auto inside = std::count_if(inner_cells.begin(), inner_cells.end(), [&](const CellObservation& c) {
+        const cv::Point2d q = apply_homography(to_outer, inner.cell_centre(c.col, c.row) + c.offset_px) * (1 / outer.pitch_px);
+        return held.count({static_cast<int>(std::floor(q.x)), static_cast<int>(std::floor(q.y))}) > 0;
+    });
+    return static_cast<double>(inside) / static_cast<double>(inner_cells.size());
+}
+
+// The share of touching sides, where either cell's best hypothesis alone (light evened out, cells classified on the
+// lattice's whole top view) shows a road or a city, whose two edges are of one kind; -1 under `min_pairs` such sides.
+double featured_share(const cv::Mat& frame, const CheckedLattice& c, const Catalog& catalog, const ReaderOptions& options, int min_pairs) {
+    std::pair<int, int> featured{0, 0};
+    unary_share(frame, c, catalog, options, &featured);
+    return featured.first >= min_pairs ? static_cast<double>(featured.second) / featured.first : -1;
+}
+
+// The lattice taken with pairs of its columns or rows merged (coarsened_lattices), checked in full, when one frames its
+// cells at least CoarsenOptions::min_tile_contrast, keeps min_held_share of the finer cells inside its own and
+// min_cells_share of their count, and its cells' best hypotheses agree across featured sides (roads, cities) at least
+// min_featured_gain more often than the finer lattice's: on a true lattice merged cells fit no tile and their outlines
+// half a pitch away sit on tile seams too; on one at half the tiles' pitch (real test_0) the half tiles fit none.
+// nullopt when none does (each variant listed in `reading.checked`).
+Result<std::optional<CheckedLattice>> coarser_lattice(const cv::Mat& frame, const RefitFrame& refit_frame, const CheckedLattice& finer,
+                                                       const Catalog& catalog, const ReaderOptions& options, double frame_scale,
+                                                       BoardReading& reading) {
+    const CoarsenOptions& o = options.coarsen;
+    std::optional<CheckedLattice> best;
+    double best_share = -1;
+    double finer_share = -2;  // measured once a variant is offered
+    const auto finer_n = static_cast<double>(finer.cells.size());
+    for (auto& variant : coarsened_lattices(finer.view)) {
+        auto merged = check_lattice(refit_frame, std::move(variant), catalog, options, frame_scale);
+        if (!merged) return merged.error();
+        const auto n = static_cast<int>(merged->cells.size());
+        const bool offered = merged->refusal.empty() && n >= o.min_cells_share * finer_n && n < finer_n &&
+                             merged->contrast.ratio() >= o.min_tile_contrast &&
+                             held_share(merged->view, merged->cells, finer.view, finer.cells) >= o.min_held_share;
+        double share = -1;
+        if (offered) {
+            if (finer_share < -1) finer_share = featured_share(frame, finer, catalog, options, o.min_side_pairs);
+            share = featured_share(frame, *merged, catalog, options, o.min_side_pairs);
+        }
+        reading.checked.push_back({"coarsened", merged->view.image_to_top, merged->view.px_per_mm, n, merged->contrast.ratio(), share,
+                                   offered || !merged->refusal.empty() ? merged->refusal : "not offered to the choice by classification"});
+        merged->checked_at = reading.checked.size() - 1;
+        if (offered && share >= 0 && finer_share >= 0 && share >= finer_share + o.min_featured_gain && share > best_share) {
+            best_share = share;
+            best = std::move(merged.value());
+        }
+    }
+    return best;
 }
 
 // The subdivision of a checked lattice (subdivided_to_tiles: it sat at a multiple of the tiles'
@@ -1222,7 +1290,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // mostly read there, and classification moved some onto worse lattices (test_10: half a
     // tile off, the box's cells read as a block of cities).
     const bool unsure = chosen && (!shows_tiles(*chosen, options) || static_cast<int>(chosen->cells.size()) < 2 * options.min_checked_tiles);
-    const bool offer_variants = options.subdivide.by_classification && !plausible.empty();
+    const bool offer_variants = (options.subdivide.by_classification || options.coarsen.by_classification) && !plausible.empty();
     if (unsure && (plausible.size() >= 2 || offer_variants) && options.min_unary_gain < 1) {
         // Scored like the tile contrast: the share weighted by the square root of the cells (a
         // few cells agree by chance more easily).
@@ -1237,7 +1305,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             }
         };
         measure();
-        if (offer_variants && chosen_share >= 0) {
+        if (offer_variants && options.subdivide.by_classification && chosen_share >= 0) {
             // Cuts the lattice taken finer (subdivided_to_tiles) and offers each variant, checked in full, to this choice: a low
             // camera's top view foreshortened wrongly holds 1.5 tiles a cell along one axis, and on real tiles, whose art runs
             // across their seams, the true lattice frames its cells no more clearly than that one (test_49: 1.06 against 1.86);
@@ -1268,6 +1336,13 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         if (plausible.size() >= 2 && best_share >= 0 && plausible[best].checked_at != chosen->checked_at &&
             best_share >= chosen_share + options.min_unary_gain) {
             chosen = std::move(plausible[best]);
+        }
+        if (offer_variants && options.coarsen.by_classification) {
+            if (auto merged = coarser_lattice(frame, refit_frame, *chosen, catalog, options, frame_scale, reading); !merged) {
+                return merged.error();
+            } else if (*merged) {
+                chosen = std::move(**merged);
+            }
         }
         clock.add_to(stages.refit);
     }

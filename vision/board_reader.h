@@ -206,6 +206,28 @@ struct SubdivideOptions {
     Status check() const;
 };
 
+// A lattice at half the tiles' pitch along one axis (each tile seen as two cells across): a product
+// shot's top view, foreshortened wrongly, squeezes the tiles 1:2 (real test_0). The outlines cannot
+// tell it (a half-pitch lattice's squares half its pitch away lie a quarter tile in, where nothing is
+// framed, so it frames its cells more clearly than the true one); the classifier's roads can: cells
+// cut across tiles fit no catalog tile and their roads stop at the cell sides.
+struct CoarsenOptions {
+    bool by_classification = true; // read_board: when the lattice taken is unsure (the choice by classification runs and keeps it),
+                                   // its coarser variants (pairs of columns or of rows merged, both phases) are checked and one may replace it
+    double min_tile_contrast = 1.6; // a variant must frame its cells at least this clearly (tile_contrast; on a true lattice merged, the
+                                    // squares half its pitch away lie on tile seams too)...
+    double min_held_share = 0.9;   // ...keep this share of the finer lattice's cells inside its own...
+    double min_cells_share = 0.35; // ...and at least this share of their count (two fine cells a coarse one: about half)...
+    double min_featured_gain = 0.15; // ...and its cells' best hypotheses agree across sides showing a road or city this much more often
+                                     // than the finer lattice's...
+    int min_side_pairs = 5;          // ...over at least this many such sides each (a dozen tiles laid out in a game touch along few sides)
+    Status check() const;
+};
+
+// The coarser variants of `view`: pairs of its columns merged (both phases: from column 0 or 1),
+// then pairs of its rows; the pitch kept, the table mask warped again, the top view left to the check.
+std::vector<LatticeView> coarsened_lattices(const LatticeView& view);
+
 // The candidate lattice `view` with each axis's pitch and phase measured again on its own top
 // view: mean |gradient| across the axis over the board's colours (LatticeView::not_table, grown
 // by half a tile) folded within max_change of the pitch. A busy cloth in the tiles' colours can
@@ -525,6 +547,7 @@ struct ReaderOptions {
     LatticeOptions lattice;
     RescaleOptions rescale;
     SubdivideOptions subdivide;
+    CoarsenOptions coarsen;
     RefineOptions refine;
     LightOptions light;
     ClassifierOptions classifier;
@@ -616,7 +639,7 @@ struct ReaderStages {
 // One candidate lattice the reader refitted and checked against the tiles (for diagnosis:
 // bench/vision --dump prints each one's rectification against the truth).
 struct CheckedCandidate {
-    const char* search = "";               // "near board", "whole frame", "zoomed" (ReaderOptions::min_zoom), "off frame", "subdivided" or "rescaled"
+    const char* search = "";               // "near board", "whole frame", "zoomed" (ReaderOptions::min_zoom), "off frame", "subdivided", "coarsened" or "rescaled"
     cv::Matx33d image_to_top = cv::Matx33d::eye();  // frame read (after max_frame_side shrinking) -> top view px, after the refit
     double px_per_mm = 1.0;
     int cells = 0;                         // cells kept after the refit

@@ -178,6 +178,39 @@ Status SubdivideOptions::check() const {
     return Ok{};
 }
 
+Status CoarsenOptions::check() const {
+    auto bad = [](const char* what) { return Status(invalid("coarsen options", what)); };
+    if (!(min_held_share >= 0 && min_held_share <= 1)) return bad("min_held_share must be within [0, 1]");
+    if (!(min_cells_share >= 0 && min_cells_share <= 1)) return bad("min_cells_share must be within [0, 1]");
+    if (!(min_featured_gain >= 0)) return bad("min_featured_gain must not be negative");
+    if (!(min_tile_contrast >= 1)) return bad("min_tile_contrast must be at least 1");
+    return Ok{};
+}
+
+std::vector<LatticeView> coarsened_lattices(const LatticeView& view) {
+    std::vector<LatticeView> out;
+    if (view.not_table.empty() || view.cols < 2 || view.rows < 2) return out;
+    for (const bool across_columns : {true, false}) {
+        for (const int phase : {0, 1}) {
+            // x' = (x + phase * pitch) / 2 along the merged axis: old cell boundaries 2k - phase fall on new ones.
+            const double shift = 0.5 * phase * view.pitch_px;
+            const cv::Matx33d move = across_columns ? cv::Matx33d(0.5, 0, shift, 0, 1, 0, 0, 0, 1) : cv::Matx33d(1, 0, 0, 0, 0.5, shift, 0, 0, 1);
+            LatticeView v = view;
+            v.image_to_top = move * view.image_to_top;
+            (across_columns ? v.cols : v.rows) = ((across_columns ? view.cols : view.rows) + phase + 1) / 2;
+            v.strong = false;  // not the fold's own choice
+            v.top.release();   // warped by its check
+            v.top_near_cells = false;
+            const cv::Size full(static_cast<int>(std::ceil(v.cols * v.pitch_px)), static_cast<int>(std::ceil(v.rows * v.pitch_px)));
+            cv::Mat mask;
+            cv::warpPerspective(view.not_table, mask, move, full, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+            v.not_table = mask;
+            out.push_back(std::move(v));
+        }
+    }
+    return out;
+}
+
 std::optional<LatticeView> rescaled_to_tiles(const cv::Mat& image, const LatticeView& view, const RescaleOptions& o) {
     if (!o.enabled || !o.check()) return std::nullopt;
     const auto sp = side_profiles(image, view, o);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -195,5 +196,82 @@ TEST_CASE("subdivide options refuse a period range out of order", "[vision][boar
     CHECK_FALSE(o.check());
     vision::ReaderOptions reader;
     reader.subdivide.min_fold = 0.5;
+    CHECK_FALSE(reader.check());
+}
+
+namespace {
+
+// The rendering squeezed to `share` of its height (the image resized, every truth point and
+// homography following): a top view foreshortened so, then made square, holds each tile as two
+// cells across.
+vision::Rendering squeezed(const vision::Rendering& r, double share) {
+    vision::Rendering out = r;
+    const int height = static_cast<int>(std::lround(r.image.rows * share));
+    cv::resize(r.image, out.image, cv::Size(r.image.cols, height), 0, 0, cv::INTER_AREA);
+    const double sy = static_cast<double>(height) / r.image.rows;
+    const cv::Matx33d squeeze(1, 0, 0, 0, sy, 0, 0, 0, 1);
+    out.truth.height = height;
+    out.truth.table_to_image = squeeze * r.truth.table_to_image;
+    out.truth.tiles_to_image = squeeze * r.truth.tiles_to_image;
+    for (auto& t : out.truth.tiles) {
+        for (auto& c : t.corners_px) c.y *= sy;
+        t.centre_px.y *= sy;
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("a lattice at half the tiles' pitch along one axis is merged to the tiles by the classifier", "[vision][board-reader][lattice][coarsen]") {
+    // Real test_0 (a product shot, 12 tiles) is read at half the tiles' pitch across: its top view
+    // squeezes the tiles 1:2, and that lattice frames its cells more clearly than the true one (its
+    // squares half a pitch away lie a quarter tile in). Easy renders of 12-tile games squeezed to
+    // 0.63 of their height do the same (seeds 9 and 10: 24 and 23 cells, 2 and 3 tiles right);
+    // merging pairs of columns or rows gives the tiles back, and the cells' best readings then
+    // agree across their roads and cities (measured: 12 and 11 of 12 right). Seed 6 is read on its
+    // true lattice (12 cells) and its merged variants must not take it.
+    const auto& catalog = *test::base_catalog_for_render();
+    auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    options.tilt_deg = {0, 10};
+    struct Read {
+        int right = 0, cells = 0;
+    };
+    auto read = [&](std::uint64_t seed, bool coarsen) {
+        auto r = vision::render_table(test::random_board(12, seed), options, seed);
+        REQUIRE(r);
+        const auto scene = squeezed(*r, 0.63);
+        vision::ReaderOptions reader;
+        reader.coarsen.by_classification = coarsen;
+        vision::BoardReading reading;
+        const auto back = test::read_back(scene, catalog, reader, &reading);
+        return Read{static_cast<int>(std::count_if(back.begin(), back.end(), [](const test::TileReadBack& t) { return t.right; })),
+                    static_cast<int>(reading.tiles.size())};
+    };
+    for (const std::uint64_t seed : {9u, 10u}) {
+        const Read merged = read(seed, true), alone = read(seed, false);
+        INFO("seed " << seed << ": merged " << merged.right << " of 12 right in " << merged.cells << " cells; without " << alone.right
+                     << " right in " << alone.cells << " cells");
+        CHECK(alone.cells >= 20);
+        CHECK(alone.right <= 4);
+        CHECK(merged.cells <= 13);
+        CHECK(merged.right >= 10);
+    }
+    const Read kept = read(6, true), alone = read(6, false);
+    INFO("seed 6 (true lattice): " << kept.right << " right in " << kept.cells << " cells; without " << alone.right << " in " << alone.cells);
+    CHECK(alone.cells == 12);
+    CHECK(kept.cells == alone.cells);
+    CHECK(kept.right == alone.right);
+}
+
+TEST_CASE("coarsen options refuse a negative gain", "[vision][board-reader][bad-input]") {
+    vision::CoarsenOptions o;
+    CHECK(o.check());
+    o.min_featured_gain = -0.1;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.min_held_share = 1.5;
+    CHECK_FALSE(o.check());
+    vision::ReaderOptions reader;
+    reader.coarsen.min_tile_contrast = 0.5;
     CHECK_FALSE(reader.check());
 }

@@ -139,6 +139,9 @@ struct PieceDetectorOptions {
                                      // its pixels' positions; 0: never) ...
     double split_fit_gain = 0.2;     // ... and kept as two followers when each part is one whose silhouette fits this much better than the
                                      // whole's (seed 1007's pair: 0.52 -> 0.78 and 0.82; false grey blobs cut in two gained 0.10-0.19)
+    double rim_cut_off_share = 0.25;  // a follower at the board's rim beside a patch of the table in its colour (a tartan's red beside
+                                      // a red follower) makes one blob reaching off the tiles, rejected whole: such a rejected blob with at
+                                      // least this share of its pixels off the tiles is judged again cut to the tiles' cells (> 1: never)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them go; 0: no limit
     double owned_confidence_weight = 0.25;  // ... sureness: the meeple silhouette's best fit + this x confidence (the colour's closeness)

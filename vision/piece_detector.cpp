@@ -780,6 +780,8 @@ Status PieceDetectorOptions::check() const {
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
     if (!(split_below_fit >= 0 && split_below_fit <= 1)) return bad("split_below_fit must be within [0, 1]");
     if (!(split_fit_gain >= 0 && split_fit_gain < 1)) return bad("split_fit_gain must be within [0, 1)");
+    if (!(own_colour_tile_share >= 0 && own_colour_tile_share <= 1)) return bad("own_colour_tile_share must be within [0, 1]");
+    if (!(own_colour_min_mm2 > 0)) return bad("own_colour_min_mm2 must be positive");
     if (!(rim_cut_off_share > 0)) return bad("rim_cut_off_share must be positive (above 1: never cut)");
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
     if (!(owned_confidence_weight >= 0 && owned_confidence_weight <= 10)) return bad("owned_confidence_weight must be within [0, 10]");
@@ -1037,6 +1039,21 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             }
         }
     }
+    // Per terrain: the tiles showing it, and per colour model those on which that colour is a large share of it.
+    std::array<int, kTerrainKinds> tiles_showing{};
+    std::array<std::vector<int>, kTerrainKinds> tiles_coloured;
+    for (auto& t : tiles_coloured) t.assign(n_models, 0);
+    for (const auto& tile : tile_samples) {
+        std::array<int, kTerrainKinds> seen{};
+        std::array<std::vector<int>, kTerrainKinds> seen_gated;
+        for (auto& g : seen_gated) g.assign(n_models + 1, 0);
+        for (const auto& sample : tile) ++seen[sample.terrain], ++seen_gated[sample.terrain][sample.admitted];
+        for (std::size_t k = 0; k < seen.size(); ++k) {
+            if (seen[k] * step * step < o.own_colour_min_mm2 * o.px_per_mm * o.px_per_mm) continue;
+            ++tiles_showing[k];
+            for (std::size_t c = 0; c < n_models; ++c) tiles_coloured[k][c] += seen_gated[k][c] >= o.terrain_piece_share * seen[k];
+        }
+    }
     std::array<TerrainColours, kTerrainKinds> terrain_colours;
     std::array<std::vector<bool>, kTerrainKinds> own_colour;  // per terrain: the piece colours that are its own
     for (std::size_t k = 0; k < samples.size(); ++k) {
@@ -1046,7 +1063,10 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         own_colour[k][n_models] = true;
         for (std::size_t c = 0; c < n_models; ++c) {
             const auto& g = gated[k][c];
-            own_colour[k][c] = static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all);
+            // (A player has at most max_followers_per_colour followers: on more tiles than that it is the print's colour.)
+            const bool on_most_tiles = tiles_coloured[k][c] >= o.own_colour_tile_share * tiles_showing[k] ||
+                                       (o.max_followers_per_colour > 0 && tiles_coloured[k][c] > o.max_followers_per_colour);
+            own_colour[k][c] = static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all) && on_most_tiles;
             if (own_colour[k][c]) samples[k].insert(samples[k].end(), g.begin(), g.end());
         }
         terrain_colours[k] = learn_terrain(samples[k]);

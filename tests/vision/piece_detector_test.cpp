@@ -825,6 +825,38 @@ TEST_CASE("a follower at the rim beside a patch of the table in its own colour i
     CHECK_FALSE(bad.check());
 }
 
+TEST_CASE("followers on a few tiles of a small terrain do not teach it their colour", "[vision][pieces][terrain]") {
+    // Seed 5012 (medium preset, as bench/vision renders it): four green followers stand on four of
+    // the board's six monasteries and cover so much of the buildings that green passed for the
+    // monastery's own colour (a third of its pixels): it then explained their faces away ("small",
+    // "explained by terrain"). The print's colour is on every copy of a terrain; followers stand on
+    // a few (a player has 7).
+    vision::PieceDetectorOptions share_only;
+    share_only.lift_veil = true;
+    share_only.own_colour_tile_share = 0;  // any terrain this much of whose pixels pass a gate learns it
+    share_only.max_followers_per_colour = 0;
+    vision::PieceDetectorOptions on_most_tiles;
+    on_most_tiles.lift_veil = true;
+    on_most_tiles.max_followers_per_colour = 0;  // (the owned count is not the point here)
+    const auto before = detect_on_true_board(5012, share_only);
+    const auto after = detect_on_true_board(5012, on_most_tiles);
+    int green_missed_before = 0, green_missed_after = 0;
+    for (std::size_t i = 0; i < after.match.size(); ++i) {
+        if (after.rendering.truth.pieces[i].colour != "green") continue;
+        green_missed_before += before.match[i] < 0, green_missed_after += after.match[i] < 0;
+    }
+    INFO("green missed " << green_missed_before << " -> " << green_missed_after << "; invented " << before.unmatched << " -> " << after.unmatched);
+    CHECK(green_missed_before >= 4);  // the scene shows what the test is about
+    CHECK(green_missed_after == 0);
+    CHECK(after.unmatched <= before.unmatched);
+    vision::PieceDetectorOptions bad;
+    bad.own_colour_tile_share = 1.5;
+    CHECK_FALSE(bad.check());
+    bad = {};
+    bad.own_colour_min_mm2 = 0;
+    CHECK_FALSE(bad.check());
+}
+
 TEST_CASE("a haze rising towards the board's rim is no glare spot: no veil is lifted there", "[vision][pieces][light][glare]") {
     // Seed 1007 (medium preset, no glare) under a white haze that grows from none at the frame's
     // right side to 0.6 at its left side (as on a real washed-out photo brighter towards one side, where

@@ -780,6 +780,9 @@ Status PieceDetectorOptions::check() const {
     if (!(feature_search_mm >= 0 && feature_search_mm <= tile_mm)) return bad("feature_search_mm must be within [0, tile_mm]");
     if (!(split_below_fit >= 0 && split_below_fit <= 1)) return bad("split_below_fit must be within [0, 1]");
     if (!(split_fit_gain >= 0 && split_fit_gain < 1)) return bad("split_fit_gain must be within [0, 1)");
+    if (!(own_colour_tile_share >= 0 && own_colour_tile_share <= 1)) return bad("own_colour_tile_share must be within [0, 1]");
+    if (!(own_colour_min_mm2 > 0)) return bad("own_colour_min_mm2 must be positive");
+    if (!(rim_cut_off_share > 0)) return bad("rim_cut_off_share must be positive (above 1: never cut)");
     if (max_followers_per_colour < 0) return bad("max_followers_per_colour must be >= 0");
     if (!(owned_confidence_weight >= 0 && owned_confidence_weight <= 10)) return bad("owned_confidence_weight must be within [0, 10]");
     if (!(local_min_mm2 >= 0)) return bad("local_min_mm2 must be >= 0");
@@ -1036,6 +1039,21 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             }
         }
     }
+    // Per terrain: the tiles showing it, and per colour model those on which that colour is a large share of it.
+    std::array<int, kTerrainKinds> tiles_showing{};
+    std::array<std::vector<int>, kTerrainKinds> tiles_coloured;
+    for (auto& t : tiles_coloured) t.assign(n_models, 0);
+    for (const auto& tile : tile_samples) {
+        std::array<int, kTerrainKinds> seen{};
+        std::array<std::vector<int>, kTerrainKinds> seen_gated;
+        for (auto& g : seen_gated) g.assign(n_models + 1, 0);
+        for (const auto& sample : tile) ++seen[sample.terrain], ++seen_gated[sample.terrain][sample.admitted];
+        for (std::size_t k = 0; k < seen.size(); ++k) {
+            if (seen[k] * step * step < o.own_colour_min_mm2 * o.px_per_mm * o.px_per_mm) continue;
+            ++tiles_showing[k];
+            for (std::size_t c = 0; c < n_models; ++c) tiles_coloured[k][c] += seen_gated[k][c] >= o.terrain_piece_share * seen[k];
+        }
+    }
     std::array<TerrainColours, kTerrainKinds> terrain_colours;
     std::array<std::vector<bool>, kTerrainKinds> own_colour;  // per terrain: the piece colours that are its own
     for (std::size_t k = 0; k < samples.size(); ++k) {
@@ -1045,7 +1063,10 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         own_colour[k][n_models] = true;
         for (std::size_t c = 0; c < n_models; ++c) {
             const auto& g = gated[k][c];
-            own_colour[k][c] = static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all);
+            // (A player has at most max_followers_per_colour followers: on more tiles than that it is the print's colour.)
+            const bool on_most_tiles = tiles_coloured[k][c] >= o.own_colour_tile_share * tiles_showing[k] ||
+                                       (o.max_followers_per_colour > 0 && tiles_coloured[k][c] > o.max_followers_per_colour);
+            own_colour[k][c] = static_cast<double>(g.size()) >= o.terrain_piece_share * static_cast<double>(all) && on_most_tiles;
             if (own_colour[k][c]) samples[k].insert(samples[k].end(), g.begin(), g.end());
         }
         terrain_colours[k] = learn_terrain(samples[k]);
@@ -1322,13 +1343,13 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             const int in_cells = cv::countNonZero(blob & (terrain(box) != kNoTile));
             return interior >= o.min_interior_share * in_cells && interior >= o.min_on_board_share * area;
         };
-        bool trying_split = false;  // (a part of a blob cut in two: its rejection is not reported)
+        bool judging_part = false;  // (a part of a blob, cut in two or to the tiles: its rejection is not reported)
         // The follower blob `i` of the labels `comp` (with their `stats`) would be; none when it is not one.
         auto evaluate = [&](const cv::Mat& comp, const cv::Mat& stats, int i) -> std::optional<DetectedPiece> {
             const double area_mm2 = stats.at<int>(i, cv::CC_STAT_AREA) / px2_per_mm2;
             // (--dump: why a blob is no follower, for blobs of at least a third of a follower's least area)
             auto reject = [&](const char* why) -> std::optional<DetectedPiece> {
-                if (o.keep_rejected && !trying_split && area_mm2 >= o.min_area_mm2 / 3) {
+                if (o.keep_rejected && !judging_part && area_mm2 >= o.min_area_mm2 / 3) {
                     DetectedPiece r;
                     r.kind = why;
                     r.colour = model.name;
@@ -1464,10 +1485,39 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         std::vector<std::optional<DetectedPiece>> by_seed(static_cast<std::size_t>(n));
         for (int i = 1; i < n; ++i) by_seed[static_cast<std::size_t>(i)] = evaluate(seed_comp, seed_stats, i);
         auto fit_of = [](const std::optional<DetectedPiece>& p) { return p ? std::max(p->fit_standing, p->fit_lying) : -1.0; };
+        cv::Mat part_comp;
+        // A rejected blob reaching well off the tiles (a follower joined to the table beside it) is judged again as
+        // its largest connected piece on the tiles' cells.
+        for (int i = 1; i < n && o.rim_cut_off_share <= 1; ++i) {
+            const int area_px = seed_stats.at<int>(i, cv::CC_STAT_AREA);
+            if (by_seed[static_cast<std::size_t>(i)] || area_px < o.min_area_mm2 * px2_per_mm2) continue;
+            const cv::Rect box(seed_stats.at<int>(i, cv::CC_STAT_LEFT), seed_stats.at<int>(i, cv::CC_STAT_TOP), seed_stats.at<int>(i, cv::CC_STAT_WIDTH),
+                               seed_stats.at<int>(i, cv::CC_STAT_HEIGHT));
+            const cv::Mat on_cells = (seed_comp(box) == i) & (terrain(box) != kNoTile);
+            if (area_px - cv::countNonZero(on_cells) < o.rim_cut_off_share * area_px) continue;
+            cv::Mat cc, cs, cm;
+            const int m = cv::connectedComponentsWithStats(on_cells, cc, cs, cm, 8, CV_32S);
+            int largest = 0;
+            for (int j = 1; j < m; ++j) {
+                if (largest == 0 || cs.at<int>(j, cv::CC_STAT_AREA) > cs.at<int>(largest, cv::CC_STAT_AREA)) largest = j;
+            }
+            if (largest == 0 || cs.at<int>(largest, cv::CC_STAT_AREA) < o.min_area_mm2 * px2_per_mm2) continue;
+            if (part_comp.empty()) part_comp = cv::Mat(det_size, CV_32SC1, cv::Scalar(0));
+            part_comp(box).setTo(1, cc == largest);
+            cv::Mat part_stats(2, 5, CV_32SC1, cv::Scalar(0));
+            part_stats.at<int>(1, cv::CC_STAT_LEFT) = box.x + cs.at<int>(largest, cv::CC_STAT_LEFT);
+            part_stats.at<int>(1, cv::CC_STAT_TOP) = box.y + cs.at<int>(largest, cv::CC_STAT_TOP);
+            part_stats.at<int>(1, cv::CC_STAT_WIDTH) = cs.at<int>(largest, cv::CC_STAT_WIDTH);
+            part_stats.at<int>(1, cv::CC_STAT_HEIGHT) = cs.at<int>(largest, cv::CC_STAT_HEIGHT);
+            part_stats.at<int>(1, cv::CC_STAT_AREA) = cs.at<int>(largest, cv::CC_STAT_AREA);
+            judging_part = true;  // (a cut that is no follower is not reported: its whole blob was)
+            by_seed[static_cast<std::size_t>(i)] = evaluate(part_comp, part_stats, 1);
+            judging_part = false;
+            part_comp(box).setTo(0);
+        }
         // Two touching followers of one colour make one blob that one silhouette fits badly: cut such a follower's blob in two
         // (k-means of its pixels' positions) and keep the two parts when each is a follower whose silhouette fits clearly better.
         std::vector<std::optional<DetectedPiece>> second_of(static_cast<std::size_t>(n));
-        cv::Mat part_comp;
         for (int i = 1; i < n && o.split_below_fit > 0; ++i) {
             const int area_px = seed_stats.at<int>(i, cv::CC_STAT_AREA);
             if (area_px < 2 * o.min_area_mm2 * px2_per_mm2 || area_px > 2 * o.max_area_mm2 * px2_per_mm2) continue;
@@ -1508,10 +1558,10 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 part_stats.at<int>(part, cv::CC_STAT_AREA) = cs.at<int>(largest, cv::CC_STAT_AREA);
             }
             // (the parts judged as any blob; a part that is no follower is not reported as rejected)
-            trying_split = true;
+            judging_part = true;
             auto first = part_stats.at<int>(1, cv::CC_STAT_AREA) > 0 ? evaluate(part_comp, part_stats, 1) : std::nullopt;
             auto second = first && part_stats.at<int>(2, cv::CC_STAT_AREA) > 0 ? evaluate(part_comp, part_stats, 2) : std::nullopt;
-            trying_split = false;
+            judging_part = false;
             part_comp(box).setTo(0);
             if (!first || !second || std::min(fit_of(first), fit_of(second)) < whole_fit + o.split_fit_gain) continue;
             by_seed[static_cast<std::size_t>(i)] = std::move(first);

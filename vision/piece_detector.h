@@ -96,7 +96,12 @@ struct PieceDetectorOptions {
     double piece_bias = 1.5;         // a pixel is background when a common colour of a terrain nearby is closer than
     double terrain_margin = 3.0;     // ... piece_bias x its distance to the piece colour + terrain_margin (Lab units)
     double common_share = 0.15;      // a terrain colour is common (explains pixels) above this share of the terrain
-    double terrain_piece_share = 0.3;  // a terrain this much of whose pixels look like one piece colour learns that colour too
+    double terrain_piece_share = 0.3;  // a terrain this much of whose pixels look like one piece colour learns that colour too ...
+    double own_colour_tile_share = 0.75;  // ... when the colour is that share of the terrain on at least this share of the tiles showing
+                                          // it (at least own_colour_min_mm2 of it), or on more tiles than a player has followers
+                                          // (max_followers_per_colour): the print's colour is on every copy, followers stand on some
+                                          // (seed 5012's four green followers on four of its six monasteries taught them green); 0: any
+    double own_colour_min_mm2 = 40;    // ... a tile shows a terrain when this much of it is seen
     bool local_terrain = true;       // also learn each terrain's colours per tile from it and its 8 neighbours (light and print vary over a board)
     double local_min_mm2 = 1500;     // ... when the neighbourhood shows this much of the terrain (a few followers on it stay uncommon)
     double grow_mm = 0.0;            // what is left of a piece grows this far over pixels its colour's gate passes and a terrain explained (0: no growth;
@@ -139,6 +144,9 @@ struct PieceDetectorOptions {
                                      // its pixels' positions; 0: never) ...
     double split_fit_gain = 0.2;     // ... and kept as two followers when each part is one whose silhouette fits this much better than the
                                      // whole's (seed 1007's pair: 0.52 -> 0.78 and 0.82; false grey blobs cut in two gained 0.10-0.19)
+    double rim_cut_off_share = 0.25;  // a follower at the board's rim beside a patch of the table in its colour (a tartan's red beside
+                                      // a red follower) makes one blob reaching off the tiles, rejected whole: such a rejected blob with at
+                                      // least this share of its pixels off the tiles is judged again cut to the tiles' cells (> 1: never)
     int max_followers_per_colour = 7;  // a player owns this many followers (castles' included): more blobs of one colour are
                                        // art of that colour (a misread board), and the least sure of them go; 0: no limit
     double owned_confidence_weight = 0.25;  // ... sureness: the meeple silhouette's best fit + this x confidence (the colour's closeness)

@@ -851,13 +851,6 @@ TEST_CASE("a photo larger than max_frame_side is read shrunk, its view mapping t
 
 namespace {
 
-// The reading's rectification error (mm) against the truth, or -1 when no board was read.
-double read_rms_mm(const cv::Mat& image, const vision::RenderTruth& truth, const vision::ReaderOptions& options) {
-    auto reading = vision::read_board(image, *base(), options);
-    REQUIRE(reading);
-    return reading->found ? vision::rectification_rms_mm(reading->view, truth) : -1;
-}
-
 // How many of the boards rendered with `render` at `seeds` (first random_board(tiles(seed),
 // seed)) the reader, set up by `set`, reads within `max_rms_mm`; each outcome is logged.
 int boards_read_within(const vision::RenderOptions& render, const std::vector<std::uint64_t>& seeds, int (*tiles)(std::uint64_t),
@@ -868,9 +861,9 @@ int boards_read_within(const vision::RenderOptions& render, const std::vector<st
         REQUIRE(r);
         vision::ReaderOptions reader;
         set(reader);
-        const double rms = read_rms_mm(r->image, r->truth, reader);
-        UNSCOPED_INFO("seed " << seed << ", " << what << ": " << (rms < 0 ? "no board" : "rms " + std::to_string(rms) + " mm"));
-        good += rms >= 0 && rms < max_rms_mm;
+        const double rms = test::read_rms_mm(*r, reader);
+        UNSCOPED_INFO("seed " << seed << ", " << what << ": " << (std::isinf(rms) ? "no board" : "rms " + std::to_string(rms) + " mm"));
+        good += rms < max_rms_mm;
     }
     return good;
 }
@@ -967,10 +960,10 @@ TEST_CASE("a steep view whose horizon lies just above the frame is rectified", "
             vision::ReaderOptions reader;
             reader.lattice.horizon_margin = horizon_margin;
             reader.lattice.level_tilt_deg = level_tilt_deg;
-            const double rms = read_rms_mm(r->image, r->truth, reader);
+            const double rms = test::read_rms_mm(*r, reader);
             UNSCOPED_INFO("seed " << seed << ", tilt " << r->truth.camera.tilt_deg << ", horizon_margin " << horizon_margin << ", level_tilt_deg " << level_tilt_deg << ": "
-                                  << (rms < 0 ? "no board" : "rms " + std::to_string(rms) + " mm"));
-            good += rms >= 0 && rms < 5.0;
+                                  << (std::isinf(rms) ? "no board" : "rms " + std::to_string(rms) + " mm"));
+            good += rms < 5.0;
         }
         return good;
     };
@@ -1045,57 +1038,16 @@ TEST_CASE("reader options refuse a growth alignment below 1", "[vision][board-re
 
 namespace {
 
-// One tile of a rendered board as read: its truth and the type read on its cell (the rotation
-// checked modulo the type's symmetry).
-struct TileRead {
-    const TileType* truth = nullptr;
-    const TileType* read = nullptr;
-    bool right = false;
-};
-
-// Renders the bench's board `seed` at `preset` (60-80 tiles of a random game, as bench/vision
-// draws them).
-vision::Rendering bench_board(std::uint64_t seed, vision::Difficulty preset) {
-    RandomGameOptions rg;
-    rg.seed = seed;
-    rg.max_tiles = 60 + static_cast<int>(seed % 21);
-    auto game = play_random_game(base(), rg);
-    REQUIRE(game);
-    auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(preset), seed);
-    REQUIRE(r);
-    return std::move(r.value());
-}
-
-// Reads the bench's board `seed` at `preset` (bench_board) with `options`; returns every true tile
-// whose cell was read, and in `invented` (when given) the tiles read on cells where none lies.
-std::vector<TileRead> bench_board_read(std::uint64_t seed, vision::Difficulty preset, int* invented = nullptr,
-                                       const vision::ReaderOptions& options = {}) {
-    const auto& catalog = *base();
-    const vision::Rendering r = bench_board(seed, preset);
-    auto reading = vision::read_board(r.image, catalog, options);
-    REQUIRE(reading);
-    REQUIRE(reading->found);
-    const auto& view = reading->view;
-    // The board's quarter turn in the top view, from the first tile's NW -> NE edge.
-    const cv::Point2d nw = vision::apply_homography(view.image_to_top, r.truth.tiles[0].corners_px[0]);
-    const cv::Point2d ne = vision::apply_homography(view.image_to_top, r.truth.tiles[0].corners_px[1]);
-    const int g = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
-    std::map<std::pair<int, int>, const vision::DecodedTile*> read;
-    for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
-    std::vector<TileRead> out;
-    for (const auto& t : r.truth.tiles) {
-        const auto it = read.find(cell_of(view, t.centre_px));
-        if (it == read.end()) continue;
-        TileRead tr;
-        tr.truth = catalog.find(t.tile);
-        tr.read = &catalog.tiles()[static_cast<std::size_t>(it->second->type)];
-        const int period = static_cast<int>(tr.truth->distinct_rotations.size());
-        const int want = (t.rot_deg / 90 + g) % 4;
-        tr.right = tr.read->id == t.tile && ((it->second->rot - want) % period + period) % period == 0;
-        out.push_back(tr);
-    }
-    if (invented) *invented = static_cast<int>(reading->tiles.size() - out.size());
-    return out;
+// Reads the bench's board `seed` at `preset` (test::render_bench_board) with `options`; returns
+// every true tile whose cell was read, and in `invented` (when given) the tiles read on cells
+// where none lies.
+std::vector<test::TileReadBack> bench_board_read(std::uint64_t seed, vision::Difficulty preset, int* invented = nullptr,
+                                                 const vision::ReaderOptions& options = {}) {
+    vision::BoardReading reading;
+    auto tiles = test::read_back(test::render_bench_board(seed, preset), *base(), options, &reading);
+    std::erase_if(tiles, [](const test::TileReadBack& t) { return t.read == nullptr; });
+    if (invented) *invented = static_cast<int>(reading.tiles.size() - tiles.size());
+    return tiles;
 }
 
 // A "cake": pale flat icing panels on a dark background, tile art pasted on `tiled_share` of
@@ -1215,7 +1167,7 @@ TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision]
     arm_check.classifier.arm_penalty = 3.0;
     vision::ReaderOptions off = arm_check;
     off.relearn_share = 0;
-    const vision::Rendering r = bench_board(13016, vision::Difficulty::Medium);
+    const vision::Rendering r = test::render_bench_board(13016, vision::Difficulty::Medium);
     auto refused = vision::read_board(r.image, catalog, off);
     REQUIRE(refused);
     INFO("without relearning: " << (refused->found ? "read, " + std::to_string(refused->tiles.size()) + " tiles" : refused->message));
@@ -1241,7 +1193,7 @@ TEST_CASE("holes in a group, still teaching the city after one relearning, are u
     const auto& catalog = *base();
     vision::ReaderOptions once;
     once.relearn_rounds = 1;
-    const vision::Rendering r = bench_board(13016, vision::Difficulty::Medium);
+    const vision::Rendering r = test::render_bench_board(13016, vision::Difficulty::Medium);
     auto refused = vision::read_board(r.image, catalog, once);
     REQUIRE(refused);
     INFO("one round: " << (refused->found ? "read, " + std::to_string(refused->tiles.size()) + " tiles" : refused->message));
@@ -1263,15 +1215,11 @@ TEST_CASE("a rescaled lattice framing its cells clearly replaces a choice that f
     // 32 cells 1.69 times, 2.6 mm off, but a rescaled lattice was taken only when sure (2.5 times).
     // When the choice shows no tiles, the clearest rescaled one showing tiles clearly is taken
     // (RescaleOptions::clear_when_unshown).
-    const auto& catalog = *base();
-    const vision::Rendering r = bench_board(13001, vision::Difficulty::Medium);
+    const vision::Rendering r = test::render_bench_board(13001, vision::Difficulty::Medium);
     auto rms_with = [&](bool clear) {
         vision::ReaderOptions options;
         options.rescale.clear_when_unshown = clear;
-        auto reading = vision::read_board(r.image, catalog, options);
-        REQUIRE(reading);
-        REQUIRE(reading->found);
-        return vision::rectification_rms_mm(reading->view, r.truth);
+        return test::read_rms_mm(r, options);
     };
     const double clear = rms_with(true), sure_only = rms_with(false);
     INFO("clear rescaled taken " << clear << " mm, only sure ones " << sure_only << " mm");
@@ -1290,7 +1238,7 @@ TEST_CASE("tiles beyond the box of the board's colours are read", "[vision][boar
     vision::ReaderOptions off;
     off.board_margin_cells = 0;
     for (const std::uint64_t seed : {7017u, 13014u}) {
-        const vision::Rendering r = bench_board(seed, vision::Difficulty::Medium);
+        const vision::Rendering r = test::render_bench_board(seed, vision::Difficulty::Medium);
         auto missed = [](const std::vector<test::TileReadBack>& tiles) {
             return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [](const test::TileReadBack& t) { return t.read == nullptr; }));
         };

@@ -16,17 +16,13 @@ TEST_CASE("a board on a plaid in the tiles' colours is read on the tiles' own ed
     // sure board 88 mm off; 7012 is read 172 mm off. With the edge band's lines taken off each
     // direction, the best supported pair first, its gaps and cells read near its own edges: 1.3
     // and 0.3 mm.
-    const auto& catalog = *test::base_catalog_for_render();
     for (const std::uint64_t seed : {11000u, 7012u}) {
         const auto r = test::render_bench_board(seed, vision::Difficulty::Medium);
         auto rms_with = [&](double discount, double reach) {
             vision::ReaderOptions options;
             options.lattice.table_line_discount = discount;
             options.lattice.pair_region_reach = reach;
-            auto reading = vision::read_board(r.image, catalog, options);
-            REQUIRE(reading);
-            REQUIRE(reading->found);
-            return vision::rectification_rms_mm(reading->view, r.truth);
+            return test::read_rms_mm(r, options);
         };
         const vision::LatticeOptions defaults;
         const double fixed = rms_with(defaults.table_line_discount, defaults.pair_region_reach), plain = rms_with(0, 0);

@@ -14,16 +14,12 @@ TEST_CASE("a refit whose tiles disagree a few cells out grows more slowly instea
     // stopped there; the top view kept the wrong horizon (6.0 and 10.6 mm, 35 and 36 tiles
     // wrong). Fitted again on the cells halfway out first, the refit follows the tiles: 1.9 and
     // 5.0 mm.
-    const auto& catalog = *test::base_catalog_for_render();
     for (const auto& [seed, most_mm] : {std::pair<std::uint64_t, double>{3013u, 3.0}, {15001u, 6.0}}) {
         const auto r = test::render_bench_board(seed, vision::Difficulty::Medium);
         auto rms_with = [&](int slower_rounds) {
             vision::ReaderOptions options;
             options.refine.slower_rounds = slower_rounds;
-            auto reading = vision::read_board(r.image, catalog, options);
-            REQUIRE(reading);
-            REQUIRE(reading->found);
-            return vision::rectification_rms_mm(reading->view, r.truth);
+            return test::read_rms_mm(r, options);
         };
         const double slower = rms_with(vision::RefineOptions{}.slower_rounds), stopped = rms_with(0);
         INFO("seed " << seed << ": growing slower " << slower << " mm, stopping " << stopped << " mm");

@@ -80,10 +80,7 @@ TEST_CASE("a board on a tartan in the tiles' colours is read on its rescaled lat
     auto rms_with = [&](bool rescale) {
         vision::ReaderOptions options;
         options.rescale.enabled = rescale;
-        auto reading = vision::read_board(r->image, *test::base_catalog_for_render(), options);
-        REQUIRE(reading);
-        REQUIRE(reading->found);
-        return vision::rectification_rms_mm(reading->view, r->truth);
+        return test::read_rms_mm(*r, options);
     };
     const double rescaled = rms_with(true), plain = rms_with(false);
     INFO("rescaled " << rescaled << " mm, without " << plain << " mm");
@@ -139,14 +136,10 @@ TEST_CASE("a board whose only framed candidate covers two tiles a cell is read o
     // and 7010 (a lattice framing 42 cells 4.9 times, 56 mm off). Subdivided: 4.7 and
     // 2.1 mm. 7006 (a busy cloth): its true lattice halved along y frames the tiles' roads (101
     // cells at 5.2) and is refused for its cell count; it stays on the tiles (2.7 mm).
-    const auto& catalog = *test::base_catalog_for_render();
     auto rms_with = [&](const vision::Rendering& r, bool subdivide) {
         vision::ReaderOptions options;
         options.subdivide.enabled = subdivide;
-        auto reading = vision::read_board(r.image, catalog, options);
-        REQUIRE(reading);
-        REQUIRE(reading->found);
-        return vision::rectification_rms_mm(reading->view, r.truth);
+        return test::read_rms_mm(r, options);
     };
     for (const std::uint64_t seed : {9018u, 7010u}) {
         const auto r = test::render_bench_board(seed, vision::Difficulty::Medium);
@@ -167,15 +160,12 @@ TEST_CASE("a lattice whose cells the outlines cannot tell from a finer one's is 
     // the tiles' (90 mm off; here no board is read). Its subdivided variants, offered to the choice
     // by classification, win there: on the tiles each cell's best reading continues its neighbours'
     // roads.
-    const auto& catalog = *test::base_catalog_for_render();
     const auto r = test::render_bench_board(9018, vision::Difficulty::Medium);
     auto rms_with = [&](bool by_classification) {
         vision::ReaderOptions options;
         options.min_tile_contrast = options.weak_tile_contrast = options.sure_tile_contrast = 50;
         options.subdivide.by_classification = by_classification;
-        auto reading = vision::read_board(r.image, catalog, options);
-        REQUIRE(reading);
-        return reading->found ? vision::rectification_rms_mm(reading->view, r.truth) : std::numeric_limits<double>::infinity();
+        return test::read_rms_mm(r, options);
     };
     const double offered = rms_with(true), alone = rms_with(false);
     INFO("subdivided variants offered to the classifier: " << offered << " mm, without: " << alone << " mm");

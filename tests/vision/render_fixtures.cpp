@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <stdexcept>
 
 #include "engine/random_game.h"
 #include "vision/homography.h"
+#include "vision/truth_metrics.h"
 
 namespace meeplecam::test {
 
@@ -72,6 +74,12 @@ std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Ca
     }
     if (reading_out != nullptr) *reading_out = std::move(reading.value());
     return out;
+}
+
+double read_rms_mm(const vision::Rendering& rendering, const vision::ReaderOptions& options) {
+    auto reading = vision::read_board(rendering.image, *base_catalog_for_render(), options);
+    if (!reading) throw std::runtime_error(reading.error().to_string());
+    return reading->found ? vision::rectification_rms_mm(reading->view, rendering.truth) : std::numeric_limits<double>::infinity();
 }
 
 }  // namespace meeplecam::test

@@ -34,5 +34,8 @@ struct TileReadBack {
 // `reading_out` when given.
 std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options = {},
                                     vision::BoardReading* reading_out = nullptr);
+// Reads a rendering of base-game tiles with `options` and returns the reading's rectification
+// error (mm) against its truth; infinity when no board is read. Throws when the reader fails.
+double read_rms_mm(const vision::Rendering& rendering, const vision::ReaderOptions& options = {});
 
 }  // namespace meeplecam::test

@@ -136,6 +136,10 @@ Status ReaderOptions::check() const {
     if (!(min_added_alignment >= 1)) return invalid("reader options", "min_added_alignment must be at least 1");
     if (!(min_masked_alignment >= 1 && min_masked_alignment <= min_added_alignment)) return invalid("reader options", "min_masked_alignment must be within [1, min_added_alignment]");
     if (!(min_seam_alignment >= 0 && min_seam_alignment <= min_added_alignment)) return invalid("reader options", "min_seam_alignment must be within [0, min_added_alignment]");
+    if (min_enclosing_tiles < 0 || min_enclosing_tiles > 4) return invalid("reader options", "min_enclosing_tiles must be within [0, 4]");
+    if (!(enclosed_alignment_share >= 0 && enclosed_alignment_share <= 2)) return invalid("reader options", "enclosed_alignment_share must be within [0, 2]");
+    if (!(min_enclosing_board_alignment >= 0)) return invalid("reader options", "min_enclosing_board_alignment must be at least 0");
+    if (min_enclosed_like < 1 || min_enclosed_like > 4) return invalid("reader options", "min_enclosed_like must be within [1, 4]");
     if (!(seam_like > 0 && seam_unlike >= seam_like)) return invalid("reader options", "seam_like must be positive and seam_unlike at least seam_like");
     if (min_seam_pairs < 1) return invalid("reader options", "min_seam_pairs must be at least 1");
     if (grow_rounds < 0 || grow_rounds > 10) return invalid("reader options", "grow_rounds must be within [0, 10]");
@@ -932,6 +936,19 @@ double board_colour_share(const BoardColours& colours, const LatticeView& view, 
     return n > 0 ? static_cast<double>(like) / n : 0;
 }
 
+// Whether an empty cell lies inside the board: it touches at least ReaderOptions::min_enclosing_tiles
+// of the board's tiles (`at`: read or offered) and its sides shared with read tiles (`seams`) continue
+// their art, min_enclosed_like at least and none unlike. A board seldom leaves a hole walled in on
+// three sides; a tile coloured like the table there (a city on wood) is common.
+bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int, int>, const CellObservation*>& at, const SeamCheck& seams,
+                       const ReaderOptions& o) {
+    if (o.min_enclosing_tiles <= 0 || seams.unlike > 0 || seams.like < o.min_enclosed_like) return false;
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    int touching = 0;
+    for (int s = 0; s < 4; ++s) touching += at.count({cell.col + dc[s], cell.row + dr[s]}) > 0;
+    return touching >= o.min_enclosing_tiles;
+}
+
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
 // colours, a city on wood) next to the board: each empty cell beside a read one, inside the
 // frame, whose square outline stands out `min_alignment` times more than the squares half a
@@ -939,7 +956,9 @@ double board_colour_share(const BoardColours& colours, const LatticeView& view, 
 // not table by the mask), or `min_seam_alignment` times when every side it shares with a tile
 // read by occupancy continues that tile's art (check_seams: a cloth's pattern does not run on
 // across a tile's sides at the pitch), joins the board, its offset guessed from its read
-// neighbours; `rounds` times, so a missed tile beside a missed tile is found too. A cell whose
+// neighbours; `rounds` times, so a missed tile beside a missed tile is found too. A cell inside
+// the board (enclosed_by_board) needs only `enclosed_alignment_share` times the read tiles' median
+// alignment. A cell whose
 // sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
 // flower in a hole has an outline on every side, its neighbours'. The classifier's table
 // model still drops a cell that looks like the table (classify_cells).
@@ -955,6 +974,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
     for (const auto& c : cells) read_tiles[{c.col, c.row}] = c;
     const std::vector<CellObservation> read_in_order = cells;  // the tiles whose colours learn_board_colours counts
     std::optional<BoardColours> colours;                       // learnt once, when a cell is first offered
+    std::optional<double> board_alignment;                     // the read tiles' median cell_alignment, measured once, when a cell is enclosed
     std::map<std::pair<int, int>, const CellObservation*> reference;
     for (const auto& [at, c] : read_tiles) reference[at] = &c;
     // Holes found beside at least two tiles (inside the board) are not offered, but the board
@@ -1009,8 +1029,15 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
             // Colours unlike the table and an outline: both say tile (the outline check or the
             // board's largest group dropped it); an outline alone must be clearer, unless the
             // tile's art runs on into its neighbours'.
-            const double needed = std::min(shares[i] >= o.refine.candidate_share ? o.min_masked_alignment : o.min_added_alignment,
-                                           continues ? o.min_seam_alignment : o.min_added_alignment);
+            double needed = std::min(shares[i] >= o.refine.candidate_share ? o.min_masked_alignment : o.min_added_alignment,
+                                     continues ? o.min_seam_alignment : o.min_added_alignment);
+            if (enclosed_by_board(candidates[i], at, seams, o)) {
+                // The board's own outlines set the bound: on a blurred steep photo every tile frames itself weakly.
+                // A lattice whose tiles frame themselves no better than the squares half a pitch away may sit
+                // off the tiles (its seams then run through the art and continue): nothing is offered so.
+                if (!board_alignment) board_alignment = median_alignment(view, read_in_order, lattice);
+                if (*board_alignment >= o.min_enclosing_board_alignment) needed = std::min(needed, o.enclosed_alignment_share * *board_alignment);
+            }
             if (aligned[i] >= needed) cells.push_back(candidates[i]), ++added;
         }
         if (added == 0) break;

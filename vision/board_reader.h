@@ -604,6 +604,16 @@ struct ReaderOptions {
     double board_colour_ratio = 4.0;  // ...(counted at 16 lightness bins, the mask's 4)...
     int board_colour_reach = 1;       // ...the edge's colours pooled over this many fine lightness bins (of 16) either side (glare, shade)
     double min_seam_alignment = 1.0;  // ...or this much when every side it shares with a read tile continues that tile's art (seam_like)
+    int min_enclosing_tiles = 3;      // ...or enclosed_alignment_share times the read tiles' median cell_alignment when it touches at least
+                                      // this many of the board's tiles (read or offered) and its sides shared with read tiles continue
+                                      // their art, min_enclosed_like at least and none unlike: a board seldom walls a hole in on three
+                                      // sides, while a tile coloured like the table there is common (real test_2's cities on wood; 0: off;
+                                      // occ22)...
+    double enclosed_alignment_share = 0.6; // ...(a blurred outline on a steep photo frames every tile weakly: test_2's read tiles' median
+                                           // about 1, its enclosed cities 0.74-0.79; a hole walled in by a rendered board 0.81 of 1.78)...
+    int min_enclosed_like = 2;        // ...(one side alike: test_2 two tiles more, but the real photos' sides matching 94.9 -> 94.8 %)...
+    double min_enclosing_board_alignment = 1.0; // ...and only when the read tiles' median cell_alignment reaches this (a lattice off the
+                                                // tiles, rendered medium 13012 at 0.88, continues every seam; test_2 1.09)
     double seam_like = 1.5;           // a side continues its neighbour's art when the colours along the seam differ at most this many
                                       // times the board's median seam (Lab, segment by segment, strips just inside each tile's side)...
     double seam_unlike = 4.0;         // ...and shows a hole when above this many times: a read cell with two thirds of its sides (at least

@@ -7,6 +7,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -1425,6 +1426,49 @@ TEST_CASE("tiles whose colours the mask calls table are offered where the board'
     // Measured: missed 30 + 7 without, 27 + 6 now; invented 2 + 0 both ways.
     CHECK(t.missed_now + 3 <= t.missed_before);
     CHECK(t.invented_now <= t.invented_before);
+}
+
+TEST_CASE("cells walled in by the board are not offered on a weak outline when the lattice frames its tiles no better than half a pitch away",
+          "[vision][board-reader][table][grow][seams]") {
+    // The bench's medium board 13012 (a contrast board on wood read on a lattice 34 mm off: its
+    // read tiles' median cell_alignment 0.88). Its seams run through the tiles' art and continue,
+    // so cells walled in by it look enclosed: offered, they changed the reading (59 -> 62 tiles
+    // wrong). min_enclosing_board_alignment keeps the reading as it was without the rule.
+    const auto& catalog = *base();
+    const auto r = render_bench_medium(13012);
+    vision::ReaderOptions off, unguarded;
+    off.min_enclosing_tiles = 0;
+    unguarded.min_enclosing_board_alignment = 0;
+    const auto now = vision::read_board(r.image, catalog);
+    const auto without = vision::read_board(r.image, catalog, off);
+    const auto loose = vision::read_board(r.image, catalog, unguarded);
+    REQUIRE(now);
+    REQUIRE(without);
+    REQUIRE(loose);
+    const auto cells = [](const vision::BoardReading& b) {
+        std::set<std::pair<int, int>> out;
+        for (const auto& t : b.tiles) out.insert({t.col, t.row});
+        return out;
+    };
+    CHECK(cells(*now) == cells(*without));
+    CHECK(cells(*loose) != cells(*without));  // the rule would offer cells here: the guard is what keeps them out
+}
+
+TEST_CASE("reader options refuse enclosed-cell bounds out of range", "[vision][board-reader][bad-input]") {
+    vision::ReaderOptions o;
+    o.min_enclosing_tiles = 5;
+    CHECK_FALSE(o.check());
+    o.min_enclosing_tiles = -1;
+    CHECK_FALSE(o.check());
+    o.min_enclosing_tiles = 0;  // off
+    CHECK(o.check());
+    o.enclosed_alignment_share = -0.1;
+    CHECK_FALSE(o.check());
+    o.enclosed_alignment_share = 0.6;
+    o.min_enclosed_like = 0;
+    CHECK_FALSE(o.check());
+    o.min_enclosed_like = 2;
+    CHECK(o.check());
 }
 
 TEST_CASE("reader options refuse a board colour share or ratio out of range", "[vision][board-reader][bad-input]") {

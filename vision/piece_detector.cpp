@@ -1485,7 +1485,26 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
         std::vector<std::optional<DetectedPiece>> by_seed(static_cast<std::size_t>(n));
         for (int i = 1; i < n; ++i) by_seed[static_cast<std::size_t>(i)] = evaluate(seed_comp, seed_stats, i);
         auto fit_of = [](const std::optional<DetectedPiece>& p) { return p ? std::max(p->fit_standing, p->fit_lying) : -1.0; };
-        cv::Mat part_comp;
+        cv::Mat part_comp;  // parts of one blob judged alone, labelled 1, 2 (cleared after each blob)
+        // Labels `mask`'s (within `box`) largest connected piece `label` in part_comp and puts its stats in row `label` of
+        // `part_stats`; returns its area (px; 0: none).
+        auto keep_largest_piece = [&](const cv::Mat& mask, const cv::Rect& box, int label, cv::Mat& part_stats) {
+            cv::Mat cc, cs, cm;
+            const int m = cv::connectedComponentsWithStats(mask, cc, cs, cm, 8, CV_32S);
+            int largest = 0;
+            for (int j = 1; j < m; ++j) {
+                if (largest == 0 || cs.at<int>(j, cv::CC_STAT_AREA) > cs.at<int>(largest, cv::CC_STAT_AREA)) largest = j;
+            }
+            if (largest == 0) return 0;
+            if (part_comp.empty()) part_comp = cv::Mat(det_size, CV_32SC1, cv::Scalar(0));
+            part_comp(box).setTo(label, cc == largest);
+            part_stats.at<int>(label, cv::CC_STAT_LEFT) = box.x + cs.at<int>(largest, cv::CC_STAT_LEFT);
+            part_stats.at<int>(label, cv::CC_STAT_TOP) = box.y + cs.at<int>(largest, cv::CC_STAT_TOP);
+            part_stats.at<int>(label, cv::CC_STAT_WIDTH) = cs.at<int>(largest, cv::CC_STAT_WIDTH);
+            part_stats.at<int>(label, cv::CC_STAT_HEIGHT) = cs.at<int>(largest, cv::CC_STAT_HEIGHT);
+            part_stats.at<int>(label, cv::CC_STAT_AREA) = cs.at<int>(largest, cv::CC_STAT_AREA);
+            return cs.at<int>(largest, cv::CC_STAT_AREA);
+        };
         // A rejected blob reaching well off the tiles (a follower joined to the table beside it) is judged again as
         // its largest connected piece on the tiles' cells.
         for (int i = 1; i < n && o.rim_cut_off_share <= 1; ++i) {
@@ -1495,21 +1514,11 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                                seed_stats.at<int>(i, cv::CC_STAT_HEIGHT));
             const cv::Mat on_cells = (seed_comp(box) == i) & (terrain(box) != kNoTile);
             if (area_px - cv::countNonZero(on_cells) < o.rim_cut_off_share * area_px) continue;
-            cv::Mat cc, cs, cm;
-            const int m = cv::connectedComponentsWithStats(on_cells, cc, cs, cm, 8, CV_32S);
-            int largest = 0;
-            for (int j = 1; j < m; ++j) {
-                if (largest == 0 || cs.at<int>(j, cv::CC_STAT_AREA) > cs.at<int>(largest, cv::CC_STAT_AREA)) largest = j;
-            }
-            if (largest == 0 || cs.at<int>(largest, cv::CC_STAT_AREA) < o.min_area_mm2 * px2_per_mm2) continue;
-            if (part_comp.empty()) part_comp = cv::Mat(det_size, CV_32SC1, cv::Scalar(0));
-            part_comp(box).setTo(1, cc == largest);
             cv::Mat part_stats(2, 5, CV_32SC1, cv::Scalar(0));
-            part_stats.at<int>(1, cv::CC_STAT_LEFT) = box.x + cs.at<int>(largest, cv::CC_STAT_LEFT);
-            part_stats.at<int>(1, cv::CC_STAT_TOP) = box.y + cs.at<int>(largest, cv::CC_STAT_TOP);
-            part_stats.at<int>(1, cv::CC_STAT_WIDTH) = cs.at<int>(largest, cv::CC_STAT_WIDTH);
-            part_stats.at<int>(1, cv::CC_STAT_HEIGHT) = cs.at<int>(largest, cv::CC_STAT_HEIGHT);
-            part_stats.at<int>(1, cv::CC_STAT_AREA) = cs.at<int>(largest, cv::CC_STAT_AREA);
+            if (keep_largest_piece(on_cells, box, 1, part_stats) < o.min_area_mm2 * px2_per_mm2) {
+                if (!part_comp.empty()) part_comp(box).setTo(0);
+                continue;
+            }
             judging_part = true;  // (a cut that is no follower is not reported: its whole blob was)
             by_seed[static_cast<std::size_t>(i)] = evaluate(part_comp, part_stats, 1);
             judging_part = false;
@@ -1535,7 +1544,6 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
             }
             cv::setRNGSeed(17);
             cv::kmeans(data, 2, labels, cv::TermCriteria(cv::TermCriteria::EPS + cv::TermCriteria::COUNT, 20, 0.1), 3, cv::KMEANS_PP_CENTERS, centres);
-            if (part_comp.empty()) part_comp = cv::Mat(det_size, CV_32SC1, cv::Scalar(0));
             cv::Mat part_stats(3, 5, CV_32SC1, cv::Scalar(0));
             for (int part = 1; part <= 2; ++part) {
                 // (each part's largest connected piece)
@@ -1543,26 +1551,14 @@ Result<PieceDetection> detect_pieces(const cv::Mat& image, const BoardReading& r
                 for (std::size_t k = 0; k < pts.size(); ++k) {
                     if (labels.at<int>(static_cast<int>(k)) == part - 1) mask.at<std::uint8_t>(pts[k]) = 255;
                 }
-                cv::Mat cc, cs, cm;
-                const int m = cv::connectedComponentsWithStats(mask, cc, cs, cm, 8, CV_32S);
-                int largest = 0;
-                for (int j = 1; j < m; ++j) {
-                    if (largest == 0 || cs.at<int>(j, cv::CC_STAT_AREA) > cs.at<int>(largest, cv::CC_STAT_AREA)) largest = j;
-                }
-                if (largest == 0) continue;
-                part_comp(box).setTo(part, cc == largest);
-                part_stats.at<int>(part, cv::CC_STAT_LEFT) = box.x + cs.at<int>(largest, cv::CC_STAT_LEFT);
-                part_stats.at<int>(part, cv::CC_STAT_TOP) = box.y + cs.at<int>(largest, cv::CC_STAT_TOP);
-                part_stats.at<int>(part, cv::CC_STAT_WIDTH) = cs.at<int>(largest, cv::CC_STAT_WIDTH);
-                part_stats.at<int>(part, cv::CC_STAT_HEIGHT) = cs.at<int>(largest, cv::CC_STAT_HEIGHT);
-                part_stats.at<int>(part, cv::CC_STAT_AREA) = cs.at<int>(largest, cv::CC_STAT_AREA);
+                keep_largest_piece(mask, box, part, part_stats);
             }
             // (the parts judged as any blob; a part that is no follower is not reported as rejected)
             judging_part = true;
             auto first = part_stats.at<int>(1, cv::CC_STAT_AREA) > 0 ? evaluate(part_comp, part_stats, 1) : std::nullopt;
             auto second = first && part_stats.at<int>(2, cv::CC_STAT_AREA) > 0 ? evaluate(part_comp, part_stats, 2) : std::nullopt;
             judging_part = false;
-            part_comp(box).setTo(0);
+            if (!part_comp.empty()) part_comp(box).setTo(0);
             if (!first || !second || std::min(fit_of(first), fit_of(second)) < whole_fit + o.split_fit_gain) continue;
             by_seed[static_cast<std::size_t>(i)] = std::move(first);
             second_of[static_cast<std::size_t>(i)] = std::move(second);

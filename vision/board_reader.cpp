@@ -556,17 +556,26 @@ Result<CheckedLattice> check_lattice(const RefitFrame& frame, LatticeView view, 
     return out;
 }
 
+// The cell of `outer` (another lattice of the same frame) holding the centre of each of `inner_cells`
+// (cells of `inner`; tile offsets included).
+std::vector<std::pair<int, int>> outer_cells_of(const LatticeView& outer, const LatticeView& inner, const std::vector<CellObservation>& inner_cells) {
+    const cv::Matx33d to_outer = outer.image_to_top * inner.image_to_top.inv();
+    std::vector<std::pair<int, int>> out;
+    out.reserve(inner_cells.size());
+    for (const auto& c : inner_cells) {
+        const cv::Point2d q = apply_homography(to_outer, inner.cell_centre(c.col, c.row) + c.offset_px) * (1 / outer.pitch_px);
+        out.emplace_back(static_cast<int>(std::floor(q.x)), static_cast<int>(std::floor(q.y)));
+    }
+    return out;
+}
+
 // The share of `coarser_cells` (cells of `coarser`) holding the centre of at least one of
 // `finer_cells` (cells of `finer`, another lattice of the same frame; tile offsets included).
 double covered_share(const LatticeView& coarser, const std::vector<CellObservation>& coarser_cells, const LatticeView& finer,
                      const std::vector<CellObservation>& finer_cells) {
     if (coarser_cells.empty()) return 0;
-    std::set<std::pair<int, int>> hit;
-    const cv::Matx33d to_coarser = coarser.image_to_top * finer.image_to_top.inv();
-    for (const auto& c : finer_cells) {
-        const cv::Point2d q = apply_homography(to_coarser, finer.cell_centre(c.col, c.row) + c.offset_px) * (1 / coarser.pitch_px);
-        hit.insert({static_cast<int>(std::floor(q.x)), static_cast<int>(std::floor(q.y))});
-    }
+    const auto hits = outer_cells_of(coarser, finer, finer_cells);
+    const std::set<std::pair<int, int>> hit(hits.begin(), hits.end());
     const auto covered = std::count_if(coarser_cells.begin(), coarser_cells.end(), [&](const CellObservation& c) { return hit.count({c.col, c.row}) > 0; });
     return static_cast<double>(covered) / static_cast<double>(coarser_cells.size());
 }
@@ -578,11 +587,8 @@ double held_share(const LatticeView& outer, const std::vector<CellObservation>& 
     if (inner_cells.empty()) return 0;
     std::set<std::pair<int, int>> held;
     for (const auto& c : outer_cells) held.insert({c.col, c.row});
-    const cv::Matx33d to_outer = outer.image_to_top * inner.image_to_top.inv();
-    const auto inside = std::count_if(inner_cells.begin(), inner_cells.end(), [&](const CellObservation& c) {
-        const cv::Point2d q = apply_homography(to_outer, inner.cell_centre(c.col, c.row) + c.offset_px) * (1 / outer.pitch_px);
-        return held.count({static_cast<int>(std::floor(q.x)), static_cast<int>(std::floor(q.y))}) > 0;
-    });
+    const auto at = outer_cells_of(outer, inner, inner_cells);
+    const auto inside = std::count_if(at.begin(), at.end(), [&](const std::pair<int, int>& cell) { return held.count(cell) > 0; });
     return static_cast<double>(inside) / static_cast<double>(inner_cells.size());
 }
 

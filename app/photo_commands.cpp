@@ -20,7 +20,7 @@ namespace meeplecam::cli {
 namespace {
 
 constexpr const char* kScorePhotoHelp = R"(usage: meeplecam score-photo IMAGE --players red,blue,... [--game carcassonne] [--expansions A,B]
-                             [--edition C3] [--json] [--overlay OUT.png] [--calibration C.json]
+                             [--edition C3] [--json] [--overlay OUT.png] [--calibration C.json] [--fit-clashing]
 
 Reads a photo of a finished game: the tiles (as `recognize`), the followers on them (colour,
 standing or lying, the feature under each), bridges, ferries and castle tokens (with
@@ -40,19 +40,23 @@ Cells are the reader's: the board's top-left occupied cell is [0, 0], in the pho
   --overlay OUT.png   write the photo with the tiles read, the followers found and what scored
   --calibration C     a calibration file (meeplecam-calibration): its white balance and
                       per-player colour models replace the daylight defaults
+  --fit-clashing      where touching sides still clash (a misread tile), take each clashing
+                      tile as its best reading that fits its neighbours, so the board can be
+                      scored at all: the score is then approximate (each tile so taken is a
+                      warning; measured on rendered games most of them are still wrong)
 
 A follower of a colour not among --players is a false one (art or a table of that colour): it
 is left out of the score with a warning (in the text, in the JSON: "counted": false and
 "left_out" with the reason; crossed out on the overlay).
 
-exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells named), bad
---players, a bad calibration file
+exit codes: 0 ok; 2 unreadable image, no board, an impossible board (the cells named; see
+--fit-clashing), bad --players, a bad calibration file
 )";
 
 }  // namespace
 
 int run_score_photo(const std::vector<std::string>& argv) {
-    auto args = parse_args(argv, {"game", "expansions", "edition", "players", "overlay", "calibration"}, {"help", "json"});
+    auto args = parse_args(argv, {"game", "expansions", "edition", "players", "overlay", "calibration"}, {"help", "json", "fit-clashing"});
     if (!args) return report(args.error());
     if (args->has("help")) {
         std::cout << kScorePhotoHelp;
@@ -105,7 +109,9 @@ int run_score_photo(const std::vector<std::string>& argv) {
     }
     const vision::BoardReading* reading = &read->board;
     const vision::PieceDetection* detection = &read->pieces;
-    auto photo = vision::build_photo_game(setup, catalog.value(), *reading, detection->pieces, detection->tokens);
+    vision::PhotoOptions photo_options;
+    photo_options.refit_clashing = args->has("fit-clashing");
+    auto photo = vision::build_photo_game(setup, catalog.value(), *reading, detection->pieces, detection->tokens, photo_options);
     if (!photo) {
         Error e = photo.error();
         e.where = path + ": " + e.where;

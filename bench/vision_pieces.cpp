@@ -21,6 +21,7 @@
 #include "vision/image_io.h"
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
+#include "vision/tile_classifier.h"
 #include "vision/truth_metrics.h"
 #include "vision/homography.h"
 
@@ -48,6 +49,7 @@ struct PieceStats {
     };
     std::map<std::string, TokenCount> tokens;
     int token_games = 0, token_exact = 0;  // games with a bridge, ferry or castle, and their exact scores
+    int retaken = 0, retaken_right = 0, retaken_was_right = 0;  // tiles the photo score took against the reader's choice (sides clashing): right after, right before
 };
 
 // Turns the bench's switches into the detector's options (the defaults where a switch is left alone).
@@ -611,10 +613,39 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         setup.expansions = expansions;
         vision::PhotoOptions photo_options;
         photo_options.take_runner_up = bench.runner_up;
+        photo_options.refit_clashing = bench.refit;
         auto photo = vision::build_photo_game(setup, catalog, reading.value(), found, tokens, photo_options);
         const bool has_tokens = !truth.tokens.empty();
         st.token_games += has_tokens;
         st.token_exact += has_tokens && photo && vision::final_points(photo->game) == vision::final_points(truth_game);
+        if (photo) {  // tiles the photo score took against the reader's choice, against the truth
+            std::map<std::pair<int, int>, const vision::DecodedTile*> want;
+            const auto true_board = with_true_tiles(reading.value(), truth, *catalog, g);
+            for (const auto& t : true_board.tiles) want[{t.col, t.row}] = &t;
+            const Board& on_board = photo->game.board();
+            for (const auto& placed_tile : on_board.tiles()) {
+                const std::pair<int, int> cell{placed_tile.at.x + photo->origin.x, placed_tile.at.y + photo->origin.y};
+                const auto d = decoded.find(cell);
+                const auto w = want.find(cell);
+                if (d == decoded.end()) continue;
+                const TileType& read = types[static_cast<std::size_t>(d->second->type)];
+                if (placed_tile.type->id == read.id && vision::same_rotation(read, placed_tile.rot, d->second->rot)) continue;  // as read
+                ++st.retaken;
+                if (!dump_dir.empty()) {
+                    const std::string at = "[" + std::to_string(placed_tile.at.x) + ", " + std::to_string(placed_tile.at.y) + "]";
+                    for (const auto& warning : photo->warnings) {
+                        if (warning.find("tile at " + at) == 0) std::printf("  seed %llu: %s (truth %s %d)\n", static_cast<unsigned long long>(seed), warning.c_str(),
+                                                                             w == want.end() ? "none" : types[static_cast<std::size_t>(w->second->type)].id.c_str(),
+                                                                             w == want.end() ? -1 : 90 * w->second->rot);
+                    }
+                }
+                if (w != want.end()) {
+                    const TileType& truth_type = types[static_cast<std::size_t>(w->second->type)];
+                    st.retaken_right += placed_tile.type->id == truth_type.id && vision::same_rotation(truth_type, placed_tile.rot, w->second->rot);
+                    st.retaken_was_right += read.id == truth_type.id && vision::same_rotation(truth_type, d->second->rot, w->second->rot);
+                }
+            }
+        }
         if (!photo) {
             ++st.build_errors;
             if (!dump_dir.empty()) std::printf("  seed %llu: no score: %s\n", static_cast<unsigned long long>(seed), photo.error().to_string().c_str());
@@ -669,6 +700,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 pct(st.colour_ok, st.matched), pct(st.feature_ok, st.matched), pct(st.feature_ok_tile_right, st.tile_right), st.tile_right, st.matched);
     std::printf("  exact final score: %d of %d games (%.1f%%); with the true tiles (a perfect tile reader): %d of %d\n", st.exact, st.games,
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
+    std::printf("  tiles the score took against the reader's choice (their sides clashed): %d, right after %d, right as read %d\n", st.retaken,
+                st.retaken_right, st.retaken_was_right);
     std::printf("  on the true board (true lattice and tiles: the pieces alone): followers precision %.1f%%, recall %.1f%% (%d true, %d found),"
                 " feature right %.1f%% of matched, pose right %.1f%%; exact final score %d of %d; detection med %.0f ms\n",
                 pct(st.true_board_matched, st.true_board_found), pct(st.true_board_matched, st.true_board_truth), st.true_board_truth, st.true_board_found,

@@ -30,6 +30,7 @@ struct PiecesBenchOptions {
                                    // negative: the default)
     bool ferry_cover = true;       // --no-ferry-cover: a ferry's whole footprint is judged (PieceDetectorOptions::ferry_seen_share 1)
     bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
+    bool refit = false;            // --refit: a tile still clashing is taken as its best reading that fits (PhotoOptions::refit_clashing)
     bool runner_up = true;         // --no-runner-up: a clashing tile is not taken as the reader's second choice (PhotoOptions::take_runner_up)
     bool cover = false;            // --cover: tiles under followers, castles and ferries are read again without the art they hide (ReaderOptions::cover_pieces)
 };

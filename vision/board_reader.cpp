@@ -1436,11 +1436,11 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     auto read_cells = [&](std::vector<CellObservation> offered, std::chrono::steady_clock::time_point since,
                           const std::set<std::pair<int, int>>& untaught) {
         reading.offered = std::move(offered);
-        const auto hyps = classify_cells(reading.view, reading.offered, catalog, options.classifier);
+        reading.hypotheses = classify_cells(reading.view, reading.offered, catalog, options.classifier);
         clock.add_to(stages.classify);
         reading.ms_classify += elapsed_ms(since);
         const auto decoded_at = std::chrono::steady_clock::now();
-        reading.tiles = decode_board(hyps, catalog, options.decoder);
+        reading.tiles = decode_board(reading.hypotheses, catalog, options.decoder);
         clock.add_to(stages.decode);
         decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
         clock.add_to(stages.pennants);
@@ -1449,7 +1449,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         reading.message = reading.found ? "" : "no board found";
         auto& e = reading.evidence;
         std::tie(e.side_pairs, e.sides_agreeing) = side_agreement(reading.tiles, catalog);
-        std::tie(e.unary_pairs, e.unary_agreeing) = unary_agreement(hyps, catalog);
+        std::tie(e.unary_pairs, e.unary_agreeing) = unary_agreement(reading.hypotheses, catalog);
         // Cells offered on their outline alone (add_outlined_neighbours) were chosen for standing out
         // from the squares half a pitch away: counted here they would raise the median they are
         // measured by (a decoy's plain cells grown by a few framed ones; real test_4 0.71 -> 0.78).
@@ -1489,7 +1489,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // disagree at least as often as they agree (disagreeing_tiles), the untaught within
     // relearn_share of the first reading's tiles.
     if (sides_disagree() && options.relearn_share > 0) {
-        auto first = std::make_tuple(reading.offered, reading.tiles, reading.evidence);  // kept when the sides disagree again
+        auto first = std::make_tuple(reading.offered, reading.tiles, reading.evidence, reading.hypotheses);  // kept when the sides disagree again
         const auto first_tiles = static_cast<double>(std::get<1>(first).size());
         std::set<std::pair<int, int>> untaught;
         bool kept = false;
@@ -1506,7 +1506,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
                    static_cast<double>(reading.tiles.size()) >= (1 - options.relearn_share) * first_tiles;
         }
         if (!kept) {
-            std::tie(reading.offered, reading.tiles, reading.evidence) = std::move(first);
+            std::tie(reading.offered, reading.tiles, reading.evidence, reading.hypotheses) = std::move(first);
             reading.found = true;
         }
     }
@@ -1606,6 +1606,14 @@ Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell
         if (!reread.count({t.col, t.row})) tiles.push_back(t);
     }
     reading.tiles = std::move(tiles);
+    std::vector<CellHypotheses> kept_hypotheses;
+    for (const auto& h : hyps) {
+        if (reread.count({h.col, h.row})) kept_hypotheses.push_back(h);
+    }
+    for (const auto& h : reading.hypotheses) {
+        if (!reread.count({h.col, h.row})) kept_hypotheses.push_back(h);
+    }
+    reading.hypotheses = std::move(kept_hypotheses);
     const double ms = elapsed_ms(started);
     reading.ms_classify += ms;
     reading.ms_total += ms;

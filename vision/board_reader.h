@@ -677,6 +677,8 @@ struct BoardReading {
     std::string message;                  // why no board was found
     LatticeView view;
     std::vector<DecodedTile> tiles;
+    std::vector<CellHypotheses> hypotheses; // every decoded cell's scored (type, rotation)s, best first: what the decoder chose
+                                            // among (a later step bound by the rules, such as the photo score, may choose again)
     double ms_lattice = 0, ms_classify = 0, ms_decode = 0, ms_total = 0;
     ReaderStages stages;                  // the finer split (bench/vision prints it)
     std::vector<CheckedCandidate> checked; // every candidate lattice checked, in the order tried

@@ -2,6 +2,9 @@
 #include "vision/photo_score.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <deque>
 #include <map>
 #include <set>
@@ -11,6 +14,7 @@
 
 #include "engine/modules/castles.h"
 #include "vision/homography.h"
+#include "vision/tile_classifier.h"
 
 namespace meeplecam::vision {
 namespace {
@@ -199,6 +203,106 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             changed = true;
         }
         if (!changed) break;
+    }
+
+    // A board on a table is legal, so where sides still clash the reader chose against the rules:
+    // each clashing tile is taken as the best of its scored readings (BoardReading::hypotheses)
+    // that fits every read neighbour, then each clashing pair of touching tiles as the best pair
+    // that fits each other and their other neighbours, when that costs at most
+    // PhotoOptions::max_refit_loss of the reader's score (least sure tiles first; a warning names both).
+    if (options.refit_clashing && !reading.hypotheses.empty()) {
+        std::map<Cell, const CellHypotheses*> scored;
+        for (const auto& h : reading.hypotheses) {
+            if (!h.hyps.empty()) scored[board_cell(h.col, h.row)] = &h;
+        }
+        // The reader's score of a reading with the decoder's prior (common tiles win ties); -inf when unscored.
+        auto value = [&](const Hypothesis& h) {
+            const int n = types[static_cast<std::size_t>(h.type)].count_in(setup.edition);
+            return h.score + options.count_prior * (n > 0 ? std::log(static_cast<double>(n)) : -10.0);
+        };
+        auto current_value = [&](const Cell& cell) {
+            double best = -std::numeric_limits<double>::infinity();
+            for (const auto& h : scored.at(cell)->hyps) {
+                if (h.type == type_of.at(cell) && same_rotation(types[static_cast<std::size_t>(h.type)], h.rot, turn.at(cell))) best = std::max(best, value(h));
+            }
+            return best;
+        };
+        // Clashes of `type` at `rot` in `cell` with its read neighbours other than `skip`.
+        auto clashes_but = [&](const Cell& cell, const TileType& type, int rot, const Cell* skip) {
+            int n = 0;
+            for (int side = 0; side < 4; ++side) {
+                const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
+                if (!at.count(other) || (skip != nullptr && other == *skip)) continue;
+                n += type.edge_at(rot, side) != shown.at(other)->edge_at(turn.at(other), side + 2) ? 1 : 0;
+            }
+            return n;
+        };
+        // Whether `cell` may be read again: scored, printed (a bridge's variant stays) and not changed yet.
+        auto refittable = [&](const Cell& cell) {
+            return scored.count(cell) && !replaced.count(cell) && shown.at(cell) == &types[static_cast<std::size_t>(type_of.at(cell))];
+        };
+        auto take = [&](const Cell& cell, const Hypothesis& h, double loss) {
+            const TileType& type = types[static_cast<std::size_t>(h.type)];
+            char lost[32];
+            std::snprintf(lost, sizeof lost, "%.1f", loss);
+            warnings.push_back("tile at " + cell_text(cell) + " read as " + shown.at(cell)->id + " " + std::to_string(90 * turn.at(cell)) +
+                               " clashes with its neighbours: taken as " + type.id + " " + std::to_string(90 * h.rot) +
+                               ", the reader's best reading that fits them (" + lost + " less likely)");
+            shown[cell] = &type;
+            turn[cell] = h.rot;
+            type_of[cell] = h.type;
+            replaced.insert(cell);
+        };
+        for (int pass = 0; pass < 3; ++pass) {
+            std::vector<Cell> clashing;
+            for (const auto& [cell, t] : at) {
+                if (clashes_at(cell, *shown.at(cell), turn.at(cell)) > 0) clashing.push_back(cell);
+            }
+            if (clashing.empty()) break;
+            std::sort(clashing.begin(), clashing.end(), [&](const Cell& a, const Cell& b) { return at.at(a)->confidence < at.at(b)->confidence; });
+            bool changed = false;
+            for (const Cell& cell : clashing) {
+                if (!refittable(cell) || clashes_at(cell, *shown.at(cell), turn.at(cell)) == 0) continue;
+                const double now = current_value(cell);
+                const Hypothesis* best = nullptr;
+                for (const auto& h : scored.at(cell)->hyps) {
+                    if (clashes_but(cell, types[static_cast<std::size_t>(h.type)], h.rot, nullptr) > 0) continue;
+                    if (best == nullptr || value(h) > value(*best)) best = &h;
+                }
+                if (best != nullptr && now - value(*best) <= options.max_refit_loss) {
+                    take(cell, *best, now - value(*best));
+                    changed = true;
+                }
+            }
+            for (const Cell& cell : clashing) {
+                for (int side : {1, 2}) {
+                    const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
+                    if (!at.count(other) || !refittable(cell) || !refittable(other)) continue;
+                    if (shown.at(cell)->edge_at(turn.at(cell), side) == shown.at(other)->edge_at(turn.at(other), side + 2)) continue;
+                    const double now = current_value(cell) + current_value(other);
+                    const Hypothesis* best_a = nullptr;
+                    const Hypothesis* best_b = nullptr;
+                    double best = -std::numeric_limits<double>::infinity();
+                    for (const auto& a : scored.at(cell)->hyps) {
+                        const TileType& ta = types[static_cast<std::size_t>(a.type)];
+                        if (clashes_but(cell, ta, a.rot, &other) > 0) continue;
+                        for (const auto& b : scored.at(other)->hyps) {
+                            const TileType& tb = types[static_cast<std::size_t>(b.type)];
+                            if (value(a) + value(b) <= best || ta.edge_at(a.rot, side) != tb.edge_at(b.rot, side + 2)) continue;
+                            if (clashes_but(other, tb, b.rot, &cell) > 0) continue;
+                            best = value(a) + value(b), best_a = &a, best_b = &b;
+                        }
+                    }
+                    if (best_a != nullptr && now - best <= options.max_refit_loss) {
+                        const double loss_a = current_value(cell) - value(*best_a), loss_b = current_value(other) - value(*best_b);
+                        take(cell, *best_a, loss_a);
+                        take(other, *best_b, loss_b);
+                        changed = true;
+                    }
+                }
+            }
+            if (!changed) break;
+        }
     }
 
     // Touching sides must match: name every pair that does not.

@@ -37,6 +37,12 @@ struct PhotoGame {
 struct PhotoOptions {
     bool take_runner_up = true;  // a read tile whose sides clash with its neighbours is taken as the reader's second choice
                                  // (DecodedTile::runner_type) when that fits every read neighbour; a warning names both
+    bool refit_clashing = false;  // a read tile whose sides still clash is taken as the best of its scored readings (BoardReading::hypotheses)
+                                  // that fits every read neighbour (then two touching clashing tiles at once), a warning naming both,
+                                  // so a misread board can be scored at all: off by default, as the tiles so taken are mostly
+                                  // wrong too (synthetic: 1 of 4 right) and the score then only approximate (score-photo --fit-clashing)...
+    double max_refit_loss = 1e9;  // ...when that costs at most this much of the reader's score (log-likelihood with the prior below)
+    double count_prior = 1.0;    // weight of log(copies in the edition) in that score (DecoderOptions::count_prior)
     int max_loose_tiles = 2;     // up to this many tiles not joined to the rest are left out of the board with a warning (more: refused)
 };
 
@@ -45,7 +51,7 @@ struct PhotoOptions {
 // no board, touching sides that do not match (names every such pair of cells), tiles not
 // joined to the rest beyond PhotoOptions::max_loose_tiles (after PhotoOptions::take_runner_up).
 // Warnings (the piece left out, `left_out` says why): a tile taken as the reader's second
-// choice; tiles not joined to the rest, left out; a follower of a
+// choice, or as its best reading that fits (PhotoOptions::refit_clashing); tiles not joined to the rest, left out; a follower of a
 // colour no player has (a false follower: art or a table of that colour; names it, its cell
 // and the players), a follower on no feature or on a completed road, city or monastery (on a
 // real table its owner took it back); more copies of a tile than the edition has.

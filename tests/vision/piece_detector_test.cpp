@@ -413,6 +413,33 @@ TEST_CASE("photo score refuses a missing board and sides that do not match, and 
     // A second choice that clashes too is not taken.
     two.tiles[1].runner_type = c_tile, two.tiles[1].runner_rot = 2;
     CHECK_FALSE(vision::build_photo_game(setup, catalog, two, {}));
+    // Told to fit clashing tiles (PhotoOptions::refit_clashing), the board takes the best of the
+    // clashing tile's scored readings that fits its neighbours (U 90, far below C), not a better
+    // one that clashes (C 180), with a warning that says how much less likely it was; not when
+    // that costs more than max_refit_loss, nor when no reading fits.
+    auto hypotheses = [](int col, int row, std::vector<vision::Hypothesis> hyps) {
+        vision::CellHypotheses h;
+        h.col = col, h.row = row, h.hyps = std::move(hyps);
+        return h;
+    };
+    const int u_tile = catalog->find("U")->index;
+    two.hypotheses = {hypotheses(4, 7, {{d_tile, 0, -1.0, false}}),
+                      hypotheses(5, 7, {{c_tile, 0, 0.0, false}, {c_tile, 2, -1.0, false}, {u_tile, 1, -20.0, false}, {u_tile, 0, -5.0, false}})};
+    vision::PhotoOptions fit;
+    fit.refit_clashing = true;
+    auto fitted = vision::build_photo_game(setup, catalog, two, {}, {}, fit);
+    REQUIRE(fitted);
+    REQUIRE(fitted->warnings.size() == 1);
+    CHECK_THAT(fitted->warnings[0], Catch::Contains("tile at [1, 0] read as C 0 clashes with its neighbours: taken as U 90, the reader's best reading that fits them"));
+    CHECK(fitted->game.board().tiles().size() == 2);
+    fit.max_refit_loss = 10;  // U's 20 below C, less the prior's log(8 copies)
+    auto too_costly = vision::build_photo_game(setup, catalog, two, {}, {}, fit);
+    REQUIRE_FALSE(too_costly);
+    CHECK_THAT(too_costly.error().message, Catch::Contains("impossible board"));
+    fit.max_refit_loss = 1e9;
+    two.hypotheses[1].hyps.resize(2);  // C only: nothing fits
+    CHECK_FALSE(vision::build_photo_game(setup, catalog, two, {}, {}, fit));
+    two.hypotheses.clear();
     two.tiles[1].runner_type = -1;
     // A tile apart from the rest (only a corner touching): left out with a warning, and so is a
     // follower on it; three such tiles are more than PhotoOptions::max_loose_tiles allows.

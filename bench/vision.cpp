@@ -4,7 +4,8 @@
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
 //                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
-//                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it; top views with the reading drawn, in DIR;
+//                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
+//                                       hand-labelled real photos; top views with the reading drawn, in DIR;
 //                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden;
 //                                       VB_REJECTED=PHOTO.jpg lists that real photo's rejected follower blobs and why)
 // Pieces (followers, final score): bench/vision_pieces.cpp.
@@ -351,6 +352,53 @@ std::vector<std::string> split_csv(const std::string& line) {
     return out;
 }
 
+// Prints every wrong or missed labelled cell of a real photo (--dump), in the labels' frame and
+// the reading's lattice: what was read there, or the stage that lost it (offered to the
+// classifier, the table mask's share, the outline's alignment, read tiles beside it).
+void print_labelled_mistakes(const std::string& file, const vision::BoardReading& reading, const Catalog& catalog,
+                             const std::vector<vision::LabelledTile>& labels, const vision::LayoutScore& score) {
+    const auto& types = catalog.tiles();
+    const auto& view = reading.view;
+    std::map<std::pair<int, int>, const vision::DecodedTile*> read_at;
+    for (const auto& t : reading.tiles) read_at[{t.col, t.row}] = &t;
+    std::map<std::pair<int, int>, const vision::CellObservation*> offered;
+    for (const auto& c : reading.offered) offered[{c.col, c.row}] = &c;
+    // Undoes the score's turn and shift: a labelled cell's place in the reading's lattice.
+    auto reading_cell = [&](int col, int row) {
+        int x = col - score.shift.x, y = row - score.shift.y;
+        for (int q = 0; q < (4 - score.turn) % 4; ++q) std::tie(x, y) = std::pair{-y, x};
+        return std::pair{x, y};
+    };
+    for (const auto& l : labels) {
+        if (l.tile == vision::kUnlabelled) continue;
+        const auto cell = reading_cell(l.col, l.row);
+        const auto it = read_at.find(cell);
+        const auto* type = catalog.find(l.tile);
+        if (it != read_at.end() && !it->second->hidden) {
+            const auto& t = *it->second;
+            const auto& read_type = types[static_cast<std::size_t>(t.type)];
+            if (read_type.id == l.tile && type && vision::same_rotation(*type, (t.rot + score.turn) % 4, l.rot)) continue;
+            std::printf("  %s label %d,%d (cell %d,%d): true %s rot %d, read %s rot %d (conf %.2f, runner-up %s)\n", file.c_str(), l.col, l.row, cell.first, cell.second,
+                        l.tile.c_str(), l.rot, read_type.id.c_str(), (t.rot + score.turn) % 4, t.confidence,
+                        t.runner_type >= 0 ? types[static_cast<std::size_t>(t.runner_type)].id.c_str() : "-");
+            continue;
+        }
+        const bool in_view = cell.first >= 0 && cell.second >= 0 && cell.first < view.cols && cell.second < view.rows;
+        int beside = 0;
+        for (const auto& [dc, dr] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}}) beside += read_at.count({cell.first + dc, cell.second + dr}) > 0;
+        const double share = in_view ? not_table_share(view, cell.first, cell.second) : -1;
+        const double aligned = in_view ? vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, share, {0, 0}}}, vision::LatticeOptions{})[0] : 0;
+        const char* stage = !in_view                         ? "outside the lattice's view"
+                            : it != read_at.end()            ? "read, reported hidden"
+                            : offered.count(cell)            ? "offered, dropped by the classifier's table model"
+                            : share >= vision::RefineOptions{}.candidate_share ? "kept by the mask, dropped by the outline check or group"
+                            : beside == 0                    ? "table by the mask, not beside the board"
+                                                             : "table by the mask, outline too weak to offer";
+        std::printf("  %s label %d,%d (cell %d,%d): true %s rot %d, missed (%s; not-table share %.2f, alignment %.2f, %d read beside)\n", file.c_str(), l.col, l.row,
+                    cell.first, cell.second, l.tile.c_str(), l.rot, stage, share, aligned, beside);
+    }
+}
+
 void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::string& dir) {
     const std::string boards = dir + "/boards";
     std::ifstream tags(boards + "/tags.csv");
@@ -420,6 +468,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 std::string report = head;
                 for (const auto& c : score.confusions) report += " " + c;
                 labelled_lines.push_back(report);
+                if (!g_dump.empty() && found) print_labelled_mistakes(f[0], *reading, *catalog, labels->tiles, score);
                 labelled_total.labelled += score.labelled, labelled_total.right += score.right, labelled_total.wrong += score.wrong;
                 labelled_total.missed += score.missed, labelled_total.invented += score.invented;
             }

@@ -2,6 +2,7 @@
 // sharp and blurred, with the pennant twins all handed over as the wrong twin.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -178,6 +179,78 @@ TEST_CASE("a blob unlike the board's pennant colour is no pennant, though as lar
     auto sized = b.tiles;
     vision::decide_pennants(b.view, sized, catalog, by_size);
     CHECK(score(catalog, b, sized).invented == 5);
+}
+
+namespace {
+
+// The innermost pixel of a tile's city (the point farthest from its walls and the tile's edge).
+cv::Point innermost_city_pixel(const TileType& type, int rot, int px) {
+    const cv::Mat labels = vision::feature_labels(type, rot, px);
+    cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
+    for (int y = 0; y < px; ++y) {
+        for (int x = 0; x < px; ++x) {
+            const int f = labels.at<int>(y, x);
+            if (f >= 0 && type.features[static_cast<std::size_t>(f)].kind == FeatureKind::City) city.at<std::uint8_t>(y, x) = 255;
+        }
+    }
+    cv::Mat framed, depth;
+    cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+    cv::distanceTransform(framed, depth, cv::DIST_L2, 3);
+    cv::Point inner;
+    cv::minMaxLoc(depth, nullptr, nullptr, nullptr, &inner);
+    return inner - cv::Point(1, 1);
+}
+
+// The BGR colour of an 8-bit OpenCV Lab one.
+cv::Scalar bgr_of_lab(double l, double a, double b) {
+    cv::Mat lab(1, 1, CV_8UC3, cv::Scalar(l, a, b)), bgr;
+    cv::cvtColor(lab, bgr, cv::COLOR_Lab2BGR);
+    const auto p = bgr.at<cv::Vec3b>(0, 0);
+    return cv::Scalar(p[0], p[1], p[2]);
+}
+
+}  // namespace
+
+TEST_CASE("a speck far from pennants printed in a spread of colours is no pennant", "[vision][board-reader][pennants]") {
+    // On a photo the pennants of one board lie 3-35 Lab units from their median colour (light,
+    // blur, print; real test_07), and the colour radius was 3 times their median distance (93
+    // units there): specks of a roof or a wall's shadow 77-82 units off, under a tenth of a
+    // pennant's size, passed as pennants (3 plain cities read as pennant tiles). Here every
+    // pennant is a disc 25 units from a purple, on a circle, and 5 plain cities hold a speck 60
+    // units off (a grey blue): pennants within the radius the spread gives, specks beyond it.
+    const auto& catalog = *test::base_catalog_for_render();
+    const auto& classic = vision::builtin_tile_styles().front();
+    TwinBoard b = twin_board(catalog, classic, 3, 90, 0.0, 11);
+    const auto twin = vision::pennant_twins(catalog);
+    const double l = 120, a = 175, bb = 105;  // the pennants' centre colour (8-bit Lab: a purple; the ring and the speck stay in sRGB)
+    int discs = 0, specks = 0;
+    for (std::size_t i = 0; i < b.tiles.size(); ++i) {
+        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
+        if (twin[static_cast<std::size_t>(b.truth[i])] < 0) continue;
+        const cv::Point at = innermost_city_pixel(type, b.tiles[i].rot, 90) + cv::Point(b.tiles[i].col * 90, b.tiles[i].row * 90);
+        if (has_pennant(type)) {
+            const double angle = 2 * CV_PI * discs / 5;
+            cv::circle(b.view.top, at, 6, bgr_of_lab(l, a + 25 * std::cos(angle), bb + 25 * std::sin(angle)), cv::FILLED);
+            ++discs;
+        } else if (specks < 5) {
+            cv::circle(b.view.top, at, 2, bgr_of_lab(l, a - 60, bb), cv::FILLED);
+            ++specks;
+        }
+    }
+    REQUIRE(discs == 15);
+    REQUIRE(specks == 5);
+    auto read = b.tiles;
+    vision::decide_pennants(b.view, read, catalog);
+    const TwinScore s = score(catalog, b, read);
+    INFO(s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
+    CHECK(s.invented == 0);
+    CHECK(s.missed == 0);
+    // At the radius before (3 times the pennants' median distance) the specks pass for pennants.
+    vision::PennantOptions wide;
+    wide.colour_radius_spread = 3;
+    auto widely = b.tiles;
+    vision::decide_pennants(b.view, widely, catalog, wide);
+    CHECK(score(catalog, b, widely).invented > 0);
 }
 
 TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-input]") {

@@ -1621,8 +1621,13 @@ Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell
 }
 
 bool LatticeView::in_frame(double x_cells, double y_cells) const {
-    const cv::Vec3d v = image_to_top.inv() * cv::Vec3d(x_cells * pitch_px, y_cells * pitch_px, 1);
-    if (v[2] <= 0) return false;
+    const cv::Matx33d to_image = image_to_top.inv();
+    const cv::Vec3d v = to_image * cv::Vec3d(x_cells * pitch_px, y_cells * pitch_px, 1);
+    // A homography and its negative map alike: the side of the horizon the photo shows is the
+    // one the frame's centre lies on, whatever the sign of the matrix's weights.
+    const cv::Vec3d centre = image_to_top * cv::Vec3d(0.5 * frame.width, 0.5 * frame.height, 1);
+    const cv::Vec3d seen = to_image * (centre * (1.0 / centre[2]));
+    if (v[2] * seen[2] <= 0) return false;
     const double u = v[0] / v[2], w = v[1] / v[2];
     return u >= 0 && w >= 0 && u < frame.width && w < frame.height;
 }

@@ -163,28 +163,33 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
     // The type each cell is taken as (the reader's choice, or its second: below).
     std::map<Cell, int> type_of;
     for (const auto& [cell, t] : at) type_of[cell] = t->type;
-    // How many of the read neighbours of `cell` clash with `type` at `rot` there.
-    auto clashes_at = [&](const Cell& cell, const TileType& type, int rot) {
+    // How many of the read neighbours of `cell` (other than `skip`) clash with `type` at `rot` there.
+    auto clashes_at = [&](const Cell& cell, const TileType& type, int rot, const Cell* skip = nullptr) {
         int n = 0;
         for (int side = 0; side < 4; ++side) {
             const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
-            if (!at.count(other)) continue;
+            if (!at.count(other) || (skip != nullptr && other == *skip)) continue;
             const EdgeKind mine = type.edge_at(rot, side);
             const EdgeKind theirs = shown.at(other)->edge_at(turn.at(other), side + 2);
             n += mine != theirs ? 1 : 0;
         }
         return n;
     };
-    // A misread tile makes the board impossible. Where the reader's second choice for a tile whose
-    // sides clash fits every read neighbour, the board takes it (least sure tiles first), with a
-    // warning naming both (PhotoOptions::take_runner_up).
-    std::set<Cell> replaced;
-    for (int pass = 0; options.take_runner_up && pass < 3; ++pass) {
+    // The cells whose tiles clash with a neighbour as they stand, least sure first.
+    auto clashing_cells = [&]() {
         std::vector<Cell> clashing;
         for (const auto& [cell, t] : at) {
             if (clashes_at(cell, *shown.at(cell), turn.at(cell)) > 0) clashing.push_back(cell);
         }
         std::sort(clashing.begin(), clashing.end(), [&](const Cell& a, const Cell& b) { return at.at(a)->confidence < at.at(b)->confidence; });
+        return clashing;
+    };
+    // A misread tile makes the board impossible. Where the reader's second choice for a tile whose
+    // sides clash fits every read neighbour, the board takes it (least sure tiles first), with a
+    // warning naming both (PhotoOptions::take_runner_up).
+    std::set<Cell> replaced;
+    for (int pass = 0; options.take_runner_up && pass < 3; ++pass) {
+        const std::vector<Cell> clashing = clashing_cells();
         bool changed = false;
         for (const Cell& cell : clashing) {
             const DecodedTile& t = *at.at(cell);
@@ -227,16 +232,6 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             }
             return best;
         };
-        // Clashes of `type` at `rot` in `cell` with its read neighbours other than `skip`.
-        auto clashes_but = [&](const Cell& cell, const TileType& type, int rot, const Cell* skip) {
-            int n = 0;
-            for (int side = 0; side < 4; ++side) {
-                const Cell other{cell.x + kSideDx[static_cast<std::size_t>(side)], cell.y + kSideDy[static_cast<std::size_t>(side)]};
-                if (!at.count(other) || (skip != nullptr && other == *skip)) continue;
-                n += type.edge_at(rot, side) != shown.at(other)->edge_at(turn.at(other), side + 2) ? 1 : 0;
-            }
-            return n;
-        };
         // Whether `cell` may be read again: scored, printed (a bridge's variant stays) and not changed yet.
         auto refittable = [&](const Cell& cell) {
             return scored.count(cell) && !replaced.count(cell) && shown.at(cell) == &types[static_cast<std::size_t>(type_of.at(cell))];
@@ -254,19 +249,15 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
             replaced.insert(cell);
         };
         for (int pass = 0; pass < 3; ++pass) {
-            std::vector<Cell> clashing;
-            for (const auto& [cell, t] : at) {
-                if (clashes_at(cell, *shown.at(cell), turn.at(cell)) > 0) clashing.push_back(cell);
-            }
+            const std::vector<Cell> clashing = clashing_cells();
             if (clashing.empty()) break;
-            std::sort(clashing.begin(), clashing.end(), [&](const Cell& a, const Cell& b) { return at.at(a)->confidence < at.at(b)->confidence; });
             bool changed = false;
             for (const Cell& cell : clashing) {
                 if (!refittable(cell) || clashes_at(cell, *shown.at(cell), turn.at(cell)) == 0) continue;
                 const double now = current_value(cell);
                 const Hypothesis* best = nullptr;
                 for (const auto& h : scored.at(cell)->hyps) {
-                    if (clashes_but(cell, types[static_cast<std::size_t>(h.type)], h.rot, nullptr) > 0) continue;
+                    if (clashes_at(cell, types[static_cast<std::size_t>(h.type)], h.rot) > 0) continue;
                     if (best == nullptr || value(h) > value(*best)) best = &h;
                 }
                 if (best != nullptr && now - value(*best) <= options.max_refit_loss) {
@@ -285,11 +276,11 @@ Result<PhotoGame> build_photo_game(const Record& setup, std::shared_ptr<const Ca
                     double best = -std::numeric_limits<double>::infinity();
                     for (const auto& a : scored.at(cell)->hyps) {
                         const TileType& ta = types[static_cast<std::size_t>(a.type)];
-                        if (clashes_but(cell, ta, a.rot, &other) > 0) continue;
+                        if (clashes_at(cell, ta, a.rot, &other) > 0) continue;
                         for (const auto& b : scored.at(other)->hyps) {
                             const TileType& tb = types[static_cast<std::size_t>(b.type)];
                             if (value(a) + value(b) <= best || ta.edge_at(a.rot, side) != tb.edge_at(b.rot, side + 2)) continue;
-                            if (clashes_but(other, tb, b.rot, &cell) > 0) continue;
+                            if (clashes_at(other, tb, b.rot, &cell) > 0) continue;
                             best = value(a) + value(b), best_a = &a, best_b = &b;
                         }
                     }

@@ -61,6 +61,24 @@ struct TwinScore {
     int twins = 0, right = 0, invented = 0, missed = 0;
 };
 
+// The innermost pixel of a tile's city (the point farthest from its walls and the tile's edge).
+cv::Point innermost_city_pixel(const TileType& type, int rot, int px) {
+    const cv::Mat labels = vision::feature_labels(type, rot, px);
+    cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
+    for (int y = 0; y < px; ++y) {
+        for (int x = 0; x < px; ++x) {
+            const int f = labels.at<int>(y, x);
+            if (f >= 0 && type.features[static_cast<std::size_t>(f)].kind == FeatureKind::City) city.at<std::uint8_t>(y, x) = 255;
+        }
+    }
+    cv::Mat framed, depth;
+    cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
+    cv::distanceTransform(framed, depth, cv::DIST_L2, 3);
+    cv::Point inner;
+    cv::minMaxLoc(depth, nullptr, nullptr, nullptr, &inner);
+    return inner - cv::Point(1, 1);
+}
+
 TwinScore score(const Catalog& catalog, const TwinBoard& b, const std::vector<vision::DecodedTile>& read) {
     const auto twin = vision::pennant_twins(catalog);
     TwinScore s;
@@ -74,6 +92,14 @@ TwinScore score(const Catalog& catalog, const TwinBoard& b, const std::vector<vi
         s.missed += want && !got;
     }
     return s;
+}
+
+// Decides the pennants of the board's tiles as they lie (each read as its true type or its twin)
+// and scores the twins.
+TwinScore decide_and_score(const Catalog& catalog, const TwinBoard& b, const vision::PennantOptions& options = {}) {
+    auto read = b.tiles;
+    vision::decide_pennants(b.view, read, catalog, options);
+    return score(catalog, b, read);
 }
 
 }  // namespace
@@ -103,9 +129,7 @@ TEST_CASE("blurred pennants are found by the patch standing out of the city", "[
     int twins = 0, right = 0;
     for (const auto& style : vision::builtin_tile_styles()) {
         const TwinBoard b = twin_board(catalog, style, 3, 90, 4.5, 8);
-        auto read = b.tiles;
-        vision::decide_pennants(b.view, read, catalog);
-        const TwinScore s = score(catalog, b, read);
+        const TwinScore s = decide_and_score(catalog, b);
         UNSCOPED_INFO("style " << style.name << ", blur 4.5 px: " << s.right << " of " << s.twins << " twins right, " << s.invented << " invented, " << s.missed << " missed");
         twins += s.twins, right += s.right;
     }
@@ -149,57 +173,22 @@ TEST_CASE("a blob unlike the board's pennant colour is no pennant, though as lar
         if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || has_pennant(type)) continue;
         // A magenta disc (about 1 % of the tile, as large as the classic style's shields) on
         // the city's innermost pixel.
-        const cv::Mat labels = vision::feature_labels(type, b.tiles[i].rot, 90);
-        cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
-        for (int y = 0; y < 90; ++y) {
-            for (int x = 0; x < 90; ++x) {
-                const int f = labels.at<int>(y, x);
-                if (f >= 0 && type.features[static_cast<std::size_t>(f)].kind == FeatureKind::City) city.at<std::uint8_t>(y, x) = 255;
-            }
-        }
-        cv::Mat framed, depth;  // framed: the tile's edge bounds the city too
-        cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-        cv::distanceTransform(framed, depth, cv::DIST_L2, 3);
-        cv::Point inner;
-        cv::minMaxLoc(depth, nullptr, nullptr, nullptr, &inner);
-        inner -= cv::Point(1, 1);
+        const cv::Point inner = innermost_city_pixel(type, b.tiles[i].rot, 90);
         cv::circle(b.view.top, inner + cv::Point(b.tiles[i].col * 90, b.tiles[i].row * 90), 5, cv::Scalar(200, 40, 190), cv::FILLED, cv::LINE_AA);
         ++painted;
     }
     REQUIRE(painted == 5);
-    auto read = b.tiles;
-    vision::decide_pennants(b.view, read, catalog);
-    const TwinScore s = score(catalog, b, read);
+    const TwinScore s = decide_and_score(catalog, b);
     INFO(s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
     CHECK(s.invented == 0);
     CHECK(s.right == s.twins);
     // Without the colour the discs pass for pennants.
     vision::PennantOptions by_size;
     by_size.min_coloured_pennants = 0;
-    auto sized = b.tiles;
-    vision::decide_pennants(b.view, sized, catalog, by_size);
-    CHECK(score(catalog, b, sized).invented == 5);
+    CHECK(decide_and_score(catalog, b, by_size).invented == 5);
 }
 
 namespace {
-
-// The innermost pixel of a tile's city (the point farthest from its walls and the tile's edge).
-cv::Point innermost_city_pixel(const TileType& type, int rot, int px) {
-    const cv::Mat labels = vision::feature_labels(type, rot, px);
-    cv::Mat city(labels.size(), CV_8UC1, cv::Scalar(0));
-    for (int y = 0; y < px; ++y) {
-        for (int x = 0; x < px; ++x) {
-            const int f = labels.at<int>(y, x);
-            if (f >= 0 && type.features[static_cast<std::size_t>(f)].kind == FeatureKind::City) city.at<std::uint8_t>(y, x) = 255;
-        }
-    }
-    cv::Mat framed, depth;
-    cv::copyMakeBorder(city, framed, 1, 1, 1, 1, cv::BORDER_CONSTANT, cv::Scalar(0));
-    cv::distanceTransform(framed, depth, cv::DIST_L2, 3);
-    cv::Point inner;
-    cv::minMaxLoc(depth, nullptr, nullptr, nullptr, &inner);
-    return inner - cv::Point(1, 1);
-}
 
 // The BGR colour of an 8-bit OpenCV Lab one.
 cv::Scalar bgr_of_lab(double l, double a, double b) {
@@ -239,18 +228,14 @@ TEST_CASE("a speck far from pennants printed in a spread of colours is no pennan
     }
     REQUIRE(discs == 15);
     REQUIRE(specks == 5);
-    auto read = b.tiles;
-    vision::decide_pennants(b.view, read, catalog);
-    const TwinScore s = score(catalog, b, read);
+    const TwinScore s = decide_and_score(catalog, b);
     INFO(s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
     CHECK(s.invented == 0);
     CHECK(s.missed == 0);
     // At the radius before (3 times the pennants' median distance) the specks pass for pennants.
     vision::PennantOptions wide;
     wide.colour_radius_spread = 3;
-    auto widely = b.tiles;
-    vision::decide_pennants(b.view, widely, catalog, wide);
-    CHECK(score(catalog, b, widely).invented > 0);
+    CHECK(decide_and_score(catalog, b, wide).invented > 0);
 }
 
 TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-input]") {

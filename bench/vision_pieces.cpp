@@ -407,6 +407,10 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         std::map<std::pair<int, int>, const vision::DecodedTile*> decoded;
         for (const auto& t : reading->tiles) decoded[{t.col, t.row}] = &t;
+        // The same reading with every tile as the truth has it, and its tiles by cell.
+        const vision::BoardReading true_tiles = with_true_tiles(reading.value(), truth, *catalog, g);
+        std::map<std::pair<int, int>, const vision::DecodedTile*> true_at;
+        for (const auto& t : true_tiles.tiles) true_at[{t.col, t.row}] = &t;
         // The reader placed the board right: every true tile on its own decoded cell, none extra.
         bool placed = reading->tiles.size() == truth.tiles.size();
         {
@@ -419,7 +423,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         if (!dump_dir.empty()) {  // tiles read wrong (rotation modulo the tile's symmetry)
             const auto& kinds = catalog->tiles();
-            for (const auto& t : with_true_tiles(reading.value(), truth, *catalog, g).tiles) {
+            for (const auto& t : true_tiles.tiles) {
                 const auto it = decoded.find({t.col, t.row});
                 const auto period = std::max<std::size_t>(1, kinds[static_cast<std::size_t>(t.type)].distinct_rotations.size());
                 if (it == decoded.end()) {
@@ -434,22 +438,19 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         // its eight neighbours the reader missed where the truth has a tile.
         auto cell_state = [&](cv::Point2d top) {
             const std::pair<int, int> cell{static_cast<int>(std::floor(top.x / view.pitch_px)), static_cast<int>(std::floor(top.y / view.pitch_px))};
-            std::map<std::pair<int, int>, const vision::DecodedTile*> want;
-            const auto true_board = with_true_tiles(reading.value(), truth, *catalog, g);
-            for (const auto& t : true_board.tiles) want[{t.col, t.row}] = &t;
             auto right = [&](const std::pair<int, int>& c) {
                 const auto d = decoded.find(c);
-                const auto w = want.find(c);
-                if (d == decoded.end() || w == want.end()) return false;
+                const auto w = true_at.find(c);
+                if (d == decoded.end() || w == true_at.end()) return false;
                 const auto period = static_cast<int>(std::max<std::size_t>(1, types[static_cast<std::size_t>(w->second->type)].distinct_rotations.size()));
                 return d->second->type == w->second->type && d->second->rot % period == w->second->rot % period;
             };
             int missed_near = 0;
             for (int dy = -1; dy <= 1; ++dy) {
-                for (int dx = -1; dx <= 1; ++dx) missed_near += (dx != 0 || dy != 0) && want.count({cell.first + dx, cell.second + dy}) && !decoded.count({cell.first + dx, cell.second + dy});
+                for (int dx = -1; dx <= 1; ++dx) missed_near += (dx != 0 || dy != 0) && true_at.count({cell.first + dx, cell.second + dy}) && !decoded.count({cell.first + dx, cell.second + dy});
             }
-            const char* state = !decoded.count(cell) ? (want.count(cell) ? "not decoded (a tile there)" : "not decoded (no tile)")
-                                                     : !want.count(cell) ? "decoded, no tile there" : right(cell) ? "tile read right" : "tile read wrong";
+            const char* state = !decoded.count(cell) ? (true_at.count(cell) ? "not decoded (a tile there)" : "not decoded (no tile)")
+                                                     : !true_at.count(cell) ? "decoded, no tile there" : right(cell) ? "tile read right" : "tile read wrong";
             return "reading cell [" + std::to_string(cell.first) + ", " + std::to_string(cell.second) + "] " + state + ", " + std::to_string(missed_near) +
                    " neighbours missed";
         };
@@ -592,7 +593,6 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         if (placed) {
             // The same photo with every tile as the truth has it: what the pieces alone get right.
-            const vision::BoardReading true_tiles = with_true_tiles(reading.value(), truth, *catalog, g);
             auto again = vision::detect_pieces(rendering->image, true_tiles, *catalog, vision::ColourModels::daylight(), detector);
             if (again) {
                 auto [oracle, exact] = score_pieces_on(catalog, expansions, truth_game, true_tiles, again.value());
@@ -619,14 +619,11 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         st.token_games += has_tokens;
         st.token_exact += has_tokens && photo && vision::final_points(photo->game) == vision::final_points(truth_game);
         if (photo) {  // tiles the photo score took against the reader's choice, against the truth
-            std::map<std::pair<int, int>, const vision::DecodedTile*> want;
-            const auto true_board = with_true_tiles(reading.value(), truth, *catalog, g);
-            for (const auto& t : true_board.tiles) want[{t.col, t.row}] = &t;
             const Board& on_board = photo->game.board();
             for (const auto& placed_tile : on_board.tiles()) {
                 const std::pair<int, int> cell{placed_tile.at.x + photo->origin.x, placed_tile.at.y + photo->origin.y};
                 const auto d = decoded.find(cell);
-                const auto w = want.find(cell);
+                const auto w = true_at.find(cell);
                 if (d == decoded.end()) continue;
                 const TileType& read = types[static_cast<std::size_t>(d->second->type)];
                 if (placed_tile.type->id == read.id && vision::same_rotation(read, placed_tile.rot, d->second->rot)) continue;  // as read
@@ -635,11 +632,11 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                     const std::string at = "[" + std::to_string(placed_tile.at.x) + ", " + std::to_string(placed_tile.at.y) + "]";
                     for (const auto& warning : photo->warnings) {
                         if (warning.find("tile at " + at) == 0) std::printf("  seed %llu: %s (truth %s %d)\n", static_cast<unsigned long long>(seed), warning.c_str(),
-                                                                             w == want.end() ? "none" : types[static_cast<std::size_t>(w->second->type)].id.c_str(),
-                                                                             w == want.end() ? -1 : 90 * w->second->rot);
+                                                                             w == true_at.end() ? "none" : types[static_cast<std::size_t>(w->second->type)].id.c_str(),
+                                                                             w == true_at.end() ? -1 : 90 * w->second->rot);
                     }
                 }
-                if (w != want.end()) {
+                if (w != true_at.end()) {
                     const TileType& truth_type = types[static_cast<std::size_t>(w->second->type)];
                     st.retaken_right += placed_tile.type->id == truth_type.id && vision::same_rotation(truth_type, placed_tile.rot, w->second->rot);
                     st.retaken_was_right += read.id == truth_type.id && vision::same_rotation(truth_type, d->second->rot, w->second->rot);

@@ -962,7 +962,9 @@ bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int
 // not table by the mask), or `min_seam_alignment` times when every side it shares with a tile
 // read by occupancy continues that tile's art (check_seams: a cloth's pattern does not run on
 // across a tile's sides at the pitch), joins the board, its offset guessed from its read
-// neighbours; `rounds` times, so a missed tile beside a missed tile is found too. A cell inside
+// neighbours; `rounds` times, so a missed tile beside a missed tile is found too. A cell the
+// photo's edge cuts is offered when LatticeOptions::min_seen_share of it was seen (its outline measured on the
+// sides the photo shows: cell_alignment). A cell inside
 // the board (enclosed_by_board) needs only `enclosed_alignment_share` times the read tiles' median
 // alignment. A cell whose
 // sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
@@ -972,7 +974,6 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                                                     const SeamRules& rules) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
     const auto& lattice = o.lattice;
-    auto in_frame = [&view](double x, double y) { return view.in_frame(x, y); };
     constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     // Seams are compared with the tiles occupancy read only: an offered cell may still be table
     // (the classifier drops it), and table beside table continues.
@@ -1000,7 +1001,6 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
             for (int s = 0; s < 4; ++s) {
                 const int col = c.col + dc[s], row = c.row + dr[s];
                 if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row}) || skipped.count({col, row})) continue;
-                if (!(in_frame(col, row) && in_frame(col + 1, row) && in_frame(col, row + 1) && in_frame(col + 1, row + 1))) continue;
                 // The offset: the mean of the read neighbours' (tiles lie a little off the grid, alike nearby).
                 cv::Point2d offset(0, 0);
                 int n = 0;
@@ -1008,7 +1008,9 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                     const auto it = at.find({col + dc[t], row + dr[t]});
                     if (it != at.end()) offset += it->second->offset_px, ++n;
                 }
-                offered[{col, row}] = CellObservation{col, row, 0.0, n > 0 ? offset / n : cv::Point2d(0, 0), false};
+                if (n > 0) offset /= n;
+                if (view.seen_share(col, row, offset) < lattice.min_seen_share) continue;
+                offered[{col, row}] = CellObservation{col, row, 0.0, offset, false};
             }
         }
         if (offered.empty()) break;
@@ -1091,9 +1093,7 @@ cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<
         for (int s = 0; s < 4; ++s) {
             const int col = cell.first + dc[s], row = cell.second + dr[s];
             if (was.contains(cv::Point(col, row)) || !seen.insert({col, row}).second) continue;
-            if (wide.in_frame(col, row) && wide.in_frame(col + 1, row) && wide.in_frame(col, row + 1) && wide.in_frame(col + 1, row + 1)) {
-                beyond.push_back({col, row, 0.0, offset});  // tiles lie a little off the grid, alike nearby
-            }
+            if (wide.seen_share(col, row, offset) >= o.lattice.min_seen_share) beyond.push_back({col, row, 0.0, offset});  // tiles lie a little off the grid, alike nearby
         }
     }
     if (beyond.empty()) return {};
@@ -1630,6 +1630,23 @@ bool LatticeView::in_frame(double x_cells, double y_cells) const {
     if (v[2] * seen[2] <= 0) return false;
     const double u = v[0] / v[2], w = v[1] / v[2];
     return u >= 0 && w >= 0 && u < frame.width && w < frame.height;
+}
+
+bool LatticeView::seen(double x_cells, double y_cells) const {
+    // in_frame's test (a view whose homography has a negative weight sees nothing: seen_share 0, read as before).
+    return x_cells >= 0 && y_cells >= 0 && x_cells <= cols && y_cells <= rows && in_frame(x_cells, y_cells);
+}
+
+double LatticeView::seen_share(int col, int row, cv::Point2d offset_px) const {
+    constexpr int kGrid = 8;
+    // The frame's edge maps to a straight line in the top view: a cell wholly inside has its four corners inside.
+    const double ox = offset_px.x / pitch_px, oy = offset_px.y / pitch_px;
+    if (seen(col + ox, row + oy) && seen(col + 1 + ox, row + oy) && seen(col + ox, row + 1 + oy) && seen(col + 1 + ox, row + 1 + oy)) return 1.0;
+    int inside = 0;
+    for (int j = 0; j < kGrid; ++j) {
+        for (int i = 0; i < kGrid; ++i) inside += seen(col + ox + (i + 0.5) / kGrid, row + oy + (j + 0.5) / kGrid);
+    }
+    return static_cast<double>(inside) / (kGrid * kGrid);
 }
 
 }  // namespace meeplecam::vision

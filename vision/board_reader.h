@@ -78,6 +78,14 @@ struct LatticeOptions {
     int max_top_side = 4000;         // the top view is cropped to this (px)
     double occupied_share = 0.55;    // a cell holds a tile when this share of its inside is not table
     double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
+    double min_seen_share = 0.75;    // a cell the photo's edge cuts is offered on its outline beside the board (ReaderOptions::
+                                     // min_added_alignment; the view widened to it) when at least this share of its square lies inside
+                                     // the photo (LatticeView::seen_share; 1: wholly inside only, as before edge23). Its outline is measured
+                                     // on the sides the photo shows (cell_alignment), its samples beyond the edge are left out of the
+                                     // classifier like a piece's. A hand-held shot often cuts the board's last column; three quarters leaves
+                                     // two whole sides and most of two more to frame a cell (real test_2's right column lies 0.85-0.95 in).
+                                     // The refit's outline check still wants all four sides (counting the seen ones there changed which
+                                     // lattice was taken: real test_2, test_7, test_20 lost their boards)
     // A calibrated table plane (calibration/table_plane.h): image px -> table mm. When set it
     // replaces the vanishing-point estimate; the tiles' turn on the table, pitch and phase
     // are still measured.
@@ -118,6 +126,12 @@ struct LatticeView {
     cv::Point2d cell_centre(int col, int row) const { return {(col + 0.5) * pitch_px, (row + 0.5) * pitch_px}; }
     // Whether the top-view point (x, y), in cells from the view's origin, lies inside the camera frame.
     bool in_frame(double x_cells, double y_cells) const;
+    // Whether the top-view point (x, y), in cells, lies inside the camera frame and the top view's own
+    // rectangle (cols x rows cells): a pixel there was seen.
+    bool seen(double x_cells, double y_cells) const;
+    // The share of cell (col, row)'s square, moved by `offset_px` (top-view px), that was seen (`seen`, on a
+    // grid of 8 x 8 points): 1 for a cell wholly inside the photo, less where the photo's edge cuts it.
+    double seen_share(int col, int row, cv::Point2d offset_px = {0, 0}) const;
 };
 
 struct CellObservation {
@@ -326,7 +340,8 @@ TileContrast tile_contrast(const LatticeView& view, const std::vector<CellObserv
 // Per cell, how much more its tile's square outline stands out than the squares half a
 // pitch away (tile_contrast's ratio, cell by cell; 0 without a top view). On a true lattice a
 // tile scores well above 1; a cell of table (wood grain, a cloth's stripes, glare) about 1,
-// since nothing on the table follows the lattice.
+// since nothing on the table follows the lattice. A cell the photo's edge cuts (LatticeView::
+// seen_share under 1) is measured on the sides the photo shows, two at least (0 otherwise).
 std::vector<double> cell_alignment(const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice);
 
 // The cells whose colours are the board's, when occupancy took table for tiles (glare on
@@ -605,6 +620,7 @@ struct ReaderOptions {
     double board_colour_ratio = 4.0;  // ...(counted at 16 lightness bins, the mask's 4)...
     int board_colour_reach = 1;       // ...the edge's colours pooled over this many fine lightness bins (of 16) either side (glare, shade)
     double min_seam_alignment = 1.0;  // ...or this much when every side it shares with a read tile continues that tile's art (seam_like)
+                                      // lies 0.85-0.95 inside)
     int min_enclosing_tiles = 3;      // ...or enclosed_alignment_share times the read tiles' median cell_alignment when it touches at least
                                       // this many of the board's tiles (read or offered) and its sides shared with read tiles continue
                                       // their art, min_enclosed_like at least and none unlike: a board seldom walls a hole in on three

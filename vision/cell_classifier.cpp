@@ -341,6 +341,25 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             }
         }
     }
+    // Samples the photo does not show (a cell its edge cuts: ReaderOptions::min_seen_share), or whose
+    // averaged square reaches past its edge, are left out like a piece's: black is no terrain.
+    if (view.frame.area() > 0) {
+        for (std::size_t c = 0; c < cells.size(); ++c) {
+            // A cell mostly beyond the edge keeps its samples (it teaches and is read as before).
+            if (const double seen_share = view.seen_share(cells[c].col, cells[c].row, cells[c].offset_px); seen_share >= 1 || seen_share < 0.5) continue;
+            for (int j = 0; j < n; ++j) {
+                for (int i = 0; i < n; ++i) {
+                    const cv::Point2f at = sample_point(c, i, j);
+                    bool seen = true;
+                    const double reach = half + 1.0;
+                    for (const auto& [dx, dy] : {std::pair{-1.0, -1.0}, {1.0, -1.0}, {-1.0, 1.0}, {1.0, 1.0}}) seen = seen && view.seen((at.x + dx * reach) / p, (at.y + dy * reach) / p);
+                    if (seen) continue;
+                    if (covered[c].empty()) covered[c].assign(static_cast<std::size_t>(per_cell), 0);
+                    covered[c][static_cast<std::size_t>(j * n + i)] = 1;
+                }
+            }
+        }
+    }
     auto is_covered = [&](int row) {
         if (row >= tile_rows) return false;
         const auto& mask = covered[static_cast<std::size_t>(row / per_cell)];

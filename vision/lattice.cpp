@@ -433,6 +433,7 @@ Status LatticeOptions::check() const {
     if (mask_side < 100 || mask_side > work_side) return bad("mask_side must be within [100, work_side]");
     if (!(border_band > 0 && border_band < 0.3)) return bad("border_band must be within (0, 0.3)");
     if (!(not_table_ratio > 0 && not_table_ratio < 1)) return bad("not_table_ratio must be within (0, 1)");
+    if (!(min_seen_share > 0 && min_seen_share <= 1)) return bad("min_seen_share must be within (0, 1]");
     if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
     if (!(table_share_of_median >= 0 && table_share_of_median < 1)) return bad("table_share_of_median must be within [0, 1)");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");

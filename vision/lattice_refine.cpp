@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include <opencv2/calib3d.hpp>
@@ -101,8 +102,36 @@ struct Outline {
     double total = 0;
 };
 
-// The square outline of side `side` at top-left corner (x0, y0): its four side responses.
-Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band) {
+// Which sides of a square count (N, E, S, W): all, unless the photo's edge cuts it.
+using CountedSides = std::array<bool, 4>;
+constexpr CountedSides kAllSides{true, true, true, true};
+
+// The sides (N, E, S, W) of the square of half side `half` centred at `centre` (top-view px)
+// that the photo shows: at least three quarters of the points along each (its corners left out,
+// as outline_at does), moved `out` px beyond it (the search's reach and band), seen
+// (LatticeView::seen). A side on or beyond the photo's edge is none: the edge's own step from
+// the art to black would frame anything there.
+CountedSides seen_sides(const LatticeView& view, const cv::Point2d& centre, double half, double out) {
+    constexpr int kPoints = 8;
+    constexpr double kSeenSideShare = 0.75;
+    const std::array<cv::Point2d, 4> normal{cv::Point2d(0, -1), cv::Point2d(1, 0), cv::Point2d(0, 1), cv::Point2d(-1, 0)};
+    CountedSides counted{};
+    for (std::size_t s = 0; s < 4; ++s) {
+        const cv::Point2d along(-normal[s].y, normal[s].x);
+        int seen = 0;
+        for (int i = 0; i < kPoints; ++i) {
+            const double t = (-0.75 + 1.5 * (i + 0.5) / kPoints) * half;  // the middle three quarters
+            const cv::Point2d q = centre + normal[s] * (half + out) + along * t;
+            seen += view.seen(q.x / view.pitch_px, q.y / view.pitch_px);
+        }
+        counted[s] = seen >= kSeenSideShare * kPoints;
+    }
+    return counted;
+}
+
+// The square outline of side `side` at top-left corner (x0, y0): its four side responses, the
+// total and weakest over the `counted` sides.
+Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band, const CountedSides& counted = kAllSides) {
     const int s = static_cast<int>(std::lround(side)), t = s;
     const int trim_x = s / 8, trim_y = t / 8;  // leave the corners out: neighbours' sides meet there
     double side_score[4] = {0, 0, 0, 0};  // N, E, S, W
@@ -113,8 +142,16 @@ Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band)
         side_score[1] = std::max(side_score[1], r.column(x0 + s + b, y0 + trim_y, y0 + t - trim_y));
     }
     Outline o;
-    o.total = side_score[0] + side_score[1] + side_score[2] + side_score[3];
-    o.weakest = *std::min_element(side_score, side_score + 4);
+    if (counted == kAllSides) {
+        o.total = side_score[0] + side_score[1] + side_score[2] + side_score[3];
+        o.weakest = *std::min_element(side_score, side_score + 4);
+    } else {
+        o.weakest = std::numeric_limits<double>::max();
+        for (int k = 0; k < 4; ++k) {
+            if (counted[static_cast<std::size_t>(k)]) o.total += side_score[k], o.weakest = std::min(o.weakest, side_score[k]);
+        }
+        if (o.weakest == std::numeric_limits<double>::max()) o.weakest = 0;
+    }
     o.centre = {x0 + s / 2.0, y0 + t / 2.0};
     return o;
 }
@@ -122,7 +159,7 @@ Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band)
 // The best square outline of side `side` whose centre lies within `reach` of `expected`:
 // a coarse search every kCoarseStep px (about 1.5 mm: an outline's edge peak is about as
 // wide), then every px around the best.
-Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band) {
+Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band, const CountedSides& counted = kAllSides) {
     const int kCoarseStep = std::max(1, static_cast<int>(side / 30));
     const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
     Outline best;
@@ -130,14 +167,14 @@ Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, i
     int bx = 0, by = 0;
     for (int dy = -reach; dy <= reach; dy += kCoarseStep) {
         for (int dx = -reach; dx <= reach; dx += kCoarseStep) {
-            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band);
+            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band, counted);
             if (o.total > best.total) best = o, bx = dx, by = dy;
         }
     }
     const int cx = bx, cy = by;
     for (int dy = cy - kCoarseStep + 1; dy < cy + kCoarseStep; ++dy) {
         for (int dx = cx - kCoarseStep + 1; dx < cx + kCoarseStep; ++dx) {
-            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band);
+            const Outline o = outline_at(r, x00 + dx, y00 + dy, side, band, counted);
             if (o.total > best.total) best = o;
         }
     }
@@ -473,6 +510,12 @@ public:
 
     // Returns the weakest side's response of the square centred at `centre` (top-view px).
     double weakest_side(const cv::Point2d& centre) const { return find_outline(response_, centre * k_, side_, kReach, kBand).weakest; }
+    // The same over the `counted` sides only.
+    double weakest_side(const cv::Point2d& centre, const CountedSides& counted) const {
+        return find_outline(response_, centre * k_, side_, kReach, kBand, counted).weakest;
+    }
+    // The sides of the square centred at `centre` (top-view px) that the photo shows (seen_sides).
+    CountedSides seen_sides(const LatticeView& view, const cv::Point2d& centre) const { return vision::seen_sides(view, centre, side_ / k_ / 2, (kReach + kBand + 2) / k_); }
 
 private:
     static constexpr int kReach = 2, kBand = 3;
@@ -521,8 +564,23 @@ std::vector<double> cell_alignment(const LatticeView& view, const std::vector<Ce
     const OutlineProbe probe(view, lo, cells);
     const double half = view.pitch_px / 2;
     const std::array<cv::Point2d, 3> shifts{cv::Point2d(half, 0), cv::Point2d(0, half), cv::Point2d(half, half)};
+    const bool frame_known = view.frame.area() > 0;
     for (std::size_t i = 0; i < cells.size(); ++i) {
         const cv::Point2d centre = view.cell_centre(cells[i].col, cells[i].row) + cells[i].offset_px;
+        if (const double seen = frame_known ? view.seen_share(cells[i].col, cells[i].row, cells[i].offset_px) : 1.0; seen > 0 && seen < 1) {
+            // A cell the photo's edge cuts: each square measured on the sides the photo shows, the
+            // cell's own on two at least; a square half a pitch away showing none is left out.
+            const CountedSides own_sides = probe.seen_sides(view, centre);
+            if (std::count(own_sides.begin(), own_sides.end(), true) < 2) continue;
+            const double own = probe.weakest_side(centre, own_sides);
+            double moved = 0;
+            for (const auto& s : shifts) {
+                const CountedSides sides = probe.seen_sides(view, centre + s);
+                if (std::count(sides.begin(), sides.end(), true) > 0) moved = std::max(moved, probe.weakest_side(centre + s, sides));
+            }
+            out[i] = moved > 0 ? own / moved : 0;  // nothing to compare with: no evidence
+            continue;
+        }
         const double own = probe.weakest_side(centre);
         double moved = 0;
         for (const auto& s : shifts) moved = std::max(moved, probe.weakest_side(centre + s));

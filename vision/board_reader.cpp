@@ -1518,10 +1518,13 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         reading.tiles.clear();
     }
     // A lattice is checked on its occupied cells; the seams and the decoder can leave fewer tiles
-    // than a board has (noise framed by a lattice of 4 cells, 3 dropped as holes).
-    if (reading.found && static_cast<int>(reading.tiles.size()) < options.min_tiles) {
+    // than a board has (noise framed by a lattice of 4 cells, 3 dropped as holes). Tiles the
+    // photo's edge cuts are not counted: a noise frame's one tile read whole beside a cut cell of
+    // noise, read from its part in the photo, was a board of two.
+    if (reading.found && wholly_seen_tiles(reading.view, reading.tiles) < options.min_tiles) {
         reading.found = false;
         reading.message = "no board found: fewer than " + std::to_string(options.min_tiles) + " cells look like tiles";
+        if (static_cast<int>(reading.tiles.size()) >= options.min_tiles) reading.message += " wholly inside the photo";
         reading.tiles.clear();
     }
     // On a board nearly every cell is a tile, framed by its gaps; a decoy's lattice (a cake's
@@ -1558,6 +1561,11 @@ bool lifted_reading_stronger(const BoardReading& seen, const BoardReading& lifte
     const int lifted_disagreeing = lifted.evidence.side_pairs - lifted.evidence.sides_agreeing;
     if (seen_disagreeing != lifted_disagreeing) return lifted_disagreeing < seen_disagreeing;
     return lifted.evidence.median_alignment > seen.evidence.median_alignment;
+}
+
+int wholly_seen_tiles(const LatticeView& view, const std::vector<DecodedTile>& tiles) {
+    if (view.frame.area() <= 0) return static_cast<int>(tiles.size());
+    return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [&](const DecodedTile& t) { return view.seen_share(t.col, t.row, t.offset_px) >= 1; }));
 }
 
 Result<BoardReading> read_board(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options) {
@@ -1633,7 +1641,7 @@ bool LatticeView::in_frame(double x_cells, double y_cells) const {
 }
 
 bool LatticeView::seen(double x_cells, double y_cells) const {
-    // in_frame's test (a view whose homography has a negative weight sees nothing: seen_share 0, read as before).
+    // Inside the view's own rectangle as well as the camera frame: the view is cut to it, nothing beyond was warped.
     return x_cells >= 0 && y_cells >= 0 && x_cells <= cols && y_cells <= rows && in_frame(x_cells, y_cells);
 }
 

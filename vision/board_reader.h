@@ -569,7 +569,7 @@ struct ReaderOptions {
     ClassifierOptions classifier;
     DecoderOptions decoder;
     PennantOptions pennants;
-    int min_tiles = 2;             // fewer occupied cells: no board
+    int min_tiles = 2;             // fewer occupied cells, or fewer tiles read wholly inside the photo (LatticeView::seen_share 1): no board
     double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
@@ -620,7 +620,6 @@ struct ReaderOptions {
     double board_colour_ratio = 4.0;  // ...(counted at 16 lightness bins, the mask's 4)...
     int board_colour_reach = 1;       // ...the edge's colours pooled over this many fine lightness bins (of 16) either side (glare, shade)
     double min_seam_alignment = 1.0;  // ...or this much when every side it shares with a read tile continues that tile's art (seam_like)
-                                      // lies 0.85-0.95 inside)
     int min_enclosing_tiles = 3;      // ...or enclosed_alignment_share times the read tiles' median cell_alignment when it touches at least
                                       // this many of the board's tiles (read or offered) and its sides shared with read tiles continue
                                       // their art, min_enclosed_like at least and none unlike: a board seldom walls a hole in on three
@@ -702,6 +701,11 @@ struct BoardReading {
     std::vector<CellObservation> offered;  // the cells handed to classification (occupancy, outline check, outlined neighbours;
                                            // teaches false: offered on its outline alone), for diagnosis (bench/vision --dump)
 };
+
+// The tiles of a reading that lie wholly inside the photo (LatticeView::seen_share 1; all of them
+// when the view has no frame). A tile the photo's edge cuts is read from the part shown, so it may
+// extend a board but not make one: read_board wants ReaderOptions::min_tiles of these.
+int wholly_seen_tiles(const LatticeView& view, const std::vector<DecodedTile>& tiles);
 
 // Reads a board from one frame. Errors only for bad input or options; "no board" is a
 // reading with found == false and a message.

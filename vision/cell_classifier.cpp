@@ -341,7 +341,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
             }
         }
     }
-    // Samples the photo does not show (a cell its edge cuts: ReaderOptions::min_seen_share), or whose
+    // Samples the photo does not show (a cell its edge cuts: LatticeOptions::min_seen_share), or whose
     // averaged square reaches past its edge, are left out like a piece's: black is no terrain.
     if (view.frame.area() > 0) {
         for (std::size_t c = 0; c < cells.size(); ++c) {

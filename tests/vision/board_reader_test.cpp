@@ -1606,16 +1606,18 @@ TEST_CASE("the off-frame search is skipped when its table rule hardly changes th
     CHECK(searches_off_frame(options) > 0);
 }
 
-TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[vision][board-reader][grow][off-frame]") {
-    // A hand-held shot often cuts the board's last column (real test_2: the right column 0.85-0.95
-    // inside the photo, never offered: its outline's cut side read as no edge, the cell as outside the
-    // frame). The bench's easy board 1015 is cut here where one column keeps 80-92 % of its tiles'
-    // width: a U there is read by occupancy on neither reading (the refit wants four sides), and is
-    // offered on its outline when LatticeOptions::min_seen_share of its cell is seen, the outline
-    // measured on the sides the photo shows and its samples beyond the edge left out.
-    // Measured on easy 1000-1015 cut alike: 1015 is the one tile the offer adds (the rest of the cut
-    // tiles occupancy reads, or the refit drops with their neighbours).
-    const auto& catalog = *base();
+namespace {
+
+// The bench's easy board 1015 cut where one column keeps 80-92 % of its tiles' width (the
+// photo's right edge), and which of the tiles left in the photo's truth were cut so.
+struct CutBoard {
+    vision::Rendering cropped;
+    std::vector<bool> cut_tiles;  // per tile of cropped.truth.tiles
+    double cut = 0;               // the photo's new right edge (px)
+    int most = 0;                 // tiles cut to 80-92 %
+};
+
+CutBoard cut_through_last_column() {
     const vision::Rendering whole = test::render_bench_board(1015, vision::Difficulty::Easy);
     // Each tile's extent across x (px) in the image.
     std::vector<std::pair<double, double>> span;
@@ -1635,17 +1637,38 @@ TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[visio
         for (std::size_t j = 0; j < span.size(); ++j) n += is_cut(j, x), lost += kept_share(j, x) < 0.5;
         if (lost <= 3 && n > most) most = n, cut = x;
     }
-    REQUIRE(most >= 1);
-    vision::Rendering cropped;
+    CutBoard out;
+    out.cut = cut, out.most = most;
+    auto& cropped = out.cropped;
     cropped.image = whole.image(cv::Rect(0, 0, static_cast<int>(cut), whole.image.rows)).clone();
     cropped.truth = whole.truth;
     cropped.truth.tiles.clear();
-    std::vector<bool> cut_tiles;
     for (std::size_t i = 0; i < span.size(); ++i) {
         if (whole.truth.tiles[i].centre_px.x >= cut - 1) continue;  // beyond the photo, or half in it: not expected
         cropped.truth.tiles.push_back(whole.truth.tiles[i]);
-        cut_tiles.push_back(is_cut(i, cut));
+        out.cut_tiles.push_back(is_cut(i, cut));
     }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[vision][board-reader][grow][off-frame]") {
+    // A hand-held shot often cuts the board's last column (real test_2: the right column 0.85-0.95
+    // inside the photo, never offered: its outline's cut side read as no edge, the cell as outside the
+    // frame). The bench's easy board 1015 is cut here where one column keeps 80-92 % of its tiles'
+    // width: a U there is read by occupancy on neither reading (the refit wants four sides), and is
+    // offered on its outline when LatticeOptions::min_seen_share of its cell is seen, the outline
+    // measured on the sides the photo shows and its samples beyond the edge left out.
+    // Measured on easy 1000-1015 cut alike: 1015 is the one tile the offer adds (the rest of the cut
+    // tiles occupancy reads, or the refit drops with their neighbours).
+    const auto& catalog = *base();
+    const CutBoard board = cut_through_last_column();
+    const auto& cropped = board.cropped;
+    const auto& cut_tiles = board.cut_tiles;
+    const double cut = board.cut;
+    const int most = board.most;
+    REQUIRE(most >= 1);
     auto read_right = [&](const vision::ReaderOptions& options, bool cut_ones) {
         const auto back = test::read_back(cropped, catalog, options);
         int right = 0;
@@ -1663,6 +1686,31 @@ TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[visio
     CHECK(after == most);
     CHECK(before < after);
     CHECK(rest_after >= rest_before);
+}
+
+TEST_CASE("tiles the photo's edge cuts extend a board but do not make one", "[vision][board-reader][off-frame]") {
+    // A cut cell is read from the part the photo shows, its samples beyond the edge left out: a
+    // cell of noise so read is a tile as readily as a whole one (the noise frame above: one tile
+    // read whole beside one cut was a board of two). ReaderOptions::min_tiles counts the tiles
+    // read wholly inside the photo (wholly_seen_tiles): on board 1015 cut through its last column
+    // the cut U read is left out of them, on the whole photo none is.
+    const vision::Rendering whole = test::render_bench_board(1015, vision::Difficulty::Easy);
+    const auto uncut = vision::read_board(whole.image, *base());
+    REQUIRE(uncut);
+    REQUIRE(uncut->found);
+    CHECK(vision::wholly_seen_tiles(uncut->view, uncut->tiles) == static_cast<int>(uncut->tiles.size()));
+    const CutBoard board = cut_through_last_column();
+    REQUIRE(board.most >= 1);
+    const auto cut = vision::read_board(board.cropped.image, *base());
+    REQUIRE(cut);
+    REQUIRE(cut->found);
+    const int counted = vision::wholly_seen_tiles(cut->view, cut->tiles);
+    INFO(cut->tiles.size() << " tiles read, " << counted << " wholly inside the photo");
+    CHECK(counted == static_cast<int>(cut->tiles.size()) - board.most);  // measured: 64 read, 63 whole (the cut U)
+    // The same view with no frame known counts every tile.
+    vision::LatticeView frameless = cut->view;
+    frameless.frame = {};
+    CHECK(vision::wholly_seen_tiles(frameless, cut->tiles) == static_cast<int>(cut->tiles.size()));
 }
 
 TEST_CASE("lattice options refuse a seen share of 0 or above 1", "[vision][board-reader][bad-input]") {

@@ -702,8 +702,8 @@ struct BoardReading {
                                            // teaches false: offered on its outline alone), for diagnosis (bench/vision --dump)
 };
 
-// The tiles of a reading that lie wholly inside the photo (LatticeView::seen_share 1; all of them
-// when the view has no frame). A tile the photo's edge cuts is read from the part shown, so it may
+// Counts the tiles of a reading that lie wholly inside the photo (LatticeView::seen_share 1; all
+// of them when the view has no frame). A tile the photo's edge cuts is read from the part shown, so it may
 // extend a board but not make one: read_board wants ReaderOptions::min_tiles of these.
 int wholly_seen_tiles(const LatticeView& view, const std::vector<DecodedTile>& tiles);
 

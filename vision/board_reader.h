@@ -509,8 +509,9 @@ struct PennantOptions {
     double min_split_ratio = 1.6;  // ...split in two groups whose mean deviations differ this much: the upper group has pennants
     double min_seen = 0.75;        // a cell on the top view's rim is read when this share of its city shows (else left to the decoder)
     double min_seen_under_piece = 0.25; // a cell whose city the pieces (CoverOnBoard) hide is read on the rest when this share of its city
-                                        // shows, else as seen (a follower standing on the pennant read by its size, covering_size; 1: as
-                                        // before, min_seen: a knight over a quarter of a city was read as seen, its blob a pennant)
+                                        // shows, else as seen (a follower standing on the pennant read by its size, covering_size). At
+                                        // min_seen, as before: a knight over a quarter of a city had it read as seen, its blob a pennant
+                                        // (medium 1000-, 5000-: 0.25 and 0.5 measured alike)
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
                                    // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
     double cover_margin = 0.03;    // around a piece covering art (CoverOnBoard), pixels this close (tile fraction) to its outline are left out too (its shadow)

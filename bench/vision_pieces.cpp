@@ -50,6 +50,9 @@ struct PieceStats {
     std::map<std::string, TokenCount> tokens;
     int token_games = 0, token_exact = 0;  // games with a bridge, ferry or castle, and their exact scores
     int retaken = 0, retaken_right = 0, retaken_was_right = 0;  // tiles the photo score took against the reader's choice (sides clashing): right after, right before
+    int tiles_truth = 0, tiles_wrong = 0, tiles_missed = 0;      // true tiles, read wrong (type or rotation), missed (after the pieces' reread)
+    int piece_tiles = 0, piece_tiles_wrong = 0;                  // of them: tiles a true follower stands on, and those read wrong
+    std::map<std::string, int> wrong_as;                         // tiles read wrong under a follower: "truth->read" counts
 };
 
 // Turns the bench's switches into the detector's options (the defaults where a switch is left alone).
@@ -379,6 +382,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         vision::ReaderOptions reader;
         reader.cover_pieces = bench.cover;
+        reader.pennants_under_pieces = bench.pennant_cover;
+        if (bench.min_seen_under_piece > 0) reader.pennants.min_seen_under_piece = bench.min_seen_under_piece;
         auto detection = vision::detect_pieces_rereading(rendering->image, reading.value(), *catalog, vision::ColourModels::daylight(), detector, reader);
         if (!detection) {
             std::fprintf(stderr, "detect: %s\n", detection.error().to_string().c_str());
@@ -421,16 +426,31 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 placed = placed && decoded.count(cell) && cells.insert(cell).second;
             }
         }
-        if (!dump_dir.empty()) {  // tiles read wrong (rotation modulo the tile's symmetry)
+        {  // tiles read wrong (rotation modulo the tile's symmetry), and whether a true follower stands on them
+            std::set<std::pair<int, int>> under_follower;  // reading cells of the true followers' tiles
+            for (const auto& tp : truth.pieces) {
+                const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
+                const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
+                under_follower.insert({static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))});
+            }
             const auto& kinds = catalog->tiles();
             for (const auto& t : true_tiles.tiles) {
                 const auto it = decoded.find({t.col, t.row});
                 const auto period = std::max<std::size_t>(1, kinds[static_cast<std::size_t>(t.type)].distinct_rotations.size());
+                const bool follower = under_follower.count({t.col, t.row}) > 0;
+                ++st.tiles_truth;
+                st.piece_tiles += follower;
                 if (it == decoded.end()) {
-                    std::printf("  seed %llu: tile %s at [%d, %d] missed\n", static_cast<unsigned long long>(seed), kinds[static_cast<std::size_t>(t.type)].id.c_str(), t.col, t.row);
+                    ++st.tiles_missed;
+                    if (!dump_dir.empty()) std::printf("  seed %llu: tile %s at [%d, %d] missed%s\n", static_cast<unsigned long long>(seed), kinds[static_cast<std::size_t>(t.type)].id.c_str(), t.col, t.row,
+                                                       follower ? " (a follower on it)" : "");
                 } else if (it->second->type != t.type || static_cast<std::size_t>(it->second->rot) % period != static_cast<std::size_t>(t.rot) % period) {
-                    std::printf("  seed %llu: tile %s rot %d at [%d, %d] read %s rot %d\n", static_cast<unsigned long long>(seed), kinds[static_cast<std::size_t>(t.type)].id.c_str(),
-                                t.rot, t.col, t.row, kinds[static_cast<std::size_t>(it->second->type)].id.c_str(), it->second->rot);
+                    ++st.tiles_wrong;
+                    st.piece_tiles_wrong += follower;
+                    if (follower) ++st.wrong_as[kinds[static_cast<std::size_t>(t.type)].id + "->" + kinds[static_cast<std::size_t>(it->second->type)].id];
+                    if (!dump_dir.empty()) std::printf("  seed %llu: tile %s rot %d at [%d, %d] read %s rot %d%s\n", static_cast<unsigned long long>(seed), kinds[static_cast<std::size_t>(t.type)].id.c_str(),
+                                                       t.rot, t.col, t.row, kinds[static_cast<std::size_t>(it->second->type)].id.c_str(), it->second->rot,
+                                                       follower ? " (a follower on it)" : "");
                 }
             }
         }
@@ -699,6 +719,16 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
                 pct(st.exact, st.games), st.oracle_exact, st.oracle_games);
     std::printf("  tiles the score took against the reader's choice (their sides clashed): %d, right after %d, right as read %d\n", st.retaken,
                 st.retaken_right, st.retaken_was_right);
+    std::printf("  tiles (read boards, after the pieces' reread): %d true, %d read wrong, %d missed; under a true follower: %d, %d of them read wrong\n",
+                st.tiles_truth, st.tiles_wrong, st.tiles_missed, st.piece_tiles, st.piece_tiles_wrong);
+    {
+        std::vector<std::pair<int, std::string>> as;
+        for (const auto& [pair, count] : st.wrong_as) as.emplace_back(-count, pair);
+        std::sort(as.begin(), as.end());
+        std::string line;
+        for (std::size_t i = 0; i < as.size() && i < 12; ++i) line += " " + as[i].second + " " + std::to_string(-as[i].first);
+        std::printf("  under a follower read wrong as (truth->read):%s\n", line.c_str());
+    }
     std::printf("  on the true board (true lattice and tiles: the pieces alone): followers precision %.1f%%, recall %.1f%% (%d true, %d found),"
                 " feature right %.1f%% of matched, pose right %.1f%%; exact final score %d of %d; detection med %.0f ms\n",
                 pct(st.true_board_matched, st.true_board_found), pct(st.true_board_matched, st.true_board_truth), st.true_board_truth, st.true_board_found,

@@ -32,6 +32,8 @@ struct PiecesBenchOptions {
     bool split = true;             // --no-split: no blob is cut into two touching followers (PieceDetectorOptions::split_below_fit 0)
     bool refit = false;            // --refit: a tile still clashing is taken as its best reading that fits (PhotoOptions::refit_clashing)
     bool runner_up = true;         // --no-runner-up: a clashing tile is not taken as the reader's second choice (PhotoOptions::take_runner_up)
+    bool pennant_cover = true;     // --no-pennant-cover: the pennant twins are not decided again without the pieces' pixels (ReaderOptions::pennants_under_pieces)
+    double min_seen_under_piece = -1; // --min-seen-under-piece S: PennantOptions::min_seen_under_piece (negative: the default)
     bool cover = false;            // --cover: tiles under followers, castles and ferries are read again without the art they hide (ReaderOptions::cover_pieces)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,

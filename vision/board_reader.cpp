@@ -1628,6 +1628,26 @@ Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell
     return Ok{};
 }
 
+Result<int> decide_pennants_under_pieces(BoardReading& reading, const std::vector<CoverOnBoard>& covers, const Catalog& catalog,
+                                         const ReaderOptions& options) {
+    if (auto st = options.check(); !st) return st.error();
+    if (!reading.found || reading.tiles.empty()) return invalid("decide_pennants_under_pieces", "the reading has no board");
+    if (covers.empty()) return 0;
+    const auto started = std::chrono::steady_clock::now();
+    auto tiles = reading.tiles;
+    decide_pennants(reading.view, tiles, catalog, options.pennants, covers);
+    int changed = 0;
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+        if (tiles[i].type == reading.tiles[i].type) continue;  // kept as read: its confidence not taken down twice
+        reading.tiles[i] = tiles[i];
+        ++changed;
+    }
+    const double ms = elapsed_ms(started);
+    reading.stages.pennants.wall_ms += ms;
+    reading.ms_total += ms;
+    return changed;
+}
+
 bool LatticeView::in_frame(double x_cells, double y_cells) const {
     const cv::Matx33d to_image = image_to_top.inv();
     const cv::Vec3d v = to_image * cv::Vec3d(x_cells * pitch_px, y_cells * pitch_px, 1);

@@ -523,6 +523,10 @@ struct PennantOptions {
     int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance).
     double min_split_ratio = 1.6;  // ...split in two groups whose mean deviations differ this much: the upper group has pennants
     double min_seen = 0.75;        // a cell on the top view's rim is read when this share of its city shows (else left to the decoder)
+    double min_seen_under_piece = 0.25; // a cell whose city the pieces (CoverOnBoard) hide is read on the rest when this share of its city
+                                        // shows, else as seen (a follower standing on the pennant read by its size, covering_size). At
+                                        // min_seen, as before: a knight over a quarter of a city had it read as seen, its blob a pennant
+                                        // (medium 1000-, 5000-: 0.25 and 0.5 measured alike)
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
                                    // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
     double cover_margin = 0.03;    // around a piece covering art (CoverOnBoard), pixels this close (tile fraction) to its outline are left out too (its shadow)
@@ -639,6 +643,9 @@ struct ReaderOptions {
                                     // without the art the pieces hide (reread_under_pieces). Off: on medium finished games it mends roads
                                     // under lying followers (1000-: 75 -> 47 tiles wrong), but on a small board (16 tiles, a follower on
                                     // every feature) the pennant reader left without the knights' pixels invents 2 pennants (docs/vision.md)
+    bool pennants_under_pieces = true; // detect_pieces_rereading: with cover_pieces off, the pennant twins are decided again without the
+                                       // pixels the followers, castles and ferries found hide (decide_pennants_under_pieces; a knight's
+                                       // blob is no pennant), the classifier's reading kept
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
                                     // and changed which boards were read (docs/vision.md, Speed)
@@ -725,5 +732,13 @@ bool lifted_reading_stronger(const BoardReading& seen, const BoardReading& lifte
 // failing check(), a reading without a board, a bridge on no read cell or with an axis other than 0 or 1.
 Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell>& bridges, const std::vector<CoverOnBoard>& covers,
                            const Catalog& catalog, const ReaderOptions& options = {});
+
+// Decides the pennant twins of a found board's tiles again (stage 4b alone) without the pixels
+// the pieces on it hide (`covers`): a follower in a city is a blob unlike plain city, and one
+// larger than the board's pennants was read as a pennant by its size. Only a tile whose twin
+// changes is replaced (type, confidence, runner-up; its sides and features are its twin's);
+// returns how many changed. Errors: options failing check(), a reading without a board.
+Result<int> decide_pennants_under_pieces(BoardReading& reading, const std::vector<CoverOnBoard>& covers, const Catalog& catalog,
+                                         const ReaderOptions& options = {});
 
 }  // namespace meeplecam::vision

@@ -249,6 +249,7 @@ Status PennantOptions::check() const {
     if (min_reference_cells < 1) return bad("min_reference_cells must be at least 1");
     if (!(min_fill >= 0 && min_fill <= 1)) return bad("min_fill must be within [0, 1]");
     if (!(min_seen > 0 && min_seen <= 1)) return bad("min_seen must be within (0, 1]");
+    if (!(min_seen_under_piece > 0 && min_seen_under_piece <= 1)) return bad("min_seen_under_piece must be within (0, 1]");
     if (!(size_share >= 0 && size_share < 1)) return bad("size_share must be within [0, 1)");
     if (min_sized_pennants < 1) return bad("min_sized_pennants must be at least 1");
     if (min_coloured_pennants < 0) return bad("min_coloured_pennants must not be negative");
@@ -313,13 +314,20 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         cv::cvtColor(view.top(inside), c.lab(local), cv::COLOR_BGR2Lab);
         c.use = cv::Mat(side, side, CV_8UC1, cv::Scalar(0));
         city(local).copyTo(c.use(local));
-        if (hide_pieces && !under_piece.empty()) c.use(local).setTo(0, under_piece(inside));
         for (int y = 0; y < side; ++y) {
             auto* u = c.use.ptr<std::uint8_t>(y);
             for (int x = 0; x < side; ++x) u[x] = u[x] && visible(t, x, y) ? 255 : 0;
         }
-        const int shown = cv::countNonZero(c.use), all = cv::countNonZero(city);
-        if (all == 0 || shown < o.min_seen * all) c.use.release();
+        // The rim and a bridge take min_seen; the pieces on top of that, min_seen_under_piece.
+        const int all = cv::countNonZero(city), in_view = cv::countNonZero(c.use);
+        if (all == 0 || in_view < o.min_seen * all) {
+            c.use.release();
+            return c;
+        }
+        if (hide_pieces && !under_piece.empty()) {
+            c.use(local).setTo(0, under_piece(inside));
+            if (cv::countNonZero(c.use) < o.min_seen_under_piece * all) c.use.release();
+        }
         return c;
     };
 

@@ -503,20 +503,28 @@ Result<PieceDetection> detect_pieces_rereading(const cv::Mat& bgr, BoardReading&
         for (const auto& q : piece.outline_px) c.outline_top.emplace_back(apply_homography(board.view.image_to_top, cv::Point2d(q)));
         covers.push_back(std::move(c));
     };
+    const bool cover_all = reader.cover_pieces || reader.pennants_under_pieces;
     for (const auto& t : pieces->tokens) {
         if (t.kind == "bridge") bridges.push_back({t.col, t.row, side_of(t.port) % 2});
-        else if (reader.cover_pieces) cover(t);
+        else if (cover_all) cover(t);
     }
-    if (reader.cover_pieces) {
+    if (cover_all) {
         for (const auto& f : pieces->pieces) cover(f);
     }
     if (bridges.empty() && covers.empty()) return pieces;
     const auto before = board.tiles;
-    if (auto st = reread_under_pieces(board, bridges, covers, catalog, reader); !st) return st.error();
+    if (!bridges.empty() || reader.cover_pieces) {
+        const std::vector<CoverOnBoard> none;
+        if (auto st = reread_under_pieces(board, bridges, reader.cover_pieces ? covers : none, catalog, reader); !st) return st.error();
+    }
     const bool same = before.size() == board.tiles.size() &&
                       std::equal(before.begin(), before.end(), board.tiles.begin(), [](const DecodedTile& a, const DecodedTile& b) {
                           return a.col == b.col && a.row == b.row && a.type == b.type && a.rot == b.rot;
                       });
+    // Only the pennants read again: a twin has its twin's sides and features, so the pieces stand as detected.
+    if (!reader.cover_pieces && reader.pennants_under_pieces) {
+        if (auto changed = decide_pennants_under_pieces(board, covers, catalog, reader); !changed) return changed.error();
+    }
     if (!same) {  // detect again on the board as now read (terrains, features)
         const double first_ms = pieces->ms;
         pieces = detect_pieces(bgr, board, catalog, colours, detector);

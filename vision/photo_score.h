@@ -85,7 +85,9 @@ PieceDetectorOptions detector_options_for(const std::vector<std::string>& expans
 // those tiles again (reread_under_pieces): under a bridge as the printed tile (the reader takes
 // a bridge for road art), under a follower, castle or ferry without the art it hides
 // (ReaderOptions::cover_pieces; a follower on a road read as field made the board impossible),
-// and detects again on the board so read when a tile changed. Errors: detect_pieces's.
+// and detects again on the board so read when a tile changed; with cover_pieces off, decides
+// the pennant twins again without the pieces' pixels (ReaderOptions::pennants_under_pieces,
+// decide_pennants_under_pieces: a knight was read as a pennant). Errors: detect_pieces's.
 Result<PieceDetection> detect_pieces_rereading(const cv::Mat& bgr, BoardReading& board, const Catalog& catalog, const ColourModels& colours,
                                                const PieceDetectorOptions& detector, const ReaderOptions& reader = {});
 

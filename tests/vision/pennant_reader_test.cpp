@@ -188,6 +188,60 @@ TEST_CASE("a blob unlike the board's pennant colour is no pennant, though as lar
     CHECK(decide_and_score(catalog, b, by_size).invented == 5);
 }
 
+TEST_CASE("a knight over much of a plain city is left out, not read as a pennant by its size", "[vision][board-reader][pennants][cover]") {
+    // A follower standing in a city is a blob unlike plain city, far larger than the board's
+    // pennants: read by its size (covering_size) it made a pennant (medium seeds 1000- and
+    // 5000-: 42 plain cities under a follower read as their pennant twin, 3 without one). Here
+    // a blue disc (a standing knight seen from above, 5 % of the tile) lies on the innermost
+    // pixel of every plain twin city; handed over as the pieces found (CoverOnBoard), its
+    // pixels are no evidence and the rest of the city is read.
+    const auto& catalog = *test::base_catalog_for_render();
+    const auto& classic = vision::builtin_tile_styles().front();
+    constexpr int kPx = 90;
+    TwinBoard b = twin_board(catalog, classic, 3, kPx, 0.0, 12);
+    const auto twin = vision::pennant_twins(catalog);
+    std::vector<vision::CoverOnBoard> knights;
+    for (std::size_t i = 0; i < b.tiles.size(); ++i) {
+        b.tiles[i].type = b.truth[i];  // handed over right: a pennant the knight makes is invented
+        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
+        if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || has_pennant(type)) continue;
+        const cv::Point at = innermost_city_pixel(type, b.tiles[i].rot, kPx) + cv::Point(b.tiles[i].col * kPx, b.tiles[i].row * kPx);
+        const int radius = 11;
+        cv::circle(b.view.top, at, radius, cv::Scalar(170, 70, 20), cv::FILLED, cv::LINE_AA);
+        vision::CoverOnBoard knight;
+        for (int k = 0; k < 16; ++k) {
+            const double angle = 2 * CV_PI * k / 16;
+            knight.outline_top.emplace_back(static_cast<float>(at.x + radius * std::cos(angle)), static_cast<float>(at.y + radius * std::sin(angle)));
+        }
+        knights.push_back(std::move(knight));
+    }
+    REQUIRE(knights.size() == 15);
+    const TwinScore as_seen = decide_and_score(catalog, b);
+    INFO("as seen: " << as_seen.invented << " pennants invented, " << as_seen.missed << " missed");
+    REQUIRE(as_seen.invented > 0);  // else this test proves nothing (measured: 15 invented, 15 missed)
+    auto read = b.tiles;
+    vision::decide_pennants(b.view, read, catalog, {}, knights);
+    const TwinScore without_knights = score(catalog, b, read);
+    INFO("the knights left out: " << without_knights.right << " of " << without_knights.twins << " twins right, " << without_knights.invented
+                                  << " invented, " << without_knights.missed << " missed");
+    CHECK(without_knights.invented == 0);
+    CHECK(without_knights.right == without_knights.twins);
+    // The same through the reading of a found board (detect_pieces_rereading's pass): every tile
+    // whose twin changes is replaced, the rest kept as read.
+    vision::BoardReading reading;
+    reading.found = true;
+    reading.view = b.view;
+    reading.tiles = b.tiles;
+    vision::decide_pennants(reading.view, reading.tiles, catalog);  // as read_board leaves them: knights taken for pennants
+    auto changed = vision::decide_pennants_under_pieces(reading, knights, catalog);
+    REQUIRE(changed);
+    CHECK(changed.value() == as_seen.invented + as_seen.missed);  // the knights' blobs also raise the board's pennant size: true ones missed
+    CHECK(score(catalog, b, reading.tiles).right == without_knights.twins);
+    // A reading without a board is refused.
+    vision::BoardReading no_board;
+    CHECK_FALSE(vision::decide_pennants_under_pieces(no_board, knights, catalog));
+}
+
 namespace {
 
 // The BGR colour of an 8-bit OpenCV Lab one.
@@ -251,6 +305,11 @@ TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-i
     CHECK_FALSE(o.check());
     o = {};
     o.min_seen = 0;
+    CHECK_FALSE(o.check());
+    o = {};
+    o.min_seen_under_piece = 0;
+    CHECK_FALSE(o.check());
+    o.min_seen_under_piece = 1.5;
     CHECK_FALSE(o.check());
     o = {};
     o.coloured_share = 0;

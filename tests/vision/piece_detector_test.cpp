@@ -374,6 +374,36 @@ TEST_CASE("tiles under followers are read again without the art they hide, so th
     CHECK(tiles_read_right(covered, rendering->truth) >= tiles_read_right(seen, rendering->truth));
 }
 
+TEST_CASE("a small table with a follower on every feature scores exactly with its pennants decided under the pieces", "[vision][pieces][score][cover]") {
+    // The app's photo-mode scene (tests/ui/app_headless_test.cmake, photo_window_test.cpp: seed 6,
+    // 16 tiles, a follower wherever one could go, red 9 and blue 6 in final scoring). Covering
+    // the pieces for the classifier too (ReaderOptions::cover_pieces) invented two pennants here;
+    // deciding the pennant twins alone without the pieces' pixels (pennants_under_pieces, on by
+    // default) must keep the score exact.
+    constexpr std::uint64_t kSeed = 6;
+    RandomGameOptions options;
+    options.seed = kSeed;
+    options.players = 2;
+    options.max_tiles = 16;
+    options.follower_chance = 1.0;
+    auto game = play_random_game(test::base_catalog_for_render(), options);
+    REQUIRE(game);
+    RenderOptions ro = RenderOptions::for_difficulty(vision::Difficulty::Easy);
+    ro.style = "classic";
+    ro.surfaces = {vision::TableSurface::Plain};
+    ro.tilt_deg = {12, 12};
+    ro.colour_temperature_k = {6000, 6000};
+    auto rendering = vision::render_table(vision::scene_of(game->game), ro, kSeed);
+    REQUIRE(rendering);
+    Record setup;
+    setup.players = game->game.players();
+    auto read = vision::read_photo(rendering->image, *test::base_catalog_for_render(), setup.edition, setup.expansions);
+    REQUIRE(read);
+    auto photo = vision::build_photo_game(setup, test::base_catalog_for_render(), read->board, read->pieces.pieces, read->pieces.tokens);
+    REQUIRE(photo);
+    CHECK(vision::final_points(photo->game) == vision::final_points(game->game));
+}
+
 TEST_CASE("photo score refuses a missing board and sides that do not match, and leaves out a colour no player has", "[vision][pieces][bad-input]") {
     const auto catalog = test::base_catalog_for_render();
     Record setup;

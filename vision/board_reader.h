@@ -80,7 +80,7 @@ struct LatticeOptions {
     double cell_inset = 0.15;        // share of the pitch left out along each cell side when reading occupancy
     double min_seen_share = 0.75;    // a cell the photo's edge cuts is offered on its outline beside the board (ReaderOptions::
                                      // min_added_alignment; the view widened to it) when at least this share of its square lies inside
-                                     // the photo (LatticeView::seen_share; 1: wholly inside only, as before edge23). Its outline is measured
+                                     // the photo (LatticeView::seen_share; 1: wholly inside only, as before stop 30). Its outline is measured
                                      // on the sides the photo shows (cell_alignment), its samples beyond the edge are left out of the
                                      // classifier like a piece's. A hand-held shot often cuts the board's last column; three quarters leaves
                                      // two whole sides and most of two more to frame a cell (real test_2's right column lies 0.85-0.95 in).

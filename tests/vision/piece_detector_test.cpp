@@ -388,12 +388,7 @@ TEST_CASE("a small table with a follower on every feature scores exactly with it
     options.follower_chance = 1.0;
     auto game = play_random_game(test::base_catalog_for_render(), options);
     REQUIRE(game);
-    RenderOptions ro = RenderOptions::for_difficulty(vision::Difficulty::Easy);
-    ro.style = "classic";
-    ro.surfaces = {vision::TableSurface::Plain};
-    ro.tilt_deg = {12, 12};
-    ro.colour_temperature_k = {6000, 6000};
-    auto rendering = vision::render_table(vision::scene_of(game->game), ro, kSeed);
+    auto rendering = vision::render_table(vision::scene_of(game->game), test::daylight_options(), kSeed);
     REQUIRE(rendering);
     Record setup;
     setup.players = game->game.players();

@@ -87,16 +87,26 @@ int quarter_turn_of(const vision::LatticeView& view, const vision::RenderTruth& 
     return ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / CV_PI)) % 4) + 4) % 4;
 }
 
+// The reading's cell (col, row) that the true tile's centre falls in.
+std::pair<int, int> reading_cell(const vision::LatticeView& view, const vision::TileTruth& t) {
+    const cv::Point2d c = vision::apply_homography(view.image_to_top, t.centre_px) * (1.0 / view.pitch_px);
+    return {static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
+}
+
+// The reading's cell of the true tile on board cell `at` (the truth must hold one there).
+std::pair<int, int> reading_cell_at(const vision::LatticeView& view, const vision::RenderTruth& truth, Cell at) {
+    const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
+    return reading_cell(view, *tile);
+}
+
 // Returns `reading` with its tiles replaced by the true ones (each on the cell its centre falls
 // in, turned by the reading's quarter turn `g`): the board a perfect tile reader would give.
 vision::BoardReading with_true_tiles(const vision::BoardReading& reading, const vision::RenderTruth& truth, const Catalog& catalog, int g) {
     vision::BoardReading out = reading;
     out.tiles.clear();
     for (const auto& t : truth.tiles) {
-        const cv::Point2d c = vision::apply_homography(reading.view.image_to_top, t.centre_px) * (1.0 / reading.view.pitch_px);
         vision::DecodedTile d;
-        d.col = static_cast<int>(std::floor(c.x));
-        d.row = static_cast<int>(std::floor(c.y));
+        std::tie(d.col, d.row) = reading_cell(reading.view, t);
         d.type = catalog.find(t.tile)->index;
         d.rot = (t.rot_deg / 90 + g) % 4;
         out.tiles.push_back(d);
@@ -205,11 +215,7 @@ void explain_oracle(std::uint64_t seed, const Game& truth_game, const vision::Re
                         ".png",
                     c);
     };
-    auto cell_of = [&](Cell at) {
-        const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
-        const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
-        return std::pair<int, int>{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
-    };
+    auto cell_of = [&](Cell at) { return reading_cell_at(view, truth, at); };
     const Matching m = match_followers(truth.pieces, found.pieces, view);
     for (std::size_t i = 0; i < truth.pieces.size(); ++i) {
         const auto& tp = truth.pieces[i];
@@ -428,11 +434,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         }
         {  // tiles read wrong (rotation modulo the tile's symmetry), and whether a true follower stands on them
             std::set<std::pair<int, int>> under_follower;  // reading cells of the true followers' tiles
-            for (const auto& tp : truth.pieces) {
-                const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == tp.at; });
-                const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
-                under_follower.insert({static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))});
-            }
+            for (const auto& tp : truth.pieces) under_follower.insert(reading_cell_at(view, truth, tp.at));
             const auto& kinds = catalog->tiles();
             for (const auto& t : true_tiles.tiles) {
                 const auto it = decoded.find({t.col, t.row});
@@ -560,18 +562,13 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             }
         }
         // Bridges, ferries, castles: a found token of the same kind on the same cell(s) (reading frame).
-        auto reading_cell = [&](Cell at) {
-            const auto tile = std::find_if(truth.tiles.begin(), truth.tiles.end(), [&](const auto& t) { return t.at == at; });
-            const cv::Point2d c = vision::apply_homography(view.image_to_top, tile->centre_px) * (1.0 / view.pitch_px);
-            return std::pair<int, int>{static_cast<int>(std::floor(c.x)), static_cast<int>(std::floor(c.y))};
-        };
         const auto& tokens = detection->tokens;
         std::vector<bool> token_used(tokens.size(), false);
         for (const auto& tt : truth.tokens) {
             auto& tc = st.tokens[tt.kind];
             ++tc.truth;
             tc.placed_truth += placed;
-            const auto cell_a = reading_cell(tt.at), cell_b = reading_cell(tt.other);
+            const auto cell_a = reading_cell_at(view, truth, tt.at), cell_b = reading_cell_at(view, truth, tt.other);
             const std::set<Port> want = {rotate_port(tt.ports[0], g), rotate_port(tt.ports[1], g)};
             int hit = -1;
             for (std::size_t j = 0; j < tokens.size() && hit < 0; ++j) {

@@ -121,6 +121,8 @@ struct LatticeView {
     std::shared_ptr<const PendingTableMask> pending_table_mask;  // while not_table is deferred (make_table_mask makes it)
     std::shared_ptr<const TableMaskSource> table_mask_source;    // once made: what not_table came from (none: widen_view pads it as table)
     bool whole_frame = false;         // the table could not be told from the board (board fills the frame)
+    bool table_in_tile_colours = false; // the table's colours could not be told from the tiles' (a cloth in the tiles' own colours:
+                                        // LatticeOptions::min_board_share), so the table mask took the cells near the lattice's edges
     cv::Size frame;                   // the camera frame's size
 
     cv::Point2d cell_centre(int col, int row) const { return {(col + 0.5) * pitch_px, (row + 0.5) * pitch_px}; }
@@ -380,7 +382,11 @@ struct ClassifierOptions {
     double temperature = 0.1;     // log-likelihoods are scaled by this (samples are not independent)
     std::uint64_t seed = 7;       // k-means seed
     int table_reach = 2;          // empty lattice cells within this many cells of a tile teach the table's colours...
-    double empty_margin = 0.0;    // ...and a cell whose samples the table explains better than any tile (by this log-likelihood per sample) is dropped
+    double empty_margin = 0.0;    // ...and a cell whose samples the table explains better than any tile (by this log-likelihood per sample) is dropped;
+    double tile_coloured_table_margin = 0.4; // on a view whose table is in the tiles' colours (LatticeView::table_in_tile_colours: occupancy
+                                             // took the table's squares there for tiles), already when the table explains them within this
+                                             // much less than empty_margin (log-likelihood per sample) of the best tile: a square of a cloth
+                                             // in the tiles' field colour with the cloth's other stripes across it (0: as elsewhere)
     double hidden_margin = 1.4;   // a cell whose best layout fits its samples this much worse (mean log-likelihood per sample) than the board's median cell is hidden (a hand, an arm;
                                   // 0.9 reported 20 visible tiles hidden on medium seeds 1000-, 5000-, 1.4 five, and 2 of 4 covered ones)
     double bridge_band = 0.3;     // under a bridge, samples this close (tile fraction) to its axis are left out (the bridge, its shadow and its lean)

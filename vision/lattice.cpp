@@ -486,6 +486,7 @@ Result<LatticeView> lattice_view_of(const cv::Mat& image, const LatticeOptions& 
     view.px_per_mm = o.px_per_mm;
     view.frame = image.size();
     view.whole_frame = frame.whole_frame;
+    view.table_in_tile_colours = frame.colours_fail;
     const cv::Matx33d& image_to_work = frame.image_to_work;
     const double mask_scale = frame.mask_scale;
     double x0 = 1e18, y0 = 1e18, x1 = -1e18, y1 = -1e18;

@@ -536,6 +536,8 @@ struct PennantOptions {
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
                                    // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
     double cover_margin = 0.03;    // around a piece covering art (CoverOnBoard), pixels this close (tile fraction) to its outline are left out too (its shadow)
+    bool within_copies = true;     // a twin read on more tiles than the edition holds, its other twin on fewer, gives the surplus tiles
+                                   // whose evidence is weakest to the other (keep_twins_within_copies; a knight hiding a pennant)
     Status check() const;
 };
 
@@ -547,6 +549,7 @@ struct PennantEvidence {
     bool pennant = false;
     double deviation = 0;   // a*b* distance of the city's most deviating patch from its median (only on blurred boards, see PennantOptions)
     double coloured_area = -1;  // share of the tile covered by the largest blob of the board's pennant colour (-1: no colour learnt)
+    double hidden = 0;      // share of its pennant spot (where the art puts a first pennant, pennant_points) the pieces hide
 };
 
 // Re-chooses, among types that differ only in pennants, the one the pennant evidence of
@@ -555,6 +558,14 @@ struct PennantEvidence {
 // pennant, and a cell whose city it mostly hides is left to the decoder. Returns the evidence.
 std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
                                              const PennantOptions& options = {}, const std::vector<CoverOnBoard>& covers = {});
+
+// Keeps each pair of pennant twins within the copies of `edition`: when one twin is read on more
+// tiles than the game holds and the other on fewer, the crowded twin's tiles whose pennant
+// evidence is weakest (the most of their pennant spot hidden by pieces first, then undecided,
+// then the least sure) take the other twin, as many as both counts allow. `evidence` is decide_pennants's
+// for `tiles` (empty: confidence alone ranks them). Returns the number of tiles changed.
+int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<PennantEvidence>& evidence, const Catalog& catalog,
+                             const std::string& edition);
 
 // ---- The whole reader -----------------------------------------------------------------
 

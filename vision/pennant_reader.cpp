@@ -264,6 +264,9 @@ Status PennantOptions::check() const {
     return Ok{};
 }
 
+// The pennant spot's diameter (share of the tile): about a pennant's height (TileArtStyle::pennant_size).
+constexpr double kPennantSpot = 0.12;
+
 std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
                                              const PennantOptions& o, const std::vector<CoverOnBoard>& covers) {
     std::vector<PennantEvidence> out;
@@ -331,6 +334,23 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         return c;
     };
 
+    // The share of a cell's pennant spot (a disc where the art puts a city's first pennant,
+    // pennant_points) the pieces hide.
+    auto hidden_share = [&](const DecodedTile& t) {
+        const cv::Rect r = cell_rect(t), inside = r & bounds;
+        if (inside.empty() || under_piece.empty()) return 0.0;
+        const auto spots = pennant_points(city_of(t), 1, kPennantSpot * side);
+        if (spots.empty()) return 0.0;
+        cv::Mat spot(side, side, CV_8UC1, cv::Scalar(0));
+        cv::circle(spot, spots.front(), std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        const cv::Mat in_view = spot(inside - r.tl());
+        const int all = cv::countNonZero(spot);
+        if (all == 0) return 0.0;
+        cv::Mat hidden;
+        cv::bitwise_and(in_view, under_piece(inside), hidden);
+        return static_cast<double>(cv::countNonZero(hidden)) / all;
+    };
+
     // Plain city colours: a coarse-L, fine-ab histogram of the city pixels of cells read as a
     // city type with no pennant and no pennant twin (or, when too few, of every city cell).
     const int nl = o.lightness_bins, nc = o.chroma_bins;
@@ -372,6 +392,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         // Without the pieces on it; when they hide too much of its city, as seen (a follower
         // standing on the pennant is read as one by its size: PennantOptions::covering_size).
         CellPixels c = twin[static_cast<std::size_t>(t.type)] >= 0 ? cell_pixels(t, true) : CellPixels{};
+        if (twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) ev.hidden = hidden_share(t);
         if (c.use.empty() && twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) c = cell_pixels(t, false);
         if (!c.use.empty()) {
             cv::Mat novel(side, side, CV_8UC1, cv::Scalar(0));
@@ -454,6 +475,46 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         t.confidence *= sure;
     }
     return out;
+}
+
+int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<PennantEvidence>& evidence, const Catalog& catalog,
+                             const std::string& edition) {
+    const auto& types = catalog.tiles();
+    const auto twin = pennant_twins(catalog);
+    std::vector<int> used(types.size(), 0);
+    for (const auto& t : tiles) {
+        if (t.type >= 0 && static_cast<std::size_t>(t.type) < types.size()) ++used[static_cast<std::size_t>(t.type)];
+    }
+    const bool with_evidence = evidence.size() == tiles.size();
+    int changed = 0;
+    for (std::size_t a = 0; a < types.size(); ++a) {
+        const int b = twin[a];
+        if (b < 0) continue;
+        const int room = types[static_cast<std::size_t>(b)].count_in(edition) - used[static_cast<std::size_t>(b)];
+        const int surplus = used[a] - types[a].count_in(edition);
+        const int moves = std::min(room, surplus);
+        if (moves <= 0) continue;
+        // The crowded twin's tiles, weakest evidence first.
+        std::vector<std::size_t> crowded;
+        for (std::size_t i = 0; i < tiles.size(); ++i) {
+            if (tiles[i].type == static_cast<int>(a) && !tiles[i].hidden) crowded.push_back(i);
+        }
+        auto weakness = [&](std::size_t i) {
+            if (!with_evidence) return std::tuple(0.0, false, -tiles[i].confidence);
+            return std::tuple(evidence[i].hidden, !evidence[i].decided, -tiles[i].confidence);
+        };
+        std::stable_sort(crowded.begin(), crowded.end(), [&](std::size_t x, std::size_t y) { return weakness(x) > weakness(y); });
+        for (int k = 0; k < moves && k < static_cast<int>(crowded.size()); ++k) {
+            auto& t = tiles[crowded[static_cast<std::size_t>(k)]];
+            const int old = t.type;
+            t.type = b;
+            if (t.runner_type == b && t.runner_rot == t.rot) std::swap(t.confidence, t.runner_confidence);
+            t.runner_type = old, t.runner_rot = t.rot;
+            --used[a], ++used[static_cast<std::size_t>(b)];
+            ++changed;
+        }
+    }
+    return changed;
 }
 
 }  // namespace meeplecam::vision

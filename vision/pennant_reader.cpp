@@ -479,6 +479,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 
 int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<PennantEvidence>& evidence, const Catalog& catalog,
                              const std::string& edition) {
+    constexpr double kMostlyHidden = 0.5;  // a pennant spot the pieces hide this much shows no evidence
     const auto& types = catalog.tiles();
     const auto twin = pennant_twins(catalog);
     std::vector<int> used(types.size(), 0);
@@ -497,7 +498,10 @@ int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<
         // The crowded twin's tiles, weakest evidence first.
         std::vector<std::size_t> crowded;
         for (std::size_t i = 0; i < tiles.size(); ++i) {
-            if (tiles[i].type == static_cast<int>(a) && !tiles[i].hidden) crowded.push_back(i);
+            if (tiles[i].type != static_cast<int>(a) || tiles[i].hidden) continue;
+            // Only a tile whose evidence is missing gives way: undecided, or its pennant spot mostly hidden.
+            if (with_evidence && evidence[i].decided && evidence[i].hidden < kMostlyHidden) continue;
+            crowded.push_back(i);
         }
         auto weakness = [&](std::size_t i) {
             if (!with_evidence) return std::tuple(0.0, false, -tiles[i].confidence);

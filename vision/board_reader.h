@@ -536,8 +536,8 @@ struct PennantOptions {
     double bridge_band = 0.3;      // in a tile under a bridge (DecodedTile::bridge_axis), pixels this close (tile fraction) to its axis are left out
                                    // (wider than the classifier's: the bridge's shadow on a city is a blob unlike plain city)
     double cover_margin = 0.03;    // around a piece covering art (CoverOnBoard), pixels this close (tile fraction) to its outline are left out too (its shadow)
-    bool within_copies = true;     // a twin read on more tiles than the edition holds, its other twin on fewer, gives the surplus tiles
-                                   // whose evidence is weakest to the other (keep_twins_within_copies; a knight hiding a pennant)
+    bool within_copies = true;     // a twin read on more tiles than the edition holds, its other twin on fewer, gives surplus tiles whose
+                                   // evidence is missing to the other (keep_twins_within_copies: a knight hiding a pennant; false: off)
     Status check() const;
 };
 
@@ -561,9 +561,11 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 
 // Keeps each pair of pennant twins within the copies of `edition`: when one twin is read on more
 // tiles than the game holds and the other on fewer, the crowded twin's tiles whose pennant
-// evidence is weakest (the most of their pennant spot hidden by pieces first, then undecided,
-// then the least sure) take the other twin, as many as both counts allow. `evidence` is decide_pennants's
-// for `tiles` (empty: confidence alone ranks them). Returns the number of tiles changed.
+// evidence is missing (undecided, or their pennant spot at least half hidden by pieces) take the
+// other twin, the most hidden first, then the undecided, then the least sure, as many as both
+// counts allow; a tile whose pennant was seen and decided never gives way. `evidence` is
+// decide_pennants's for `tiles` (of another size: every tile may give way, the least sure
+// first). Returns the number of tiles changed.
 int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<PennantEvidence>& evidence, const Catalog& catalog,
                              const std::string& edition);
 

@@ -264,7 +264,7 @@ Status PennantOptions::check() const {
     return Ok{};
 }
 
-// The pennant spot's diameter (share of the tile): about a pennant's height (TileArtStyle::pennant_size).
+// The pennant spot's diameter (share of the tile): about a pennant's height (TileStyle::pennant_size).
 constexpr double kPennantSpot = 0.12;
 
 std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,

@@ -1116,6 +1116,14 @@ cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<
     return was;
 }
 
+// Decides the pennant twins of `tiles` (decide_pennants, the pieces' `covers` no evidence) and keeps
+// them within the edition's copies (PennantOptions::within_copies).
+void decide_pennants_within_copies(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog, const ReaderOptions& options,
+                                   const std::vector<CoverOnBoard>& covers = {}) {
+    const auto evidence = decide_pennants(view, tiles, catalog, options.pennants, covers);
+    if (options.pennants.within_copies) keep_twins_within_copies(tiles, evidence, catalog, options.decoder.edition);
+}
+
 }  // namespace
 
 namespace {
@@ -1442,8 +1450,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         const auto decoded_at = std::chrono::steady_clock::now();
         reading.tiles = decode_board(reading.hypotheses, catalog, options.decoder);
         clock.add_to(stages.decode);
-        const auto evidence = decide_pennants(reading.view, reading.tiles, catalog, options.pennants);
-        if (options.pennants.within_copies) keep_twins_within_copies(reading.tiles, evidence, catalog, options.decoder.edition);
+        decide_pennants_within_copies(reading.view, reading.tiles, catalog, options);
         clock.add_to(stages.pennants);
         reading.ms_decode += elapsed_ms(decoded_at);
         reading.found = !reading.tiles.empty();
@@ -1606,8 +1613,7 @@ Status reread_under_pieces(BoardReading& reading, const std::vector<BridgeOnCell
     const auto hyps = classify_cells(reading.view, cells, catalog, options.classifier, bridges, covers);
     auto tiles = decode_board(hyps, catalog, options.decoder);
     if (tiles.empty()) return Ok{};  // nothing read: keep the first reading
-    const auto evidence = decide_pennants(reading.view, tiles, catalog, options.pennants, covers);
-    if (options.pennants.within_copies) keep_twins_within_copies(tiles, evidence, catalog, options.decoder.edition);
+    decide_pennants_within_copies(reading.view, tiles, catalog, options, covers);
     // Every cell read stays on the board: the pieces can hide so much of a tile that the rest
     // looks like the table (classify_cells drops such a cell); it keeps its first reading.
     std::set<std::pair<int, int>> reread;
@@ -1637,8 +1643,7 @@ Result<int> decide_pennants_under_pieces(BoardReading& reading, const std::vecto
     if (covers.empty()) return 0;
     const auto started = std::chrono::steady_clock::now();
     auto tiles = reading.tiles;
-    const auto evidence = decide_pennants(reading.view, tiles, catalog, options.pennants, covers);
-    if (options.pennants.within_copies) keep_twins_within_copies(tiles, evidence, catalog, options.decoder.edition);
+    decide_pennants_within_copies(reading.view, tiles, catalog, options, covers);
     int changed = 0;
     for (std::size_t i = 0; i < tiles.size(); ++i) {
         if (tiles[i].type == reading.tiles[i].type) continue;  // kept as read: its confidence not taken down twice

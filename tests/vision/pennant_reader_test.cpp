@@ -32,27 +32,40 @@ struct TwinBoard {
     std::vector<int> truth;                  // the true type per tile
 };
 
-// A top view of `copies` of every base type (rotations cycling), `px` per tile, no gaps, in
-// one style; `blur` (Gaussian sigma, px) after assembling. Each twin cell is handed over as
-// its pennant twin (the wrong one); every other cell as itself.
-TwinBoard twin_board(const Catalog& catalog, const vision::TileStyle& style, int copies, int px, double blur, std::uint64_t seed) {
+// A top view of the types `laid` (indices into the catalog) at rotations `rots`, `px` per tile,
+// 9 to a row, no gaps, in one style; each cell handed over as its own type.
+TwinBoard laid_board(const Catalog& catalog, const vision::TileStyle& style, const std::vector<int>& laid, const std::vector<int>& rots, int px,
+                     std::uint64_t seed) {
     const auto& types = catalog.tiles();
-    const auto twin = vision::pennant_twins(catalog);
-    const int n = static_cast<int>(types.size()) * copies, cols = 9, rows = (n + cols - 1) / cols;
+    const int n = static_cast<int>(laid.size()), cols = 9, rows = (n + cols - 1) / cols;
     TwinBoard b;
     b.view.pitch_px = px;
     b.view.cols = cols, b.view.rows = rows;
     b.view.top = cv::Mat(rows * px, cols * px, CV_8UC3, cv::Scalar(60, 90, 120));
     std::mt19937_64 rng(seed);
     for (int i = 0; i < n; ++i) {
-        const int type = i % static_cast<int>(types.size()), rot = (i / static_cast<int>(types.size()) + i) % 4;
+        const int type = laid[static_cast<std::size_t>(i)], rot = rots[static_cast<std::size_t>(i)];
         const int col = i % cols, row = i / cols;
         vision::render_tile(types[static_cast<std::size_t>(type)], rot, px, style, rng).copyTo(b.view.top(cv::Rect(col * px, row * px, px, px)));
         vision::DecodedTile t;
-        t.col = col, t.row = row, t.rot = rot, t.confidence = 0.9;
-        t.type = twin[static_cast<std::size_t>(type)] >= 0 ? twin[static_cast<std::size_t>(type)] : type;
+        t.col = col, t.row = row, t.rot = rot, t.confidence = 0.9, t.type = type;
         b.tiles.push_back(t);
         b.truth.push_back(type);
+    }
+    return b;
+}
+
+// A top view of `copies` of every base type (rotations cycling), `px` per tile, no gaps, in
+// one style; `blur` (Gaussian sigma, px) after assembling. Each twin cell is handed over as
+// its pennant twin (the wrong one); every other cell as itself.
+TwinBoard twin_board(const Catalog& catalog, const vision::TileStyle& style, int copies, int px, double blur, std::uint64_t seed) {
+    const auto twin = vision::pennant_twins(catalog);
+    const int kinds = static_cast<int>(catalog.tiles().size()), n = kinds * copies;
+    std::vector<int> laid, rots;
+    for (int i = 0; i < n; ++i) laid.push_back(i % kinds), rots.push_back((i / kinds + i) % 4);
+    TwinBoard b = laid_board(catalog, style, laid, rots, px, seed);
+    for (auto& t : b.tiles) {
+        if (twin[static_cast<std::size_t>(t.type)] >= 0) t.type = twin[static_cast<std::size_t>(t.type)];
     }
     if (blur > 0) cv::GaussianBlur(b.view.top, b.view.top, cv::Size(), blur);
     return b;
@@ -262,27 +275,16 @@ TEST_CASE("a pennant a knight hides is read back from the tile counts", "[vision
     REQUIRE(m >= 0);
     REQUIRE(n >= 0);
     REQUIRE(types[static_cast<std::size_t>(n)].count_in("C3") == 3);
-    std::vector<int> laid;
+    std::vector<int> laid, rots;
     for (std::size_t t = 0; t < types.size(); ++t) laid.push_back(static_cast<int>(t));
     laid.push_back(n), laid.push_back(n);
-    TwinBoard b;
-    const int cols = 9, rows = (static_cast<int>(laid.size()) + cols - 1) / cols;
-    b.view.pitch_px = kPx;
-    b.view.cols = cols, b.view.rows = rows;
-    b.view.top = cv::Mat(rows * kPx, cols * kPx, CV_8UC3, cv::Scalar(60, 90, 120));
-    std::mt19937_64 rng(31);
+    for (std::size_t i = 0; i < laid.size(); ++i) rots.push_back(static_cast<int>(i) % 4);
+    TwinBoard b = laid_board(catalog, classic, laid, rots, kPx, 31);
+    // The knight on the M's pennant (the art prints it at the city's innermost pixel).
     std::vector<vision::CoverOnBoard> knight(1);
-    for (std::size_t i = 0; i < laid.size(); ++i) {
-        const auto& type = types[static_cast<std::size_t>(laid[i])];
-        const int col = static_cast<int>(i) % cols, row = static_cast<int>(i) / cols, rot = static_cast<int>(i) % 4;
-        vision::render_tile(type, rot, kPx, classic, rng).copyTo(b.view.top(cv::Rect(col * kPx, row * kPx, kPx, kPx)));
-        vision::DecodedTile t;
-        t.col = col, t.row = row, t.rot = rot, t.confidence = 0.9, t.type = laid[i];
-        b.tiles.push_back(t);
-        b.truth.push_back(laid[i]);
-        if (laid[i] != m) continue;
-        // The knight on the pennant (the art prints it at the city's innermost pixel).
-        const cv::Point at = innermost_city_pixel(type, rot, kPx) + cv::Point(col * kPx, row * kPx);
+    for (const auto& t : b.tiles) {
+        if (t.type != m) continue;
+        const cv::Point at = innermost_city_pixel(types[static_cast<std::size_t>(m)], t.rot, kPx) + cv::Point(t.col * kPx, t.row * kPx);
         const int radius = 12;
         cv::circle(b.view.top, at, radius, cv::Scalar(40, 40, 200), cv::FILLED, cv::LINE_AA);
         for (int k = 0; k < 16; ++k) {

@@ -573,7 +573,7 @@ int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<
 
 // What the reader does with a glare spot (vision/glare_veil.h: one fitted spot, falling off on
 // every side). Lifted, a spot's washed-out tiles and gaps come back, but on a light plain table
-// the lifted table turns tile-brown and passes for tiles (docs/vision.md, "Glare").
+// the lifted table turns tile-brown and passes for tiles (docs/vision-journal.md, "Glare rounds").
 enum class GlareLift {
     off,            // read the frame as seen
     always,         // lift a found spot's veil off the frame and read only that
@@ -581,7 +581,7 @@ enum class GlareLift {
 };
 
 struct ReaderOptions {
-    GlareLift lift_glare = GlareLift::off;  // off: both lifts won on two hard seed sets and lost on a third and on the real photos (docs/vision.md, glare12)
+    GlareLift lift_glare = GlareLift::off;  // off: both lifts won on two hard seed sets and lost on a third and on the real photos (docs/vision-journal.md, glare12)
     VeilOptions veil;              // ...how the glare spot and its veil are measured
     LatticeOptions lattice;
     RescaleOptions rescale;
@@ -661,13 +661,13 @@ struct ReaderOptions {
     bool cover_pieces = false;      // detect_pieces_rereading (photo_score.h): the tiles under followers, castles and ferries are read again
                                     // without the art the pieces hide (reread_under_pieces). Off: on medium finished games it mends roads
                                     // under lying followers (1000-: 75 -> 47 tiles wrong), but on a small board (16 tiles, a follower on
-                                    // every feature) the pennant reader left without the knights' pixels invents 2 pennants (docs/vision.md)
+                                    // every feature) the pennant reader left without the knights' pixels invents 2 pennants (docs/vision-journal.md, "Tiles under followers")
     bool pennants_under_pieces = true; // detect_pieces_rereading: with cover_pieces off, the pennant twins are decided again without the
                                        // pixels the followers, castles and ferries found hide (decide_pennants_under_pieces; a knight's
                                        // blob is no pennant), the classifier's reading kept
     int max_frame_side = 8192;      // a larger image is shrunk to this longer side first (px). Not lower by default: on the real
                                     // photos (up to 5750 px) shrinking to 2560 saved no CPU (the work is sized by the top view, in mm)
-                                    // and changed which boards were read (docs/vision.md, Speed)
+                                    // and changed which boards were read (docs/vision-journal.md, Speed)
     Status check() const;
 };
 

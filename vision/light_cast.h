@@ -46,7 +46,7 @@ struct LightCastOptions {
     // Art matching no reference (a real tile set): its roads are taken as the light's white. Real tile sets draw
     // their roads white or a pale grey; under warm or cold light they carry the light's colour.
     bool road_white = false;        // take the cast off the roads' colour when no reference art matched (off: on the renders it
-                                    // also fires on glare and dusk frames and costs exact scores; docs/vision.md "Road white")
+                                    // also fires on glare and dusk frames and costs exact scores; docs/vision-journal.md "Road white")
     double road_top_share = 0.25;   // the road pixels measured: this share of them, the lightest (the label band is wider than a
                                     // real road: grass and the road's edges fill the rest)
     double road_min_value = 110;    // ... when their median (mean of B, G, R, 0..255) is at least this light (a pale road, not art or shade)

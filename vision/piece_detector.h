@@ -167,7 +167,7 @@ struct PieceDetectorOptions {
     // estimated from how far each terrain's darkest art rose off its own dark level, per block, and taken off the top view first.
     // Only a spot is lifted (veil_spot_sides): without that rule the real photos showed veils of 0-0.2 on most boards and 0.53
     // on one hazy photo rising to the board's rim (test_38), where lifting it invented about 8 followers; with it, that photo
-    // is left alone and the real boards' counts are those without any veil but 3 false followers fewer (docs/vision.md).
+    // is left alone and the real boards' counts are those without any veil but 3 false followers fewer (docs/vision-journal.md, "Glare spots only").
     bool lift_veil = true;
     double veil_block_mm = 22.5;         // block side (half a tile)
     double veil_percentile = 0.05;       // a block's dark level: this percentile of its pixels' darkest channel

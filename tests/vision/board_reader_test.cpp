@@ -1280,7 +1280,7 @@ TEST_CASE("a decoy whose lattice frames plain cells is no board", "[vision][boar
     // rest is icing. Counted: cakes refused with the tiles' median alignment
     // (ReaderOptions::min_median_alignment) and without it (measured: 3 and 1 of 6 — the
     // side agreement refuses one, the alignment two more; the other three, whose icing cells
-    // the reader left out, are read: a known gap, docs/vision.md "Weak"); legal boards
+    // the reader left out, are read: a known gap, docs/vision-journal.md "Weak (honestly)"); legal boards
     // rendered plainly are still read.
     const auto& catalog = *base();
     vision::ReaderOptions no_alignment;

@@ -639,7 +639,7 @@ TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light
     // colours alone leave the darker or lighter grass of some tiles unexplained, and its yellow
     // blobs pass as yellow followers. Each tile's neighbourhood's own colours explain them.
     // (The glare veil is left alone here: this scene has none, and a weak veil lifted near one spot
-    // moves its olive grass; docs/vision.md.)
+    // moves its olive grass; docs/vision-journal.md, "Why followers are missed; the glare veil".)
     // (The light's cast is measured over the terrains' whole regions, as when this test was written: measured inside them
     // it is found closer on this frame, and the board's colours alone then explain the grass too.)
     vision::PieceDetectorOptions board_only, local;
@@ -665,7 +665,7 @@ TEST_CASE("a follower whose faces a terrain's colour explains grows back whole",
     vision::PieceDetectorOptions no_growth, growth;
     no_growth.achromatic_lightness = growth.achromatic_lightness = 0.25;  // (as before black and grey weighed lightness more)
     no_growth.grow_mm = 0;
-    growth.grow_mm = 8;  // off by default (it invents followers on real photos): docs/vision.md
+    growth.grow_mm = 8;  // off by default (it invents followers on real photos): docs/vision-journal.md, "Main after the merge"
     const auto before = detect_on_true_board(5009, no_growth);
     const auto after = detect_on_true_board(5009, growth);
     const auto [grey, grey_before, grey_after, missed_after] = count_greys(before, after);

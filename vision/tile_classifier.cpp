@@ -99,7 +99,8 @@ Status TileClassifierOptions::check() const {
                     range(contrast_margin, 0, 100, "contrast_margin"), range(contrast_weight, 0, 100, "contrast_weight"),
                     range(green_weight, 0, 100, "green_weight"), range(field_max_a, -100, 100, "field_max_a"), range(field_green_weight, 0, 100, "field_green_weight"), range(pennant_blue, 0, 100, "pennant_blue"), range(pennant_contrast, 0, 100, "pennant_contrast"),
                     range(pennant_area, 1e-5, 0.5, "pennant_area"),
-                    range(road_min_cover, 0, 1, "road_min_cover"), range(road_cover_weight, 0, 100, "road_cover_weight"), range(pennant_weight, 0, 100, "pennant_weight"),
+                    range(road_min_cover, 0, 1, "road_min_cover"), range(road_cover_weight, 0, 100, "road_cover_weight"),
+                    range(road_arm_spread, 0, 200, "road_arm_spread"), range(road_arm_weight, 0, 100, "road_arm_weight"), range(pennant_weight, 0, 100, "pennant_weight"),
                     range(min_texture, 0, 50, "min_texture"), range(temperature, 1e-3, 100, "temperature"),
                     range(library_weight, 0, 100, "library_weight"), range(max_alternatives, 0, 100, "max_alternatives")}) {
         if (!st) return st;
@@ -405,6 +406,41 @@ double TileClassifier::road_band_cost(const Hypothesis& h, const std::vector<cv:
     return cost;
 }
 
+// Every road arm a hypothesis draws shows the colour of its other arms: one road is printed in
+// one colour, so an arm whose pixels (the best within road_slack_px, as fitted) average another
+// colour than the rest of the road costs road_arm_weight x sqrt(its area share) per Lab unit past
+// road_arm_spread. An arm invented over field art (a farmstead, a fence, a stand of trees) picks
+// that art up through the slack and passes the band test (it is less green than the grass), but
+// its colour is the art's and not the road's (real scans: V read as the junction W, its third arm
+// over the farmstead printed beside the bend).
+double TileClassifier::road_arm_colour_cost(const Hypothesis& h, const std::vector<cv::Vec3f>& px, const std::vector<int>& road_src,
+                                            double total_w) const {
+    if (options_.road_arm_weight <= 0 || h.parts < 2) return 0;
+    const auto parts = static_cast<std::size_t>(h.parts);
+    std::vector<cv::Vec3d> sum(parts, cv::Vec3d(0, 0, 0));
+    std::vector<double> weight(parts, 0.0);
+    for (std::size_t i = 0; i < px.size(); ++i) {
+        if (h.kind[i] != kRoad || h.part[i] < 0) continue;
+        const auto j = static_cast<std::size_t>(h.part[i]);
+        sum[j] += cv::Vec3d(px[static_cast<std::size_t>(road_src[i])]) * static_cast<double>(h.weight[i]);
+        weight[j] += h.weight[i];
+    }
+    cv::Vec3d all_sum(0, 0, 0);
+    double all_weight = 0;
+    for (std::size_t j = 0; j < parts; ++j) {
+        all_sum += sum[j];
+        all_weight += weight[j];
+    }
+    double cost = 0;
+    for (std::size_t j = 0; j < parts; ++j) {
+        const double others = all_weight - weight[j];
+        if (weight[j] <= 0 || others <= 0) continue;
+        const double d = cv::norm(sum[j] / weight[j] - (all_sum - sum[j]) / others);
+        cost += options_.road_arm_weight * std::sqrt(weight[j] / total_w) * std::max(0.0, d - options_.road_arm_spread);
+    }
+    return cost;
+}
+
 std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& tile, const std::string& only_type) const {
     const int n = options_.model_px;
     const cv::Mat lab_full = to_lab(tile);
@@ -549,6 +585,7 @@ std::vector<TileClassifier::Scored> TileClassifier::score_all(const cv::Mat& til
             }
         }
         if (has_field && !road_src.empty()) cost += road_band_cost(h, px, road_src, s.means[kRoad], s.means[kField], total_w);
+        if (!road_src.empty()) cost += road_arm_colour_cost(h, px, road_src, total_w);
         if (has_field) cost += options_.field_green_weight * std::max(0.0, static_cast<double>(s.means[kField][1]) - options_.field_max_a);
         if (wsum[kCity] > 0) {
             const double p = std::min(1.0, pennant_px / static_cast<double>(np) / options_.pennant_area);

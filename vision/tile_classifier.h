@@ -48,6 +48,10 @@ struct TileClassifierOptions {
     double boundary_weight = 0.3;     // weight of pixels next to a region boundary (art differs there)
     double road_min_cover = 0.6;      // share of a road arm's pixels that must look more like road than field (a band along its length)...
     double road_cover_weight = 10.0;  // ...else this cost per missing unit, times the arm's area share^0.5
+    // All arms of a hypothesis' roads show one road colour: an arm's colour (its pixels' slack
+    // matches, averaged) may lie this far (Lab, lightness weighted) from the other arms' colour...
+    double road_arm_spread = 20.0;
+    double road_arm_weight = 2.0;     // ...else this cost per Lab unit beyond, times the arm's area share^0.5
     double contrast_margin = 14.0;    // a non-field terrain must differ from the field by this (Lab)
     double contrast_weight = 0.6;     // cost per Lab unit missing from the margin, times the terrain's area share^0.5
     double green_weight = 0.25;       // cost per a* unit a non-field terrain is greener than the field
@@ -136,6 +140,7 @@ private:
     std::vector<Scored> score_all(const cv::Mat& tile, const std::string& only_type) const;
     double road_band_cost(const Hypothesis& h, const std::vector<cv::Vec3f>& px, const std::vector<int>& road_src, const cv::Vec3f& road,
                           const cv::Vec3f& field, double total_w) const;
+    double road_arm_colour_cost(const Hypothesis& h, const std::vector<cv::Vec3f>& px, const std::vector<int>& road_src, double total_w) const;
 
     std::vector<TileType> types_;
     TileClassifierOptions options_;

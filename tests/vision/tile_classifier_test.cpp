@@ -395,3 +395,63 @@ TEST_CASE("a road arm over plain grass costs its hypothesis", "[vision][tile-cla
         return static_cast<bool>(bad.check());
     }());
 }
+
+TEST_CASE("field art beside a road bend is not read as a third road arm", "[vision][tile-classifier][variants]") {
+    // Real scans: the V (a road bend W-S) read as the junction W in every turn. Its art prints a
+    // farmstead (a house, a wooden fence) in the field where W's third arm would run; the arm's
+    // road slack picks the farmstead up, which passes the road band test (it is less green than
+    // the grass), while its colour is the farmstead's and not the road's. Drawn here: the bend as
+    // two arms meeting at the centre (as printed) and a farmstead east of the centre.
+    TileType elbow = *base_catalog().find("V");
+    for (std::size_t f = 0; f < elbow.features.size(); ++f) {
+        if (elbow.features[f].kind != FeatureKind::Road || elbow.features[f].ports.size() != 2) continue;
+        FeatureDef arm = elbow.features[f];
+        arm.ports = {elbow.features[f].ports[1]};
+        elbow.features[f].ports = {elbow.features[f].ports[0]};
+        elbow.features.push_back(arm);
+        break;
+    }
+    TileClassifierOptions without_arm_colour;
+    without_arm_colour.road_arm_weight = 0;
+    auto with = TileClassifier::create(base_catalog());
+    auto without = TileClassifier::create(base_catalog(), without_arm_colour);
+    REQUIRE(with);
+    REQUIRE(without);
+    const TileStyle& classic = builtin_tile_styles().front();
+    const int n = 120;
+    const auto at = [n](double x, double y) { return cv::Point(static_cast<int>(x * n), static_cast<int>(y * n)); };
+    int tiles = 0, right_with = 0, right_without = 0;
+    std::string misses_with, misses_without;
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        std::mt19937_64 rng(seed);
+        cv::Mat art = render_tile(elbow, 0, n, classic, rng);  // arms W and S
+        // The bend as printed: no village where the arms meet (grass over it, the road drawn through).
+        cv::rectangle(art, at(0.36, 0.36), at(0.64, 0.64), classic.field, cv::FILLED);
+        const int road_px = static_cast<int>(classic.road_width * n);
+        cv::line(art, at(0.0, 0.5), at(0.5, 0.5), classic.road, road_px);
+        cv::line(art, at(0.5, 0.5), at(0.5, 1.0), classic.road, road_px);
+        // The farmstead: a fenced yard of brown wood around a brown house with a darker roof.
+        const std::vector<cv::Point> yard = {at(0.64, 0.44), at(0.80, 0.40), at(0.94, 0.46), at(0.90, 0.60), at(0.70, 0.62)};
+        cv::polylines(art, yard, true, cv::Scalar(45, 85, 125), 2, cv::LINE_AA);
+        cv::rectangle(art, at(0.74, 0.45), at(0.85, 0.55), cv::Scalar(70, 110, 150), cv::FILLED);   // walls
+        cv::rectangle(art, at(0.74, 0.45), at(0.85, 0.49), cv::Scalar(40, 70, 130), cv::FILLED);    // roof
+        for (int rot = 0; rot < 4; ++rot) {
+            cv::Mat turned = art.clone();
+            for (int q = 0; q < rot; ++q) cv::rotate(turned, turned, cv::ROTATE_90_CLOCKWISE);
+            const auto a = with->classify(turned);
+            const auto b = without->classify(turned);
+            REQUIRE(a);
+            REQUIRE(b);
+            ++tiles;
+            const auto is_v = [&](const TileClassification& c) { return c.best.tile == "V" && same_rotation(elbow, c.best.rot, rot); };
+            right_with += is_v(*a);
+            right_without += is_v(*b);
+            if (!is_v(*a)) misses_with += " " + a->best.tile + std::to_string(a->best.rot);
+            if (!is_v(*b)) misses_without += " " + b->best.tile + std::to_string(b->best.rot);
+        }
+    }
+    INFO("V read right " << right_with << " of " << tiles << " (misses:" << misses_with << "), without the arm colour term "
+                         << right_without << " (misses:" << misses_without << ")");
+    CHECK(right_with == tiles);
+    CHECK(right_without < tiles / 2);  // the drawing reproduces the real confusion
+}

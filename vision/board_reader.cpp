@@ -343,6 +343,7 @@ struct CheckedLattice {
     std::string refusal;     // empty: a plausible board (cell count, tile size)
     TileContrast contrast;
     std::size_t checked_at = 0;  // its place in BoardReading::checked
+    bool every_cell = false;     // the table mask left no tiles and every cell the photo shows was offered (offer_every_cell_when_masked_out)
 };
 
 // The median of cell_alignment over `cells` (0 for none).
@@ -502,6 +503,17 @@ double image_pitch_px(const LatticeView& view, const CellObservation& cell) {
     return cv::norm(at(cx + view.pitch_px / 2, cy) - at(cx - view.pitch_px / 2, cy));
 }
 
+// Marks every pixel of the view the camera frame shows as not table (LatticeView::not_table and
+// its source, so a widened view marks its new cells alike).
+void mask_nothing_as_table(const cv::Mat& image, LatticeView& view) {
+    const cv::Mat seen(image.size(), CV_8UC1, cv::Scalar(255));
+    const cv::Size size = view.not_table.empty() ? cv::Size(static_cast<int>(std::ceil(view.cols * view.pitch_px)), static_cast<int>(std::ceil(view.rows * view.pitch_px)))
+                                                 : view.not_table.size();
+    cv::warpPerspective(seen, view.not_table, view.image_to_top, size, cv::INTER_NEAREST, cv::BORDER_CONSTANT, cv::Scalar(0));
+    view.pending_table_mask.reset();
+    view.table_mask_source = std::make_shared<const TableMaskSource>(TableMaskSource{seen, cv::Matx33d::eye()});
+}
+
 // The refused reason of a refitted lattice for this game, or empty. `frame_scale`: the
 // frame read over the camera image (a large photo is shrunk first).
 std::string refusal_of(const LatticeView& view, const std::vector<CellObservation>& cells, const Catalog& catalog, const ReaderOptions& options,
@@ -530,6 +542,17 @@ Result<CheckedLattice> check_lattice(const RefitFrame& frame, LatticeView view, 
     CheckedLattice out;
     out.view = std::move(view);
     out.cells = occupied_cells(out.view, options.lattice);
+    if (out.view.whole_frame && !out.view.table_in_tile_colours && options.offer_every_cell_when_masked_out &&
+        static_cast<int>(out.cells.size()) < options.min_tiles) {
+        // The board fills the photo and the table's colours, learnt from the frame's edge where
+        // tiles lie too, are the tiles': every pixel the photo shows may be board. The outline
+        // check (refine_lattice) and the board's colours (keep_board_colours) tell the tiles.
+        // (Not where the colours failed and the mask is the direction pair's own region: a
+        // boardless frame's stripes or noise were read as a board.)
+        mask_nothing_as_table(image, out.view);
+        out.cells = occupied_cells(out.view, options.lattice);
+        out.every_cell = true;
+    }
     choose_phase(image, out.view, out.cells, options.lattice);
     // Too many cells for the game (the refusal below): occupancy took table for tiles (glare
     // on wood, a cloth in the tiles' colours); the cells whose colours are the board's stay.
@@ -537,7 +560,7 @@ Result<CheckedLattice> check_lattice(const RefitFrame& frame, LatticeView view, 
     // boards larger than the catalog's tiles lost sharp tiles to it.)
     const double most_cells = options.max_tiles_share * game_copies(catalog, options.decoder.edition);
     auto keep_board = [&] {
-        if (static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
+        if (out.every_cell || static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
     };
     if (auto st = refine_lattice(frame, out.view, out.cells, options.lattice, refine); !st) return st.error();
     keep_board();

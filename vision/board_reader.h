@@ -593,6 +593,11 @@ struct ReaderOptions {
     DecoderOptions decoder;
     PennantOptions pennants;
     int min_tiles = 2;             // fewer occupied cells, or fewer tiles read wholly inside the photo (LatticeView::seen_share 1): no board
+    bool offer_every_cell_when_masked_out = true; // a whole-frame lattice (the board fills the photo) whose colour mask (not the
+                                   // direction pair's region, LatticeView::table_in_tile_colours) leaves fewer than min_tiles cells
+                                   // offers every cell wholly in the photo: the table's colours were learnt from
+                                   // the frame's edge, where the tiles lie too (a board in a tray filling the photo, real test_35); the
+                                   // outline check and the board's colours (keep_board_colours) tell the tiles from the table (false: off)
     double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)

@@ -209,6 +209,7 @@ TEST_CASE("tracker: a wrong answer to an ambiguity is re-read when the next tile
     TableCamera cam({{0, 0}, {1, 0}, {1, -1}}, 23);
     session::TrackerOptions opt = cam.tracker_options();
     opt.commit_margin = 1000;  // never sure enough: always ask
+    opt.max_candidates = 12;   // every legal reading listed, so the players can pick one without the city (the first five all show it)
     auto tracker = session::Tracker::create(two_player_setup(), opt, cam.image_to_table());
     REQUIRE(tracker.has_value());
     const auto catalog_owner = catalog_for(tracker->record()).value();  // the tracker's game is replaced when it re-reads
@@ -230,6 +231,9 @@ TEST_CASE("tracker: a wrong answer to an ambiguity is re-read when the next tile
         const auto& c = first->ambiguity[i];
         if (edge(c.tile, c.rot, 0) != EdgeKind::City) wrong = static_cast<int>(i);
     }
+    std::string offered;
+    for (const auto& c : first->ambiguity) offered += " | " + c.tile + " " + std::to_string(c.rot * 90);
+    INFO("asked" << offered);
     REQUIRE(wrong >= 0);
     const std::string wrong_tile = first->ambiguity[static_cast<std::size_t>(wrong)].tile;
     REQUIRE(tracker->choose(wrong).has_value());

@@ -75,6 +75,20 @@ Score score_style(const TileClassifier& clf, const TileStyle& style, bool degrad
     return s;
 }
 
+// `type` with its first two-port road split into its two arms, drawn as meeting at the centre
+// (as printed art draws a bend; the renderer then draws a small village where they meet).
+TileType bend_as_two_arms(TileType type) {
+    for (std::size_t f = 0; f < type.features.size(); ++f) {
+        if (type.features[f].kind != FeatureKind::Road || type.features[f].ports.size() != 2) continue;
+        FeatureDef arm = type.features[f];
+        arm.ports = {type.features[f].ports[1]};
+        type.features[f].ports = {type.features[f].ports[0]};
+        type.features.push_back(arm);
+        break;
+    }
+    return type;
+}
+
 }  // namespace
 
 TEST_CASE("rendered tiles of every base type and rotation are classified", "[vision][tile-classifier]") {
@@ -318,15 +332,7 @@ TEST_CASE("tiles drawn with printed art's shapes read as their type", "[vision][
     // A bend as two arms meeting at the centre: the road split into its two arms (the art then
     // draws a small village where they meet).
     for (const char* id : {"K", "V", "J"}) {
-        TileType elbow = *base_catalog().find(id);
-        for (std::size_t f = 0; f < elbow.features.size(); ++f) {
-            if (elbow.features[f].kind != FeatureKind::Road || elbow.features[f].ports.size() != 2) continue;
-            FeatureDef arm = elbow.features[f];
-            arm.ports = {elbow.features[f].ports[1]};
-            elbow.features[f].ports = {elbow.features[f].ports[0]};
-            elbow.features.push_back(arm);
-            break;
-        }
+        const TileType elbow = bend_as_two_arms(*base_catalog().find(id));
         for (int rot = 0; rot < 4; ++rot) check(elbow, id, rot, classic);
     }
     INFO(ok << " of " << n << " right; misses:" << misses);
@@ -402,15 +408,7 @@ TEST_CASE("field art beside a road bend is not read as a third road arm", "[visi
     // road slack picks the farmstead up, which passes the road band test (it is less green than
     // the grass), while its colour is the farmstead's and not the road's. Drawn here: the bend as
     // two arms meeting at the centre (as printed) and a farmstead east of the centre.
-    TileType elbow = *base_catalog().find("V");
-    for (std::size_t f = 0; f < elbow.features.size(); ++f) {
-        if (elbow.features[f].kind != FeatureKind::Road || elbow.features[f].ports.size() != 2) continue;
-        FeatureDef arm = elbow.features[f];
-        arm.ports = {elbow.features[f].ports[1]};
-        elbow.features[f].ports = {elbow.features[f].ports[0]};
-        elbow.features.push_back(arm);
-        break;
-    }
+    const TileType elbow = bend_as_two_arms(*base_catalog().find("V"));
     TileClassifierOptions without_arm_colour;
     without_arm_colour.road_arm_weight = 0;
     auto with = TileClassifier::create(base_catalog());

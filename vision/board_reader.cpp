@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <tuple>
 
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/homography.h"
@@ -103,23 +102,7 @@ Status DecoderOptions::check() const {
     return Ok{};
 }
 
-Status ArmOptions::check() const {
-    if (!(work_px_per_pitch >= 4)) return invalid("arm options", "work_px_per_pitch must be at least 4");
-    if (!(table_ring_pitches > 0.5)) return invalid("arm options", "table_ring_pitches must be over 0.5");
-    if (table_clusters < 1 || table_clusters > 16) return invalid("arm options", "table_clusters must be within [1, 16]");
-    if (!(min_table_share >= 0 && min_table_share < 1)) return invalid("arm options", "min_table_share must be within [0, 1)");
-    if (!(table_distance > 0)) return invalid("arm options", "table_distance must be positive");
-    if (!(min_arm_tiles >= 0)) return invalid("arm options", "min_arm_tiles must not be negative");
-    if (!(min_contact_pitches >= 0)) return invalid("arm options", "min_contact_pitches must not be negative");
-    if (!(reach_pitches > 0)) return invalid("arm options", "reach_pitches must be positive");
-    if (!(colour_distance > 0)) return invalid("arm options", "colour_distance must be positive");
-    if (!(min_cover_share > 0 && min_cover_share <= 1)) return invalid("arm options", "min_cover_share must be within (0, 1]");
-    if (!(min_share_over_far >= 0 && min_share_over_far <= 1)) return invalid("arm options", "min_share_over_far must be within [0, 1]");
-    return Ok{};
-}
-
 Status ReaderOptions::check() const {
-    if (auto st = arm.check(); !st) return st;
     if (auto st = veil.check(); !st) return st;
     if (auto st = lattice.check(); !st) return st;
     if (auto st = rescale.check(); !st) return st;
@@ -1169,201 +1152,6 @@ void decide_pennants_within_copies(const LatticeView& view, std::vector<DecodedT
 namespace {
 
 // Reads the board of one frame, as seen or with its glare spot's veil lifted off first.
-// Finds the cells a hand or an arm reaching in from the photo's edge covers (ArmOptions): a
-// blob of the table mask (not table) off the board's cells that reaches the mask image's edge,
-// is large and meets the board; the board's cells near that contact whose pixels are mostly the
-// blob's colours there, more than the board's far cells are, lie under it.
-std::set<std::pair<int, int>> cells_under_arm(const cv::Mat& frame, const LatticeView& view, const std::vector<CellHypotheses>& cells,
-                                              const ArmOptions& o) {
-    std::set<std::pair<int, int>> out;
-    // (A frame shrunk first, max_frame_side: the view maps the camera's px, the mask the shrunk frame's; not looked at.)
-    if (!o.enabled || cells.size() < 4 || frame.empty() || view.frame != frame.size() || !view.table_mask_source ||
-        view.table_mask_source->source.empty()) {
-        if (std::getenv("MEEPLECAM_ARM_DEBUG")) std::fprintf(stderr, "arm: skipped (frame %d, source %d)\n", view.frame == frame.size(), view.table_mask_source != nullptr);
-        return out;
-    }
-    const cv::Matx33d top_to_frame = view.image_to_top.inv();
-    // Each cell's square in the frame; the frame's pitch is the median side.
-    std::vector<std::array<cv::Point2d, 4>> quads;
-    std::vector<double> sides;
-    for (const auto& c : cells) {
-        const cv::Point2d m = view.cell_centre(c.col, c.row) + c.offset_px;
-        const double h = view.pitch_px / 2;
-        std::array<cv::Point2d, 4> q = {apply_homography(top_to_frame, m + cv::Point2d(-h, -h)), apply_homography(top_to_frame, m + cv::Point2d(h, -h)),
-                                        apply_homography(top_to_frame, m + cv::Point2d(h, h)), apply_homography(top_to_frame, m + cv::Point2d(-h, h))};
-        for (int k = 0; k < 4; ++k) sides.push_back(cv::norm(q[static_cast<std::size_t>(k)] - q[static_cast<std::size_t>((k + 1) % 4)]));
-        quads.push_back(q);
-    }
-    std::nth_element(sides.begin(), sides.begin() + static_cast<std::ptrdiff_t>(sides.size() / 2), sides.end());
-    const double frame_pitch = sides[sides.size() / 2];
-    if (!(frame_pitch > 1) || !std::isfinite(frame_pitch)) return out;
-    const double s = std::min(1.0, o.work_px_per_pitch / frame_pitch);
-    const cv::Size work(std::max(8, static_cast<int>(std::lround(frame.cols * s))), std::max(8, static_cast<int>(std::lround(frame.rows * s))));
-    const double pitch = frame_pitch * s;
-    const cv::Matx33d to_work(s, 0, 0, 0, s, 0, 0, 0, 1);
-    cv::Mat board(work, CV_8UC1, cv::Scalar(0));
-    std::vector<std::vector<cv::Point>> polys;
-    for (const auto& q : quads) {
-        std::vector<cv::Point> poly;
-        for (const auto& p : q) poly.emplace_back(static_cast<int>(std::lround(p.x * s)), static_cast<int>(std::lround(p.y * s)));
-        cv::fillConvexPoly(board, poly, cv::Scalar(255));
-        polys.push_back(std::move(poly));
-    }
-    auto dilated = [&](const cv::Mat& m, double px) {
-        cv::Mat d;
-        const int r = std::max(1, static_cast<int>(std::lround(px)));
-        cv::dilate(m, d, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * r + 1, 2 * r + 1)));
-        return d;
-    };
-    const cv::Mat board_cut = dilated(board, 0.15 * pitch), board_near = dilated(board, pitch), board_touch = dilated(board_cut, 1.5);
-    cv::Mat lab_small;
-    cv::resize(frame, lab_small, work, 0, 0, cv::INTER_AREA);
-    cv::cvtColor(lab_small, lab_small, cv::COLOR_BGR2Lab);
-    // The table: the common colours of a ring around the board (an arm crosses it, a small share).
-    const cv::Mat ring = dilated(board, o.table_ring_pitches * pitch) & ~dilated(board, 0.3 * pitch);
-    std::vector<cv::Vec3f> ring_px;
-    for (int y = 0; y < work.height; ++y) {
-        const auto* m = ring.ptr<std::uint8_t>(y);
-        const auto* c = lab_small.ptr<cv::Vec3b>(y);
-        for (int x = 0; x < work.width; ++x) {
-            if (m[x]) ring_px.emplace_back(c[x][0], c[x][1], c[x][2]);
-        }
-    }
-    if (ring_px.size() < 64) return out;
-    std::vector<cv::Vec3f> table_colours;
-    {
-        cv::Mat samples(static_cast<int>(ring_px.size()), 3, CV_32F, ring_px.data()), best, centres;
-        cv::setRNGSeed(7);
-        cv::kmeans(samples, o.table_clusters, best, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.5), 2, cv::KMEANS_PP_CENTERS, centres);
-        std::vector<int> count(static_cast<std::size_t>(o.table_clusters), 0);
-        for (int i = 0; i < best.rows; ++i) ++count[static_cast<std::size_t>(best.at<int>(i))];
-        for (int i = 0; i < centres.rows; ++i) {
-            if (count[static_cast<std::size_t>(i)] >= o.min_table_share * best.rows) {
-                table_colours.emplace_back(centres.at<float>(i, 0), centres.at<float>(i, 1), centres.at<float>(i, 2));
-            }
-        }
-    }
-    const double t2 = o.table_distance * o.table_distance;
-    cv::Mat not_table(work, CV_8UC1, cv::Scalar(0));
-    for (int y = 0; y < work.height; ++y) {
-        const auto* c = lab_small.ptr<cv::Vec3b>(y);
-        auto* m = not_table.ptr<std::uint8_t>(y);
-        for (int x = 0; x < work.width; ++x) {
-            bool table = false;
-            for (const auto& t : table_colours) {
-                const double dl = c[x][0] - t[0], da = c[x][1] - t[1], db = c[x][2] - t[2];
-                table = table || dl * dl + da * da + db * db <= t2;
-            }
-            m[x] = table ? 0 : 255;
-        }
-    }
-    cv::morphologyEx(not_table, not_table, cv::MORPH_OPEN, cv::Mat());
-    cv::Mat off = not_table & ~board_cut;
-    // The photo's edge.
-    cv::Mat seen_edge(work, CV_8UC1, cv::Scalar(255));
-    seen_edge(cv::Rect(1, 1, work.width - 2, work.height - 2)).setTo(0);
-    cv::Mat labels, stats, centroids;
-    const int n = cv::connectedComponentsWithStats(off, labels, stats, centroids, 8, CV_32S);
-    cv::Mat contact(work, CV_8UC1, cv::Scalar(0));
-    std::vector<cv::Vec3f> arm_colours;
-    if (const char* dir = std::getenv("MEEPLECAM_ARM_DEBUG"); dir && *dir == '/') {
-        static int shot = 0;
-        cv::Mat show;
-        cv::merge(std::vector<cv::Mat>{board, not_table, seen_edge}, show);
-        cv::imwrite(std::string(dir) + "/arm" + std::to_string(shot++) + ".png", show);
-    }
-    for (int k = 1; k < n; ++k) {
-        if (std::getenv("MEEPLECAM_ARM_DEBUG")) {
-            const cv::Mat blob = labels == k;
-            std::fprintf(stderr, "  blob %d: area %.1f tiles, edge %d, beyond %.1f, contact %.1f pitches\n", k, stats.at<int>(k, cv::CC_STAT_AREA) / (pitch * pitch),
-                         cv::countNonZero(blob & seen_edge), cv::countNonZero(blob & ~board_near) / (pitch * pitch), cv::countNonZero(blob & board_touch) / pitch);
-        }
-        if (stats.at<int>(k, cv::CC_STAT_AREA) < o.min_arm_tiles * pitch * pitch) continue;
-        const cv::Mat blob = labels == k;
-        if (cv::countNonZero(blob & seen_edge) == 0) continue;
-        const cv::Mat beyond = blob & ~board_near;
-        if (cv::countNonZero(beyond) < o.min_arm_tiles * pitch * pitch) continue;
-        // An arm is a band: its part beyond the board no wider than max_arm_width_pitches, at least
-        // twice as long as wide (the table's light, glare and a cloth's pattern are not).
-        {
-            std::vector<cv::Point> pts;
-            cv::findNonZero(beyond, pts);
-            const cv::RotatedRect box = cv::minAreaRect(pts);
-            const double wide = std::min(box.size.width, box.size.height), long_side = std::max(box.size.width, box.size.height);
-            const double fill = cv::countNonZero(beyond) / std::max(1.0, static_cast<double>(box.size.area()));
-            if (std::getenv("MEEPLECAM_ARM_DEBUG")) std::fprintf(stderr, "    band %.1f x %.1f pitches, fill %.2f\n", wide / pitch, long_side / pitch, fill);
-            if (wide > o.max_arm_width_pitches * pitch || long_side < 2 * wide || fill < o.min_band_fill) continue;
-        }
-        const cv::Mat meets = blob & board_touch;
-        if (cv::countNonZero(meets) < o.min_contact_pitches * pitch) continue;
-        contact |= meets;
-        // Its colours within a pitch of the board: a few means over its pixels there.
-        const cv::Mat near = blob & board_near;
-        std::vector<cv::Vec3f> px;
-        for (int y = 0; y < work.height; ++y) {
-            const auto* m = near.ptr<std::uint8_t>(y);
-            const auto* c = lab_small.ptr<cv::Vec3b>(y);
-            for (int x = 0; x < work.width; ++x) {
-                if (m[x]) px.emplace_back(c[x][0], c[x][1], c[x][2]);
-            }
-        }
-        if (px.size() < 8) continue;
-        const int k_means = std::min(3, static_cast<int>(px.size()) / 8);
-        cv::Mat samples(static_cast<int>(px.size()), 3, CV_32F, px.data()), best, centres;
-        cv::setRNGSeed(7);
-        cv::kmeans(samples, k_means, best, cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.5), 2, cv::KMEANS_PP_CENTERS, centres);
-        for (int i = 0; i < centres.rows; ++i) arm_colours.emplace_back(centres.at<float>(i, 0), centres.at<float>(i, 1), centres.at<float>(i, 2));
-    }
-    if (arm_colours.empty()) {
-        if (std::getenv("MEEPLECAM_ARM_DEBUG")) std::fprintf(stderr, "arm: none (%d blobs)\n", n - 1);
-        return out;
-    }
-    cv::Mat to_contact;
-    cv::distanceTransform(~contact, to_contact, cv::DIST_L2, 3);
-    // Each cell: its share of the arm's colours, and how far its centre lies from the contact.
-    std::vector<double> shares(cells.size(), 0), reach(cells.size(), 0), far_shares;
-    const double d2 = o.colour_distance * o.colour_distance;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        cv::Mat face(work, CV_8UC1, cv::Scalar(0));
-        cv::fillConvexPoly(face, polys[i], cv::Scalar(255));
-        const cv::Rect box = cv::boundingRect(polys[i]) & cv::Rect(cv::Point(0, 0), work);
-        int all = 0, alike = 0;
-        for (int y = box.y; y < box.y + box.height; ++y) {
-            const auto* m = face.ptr<std::uint8_t>(y);
-            const auto* c = lab_small.ptr<cv::Vec3b>(y);
-            for (int x = box.x; x < box.x + box.width; ++x) {
-                if (!m[x]) continue;
-                ++all;
-                for (const auto& a : arm_colours) {
-                    const double dl = c[x][0] - a[0], da = c[x][1] - a[1], db = c[x][2] - a[2];
-                    if (dl * dl + da * da + db * db <= d2) {
-                        ++alike;
-                        break;
-                    }
-                }
-            }
-        }
-        shares[i] = all > 0 ? static_cast<double>(alike) / all : 0.0;
-        const cv::Point2d m = (quads[i][0] + quads[i][2]) * (0.5 * s);
-        const cv::Point at(std::clamp(static_cast<int>(m.x), 0, work.width - 1), std::clamp(static_cast<int>(m.y), 0, work.height - 1));
-        reach[i] = to_contact.at<float>(at) / pitch;
-        if (reach[i] > o.reach_pitches + 1) far_shares.push_back(shares[i]);
-    }
-    double far = 0;
-    if (!far_shares.empty()) {
-        const auto q = far_shares.begin() + static_cast<std::ptrdiff_t>(0.9 * static_cast<double>(far_shares.size() - 1));
-        std::nth_element(far_shares.begin(), q, far_shares.end());
-        far = *q;
-    }
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (reach[i] <= o.reach_pitches && shares[i] >= o.min_cover_share && shares[i] >= far + o.min_share_over_far) out.insert({cells[i].col, cells[i].row});
-    }
-    if (std::getenv("MEEPLECAM_ARM_DEBUG")) {
-        std::fprintf(stderr, "arm: %zu colours, far %.2f, hidden %zu of %zu cells\n", arm_colours.size(), far, out.size(), cells.size());
-    }
-    return out;
-}
-
 Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options, bool lift) {
     BoardReading reading;
     const auto start = std::chrono::steady_clock::now();
@@ -1680,8 +1468,6 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
                           const std::set<std::pair<int, int>>& untaught) {
         reading.offered = std::move(offered);
         reading.hypotheses = classify_cells(reading.view, reading.offered, catalog, options.classifier);
-        const auto under_arm = cells_under_arm(frame, reading.view, reading.hypotheses, options.arm);
-        for (auto& h : reading.hypotheses) h.hidden = h.hidden || under_arm.count({h.col, h.row}) > 0;
         clock.add_to(stages.classify);
         reading.ms_classify += elapsed_ms(since);
         const auto decoded_at = std::chrono::steady_clock::now();

@@ -580,31 +580,6 @@ enum class GlareLift {
     when_stronger,  // where a spot is found, read the frame as seen and lifted, and keep the stronger reading (lifted_reading_stronger)
 };
 
-// A hand or an arm reaching over the board from the photo's edge (stage 7b, hide_cells_under_arm):
-// a blob the table mask calls not table, off the board, that reaches the edge of the mask's
-// image and meets the board's cells; the board's cells near where it meets them whose pixels
-// take its colours there (and the board's cells far from it do not) are hidden. The classifier's
-// hidden_margin misses a hand over art of its own colours (skin over a city: read as a full city).
-struct ArmOptions {
-    bool enabled = true;             // false: off
-    double work_px_per_pitch = 12;   // the frame is looked at shrunk so a tile spans about this many px
-    double table_ring_pitches = 2;   // the table's colours: those of a ring this wide around the board's cells (from 0.3 pitch out)...
-    int table_clusters = 5;          // ...clustered in this many Lab colours...
-    double min_table_share = 0.2;    // ...of which those holding at least this share of the ring are the table's...
-    double table_distance = 20;      // ...and a pixel within this Lab distance (8-bit Lab) of one of them is table
-    double min_arm_tiles = 1.5;      // the blob reaches this many tile areas beyond a pitch of the board's cells...
-    double max_arm_width_pitches = 3.5; // ...its part beyond is a band at most this wide (pitches), twice as long as wide at least...
-    double min_band_fill = 0.5;      // ...filling at least this share of its rotated bounding box...
-    double min_contact_pitches = 0.5; // ...and meets the board's cells along this many pitches at least
-    double reach_pitches = 2.5;      // cells whose centre lies within this many pitches of where it meets the board can be hidden...
-    double colour_distance = 14;     // ...a pixel is the arm's colour within this Lab distance (8-bit Lab) of one of its colours within
-                                     // a pitch of the board...
-    double min_cover_share = 0.6;    // ...a cell is hidden when at least this share of its square is the arm's colour...
-    double min_share_over_far = 0.4; // ...and this share more than the board's cells beyond reach_pitches + 1 show (their 90th percentile:
-                                      // a board whose cities are the hand's colour shows them everywhere)
-    Status check() const;
-};
-
 struct ReaderOptions {
     GlareLift lift_glare = GlareLift::off;  // off: both lifts won on two hard seed sets and lost on a third and on the real photos (docs/vision-journal.md, glare12)
     VeilOptions veil;              // ...how the glare spot and its veil are measured
@@ -617,7 +592,6 @@ struct ReaderOptions {
     ClassifierOptions classifier;
     DecoderOptions decoder;
     PennantOptions pennants;
-    ArmOptions arm;
     int min_tiles = 2;             // fewer occupied cells, or fewer tiles read wholly inside the photo (LatticeView::seen_share 1): no board
     bool offer_every_cell_when_masked_out = true; // a whole-frame lattice (the board fills the photo) whose colour mask (not the
                                    // direction pair's region, LatticeView::table_in_tile_colours) leaves fewer than min_tiles cells

@@ -143,6 +143,8 @@ Status ReaderOptions::check() const {
     if (!(seam_like > 0 && seam_unlike >= seam_like)) return invalid("reader options", "seam_like must be positive and seam_unlike at least seam_like");
     if (min_seam_pairs < 1) return invalid("reader options", "min_seam_pairs must be at least 1");
     if (grow_rounds < 0 || grow_rounds > 10) return invalid("reader options", "grow_rounds must be within [0, 10]");
+    if (!(min_across_gap_alignment == 0 || (min_across_gap_alignment >= 1 && min_across_gap_alignment <= min_unmasked_across_gap_alignment)))
+        return invalid("reader options", "min_across_gap_alignment must be 0 (off) or within [1, min_unmasked_across_gap_alignment]");
     if (board_margin_cells < 0 || board_margin_cells > 10) return invalid("reader options", "board_margin_cells must be within [0, 10]");
     if (min_tiles_beyond < 1) return invalid("reader options", "min_tiles_beyond must be at least 1");
     if (!(board_colour_ratio >= 1)) return invalid("reader options", "board_colour_ratio must be at least 1");
@@ -991,8 +993,10 @@ bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int
 // the board (enclosed_by_board) needs only `enclosed_alignment_share` times the read tiles' median
 // alignment. A cell whose
 // sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
-// flower in a hole has an outline on every side, its neighbours'. The classifier's table
-// model still drops a cell that looks like the table (classify_cells).
+// flower in a hole has an outline on every side, its neighbours'. A cell one empty cell away
+// (ReaderOptions::min_across_gap_alignment) is offered on a clear outline alone: the board goes on
+// past a tile neither the mask nor the outline saw. The classifier's table model still drops a
+// cell that looks like the table (classify_cells).
 std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const LatticeView& view, std::vector<CellObservation> cells, const ReaderOptions& o,
                                                     const SeamRules& rules) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
@@ -1036,10 +1040,48 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 offered[{col, row}] = CellObservation{col, row, 0.0, offset, false};
             }
         }
+        // Cells across one empty cell (straight or diagonal): a board's tiles linked through a tile
+        // neither the mask nor the outline saw (its group left out by largest_group).
+        std::set<std::pair<int, int>> across_gap;
+        constexpr double kNothingToCompare = 1e8;  // cell_alignment gives 1e9 to an outline whose squares half a pitch away show none
+        if (o.min_across_gap_alignment > 0) {
+            constexpr int jc[8] = {0, 2, 0, -2, 1, 1, -1, -1}, jr[8] = {-2, 0, 2, 0, -1, 1, 1, -1};
+            std::map<std::pair<int, int>, std::pair<cv::Point2d, int>> jumped;  // cell -> summed offsets of the tiles it is reached from
+            for (const auto* cp : from) {
+                for (int s = 0; s < 8; ++s) {
+                    const int col = cp->col + jc[s], row = cp->row + jr[s];
+                    if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row}) || skipped.count({col, row})) continue;
+                    bool beside = false;  // beside a tile: offered (or not) as a neighbour above
+                    for (int t = 0; t < 4; ++t) beside = beside || at.count({col + dc[t], row + dr[t]}) > 0;
+                    if (beside) continue;
+                    auto& [sum, n] = jumped[{col, row}];
+                    sum += cp->offset_px, ++n;
+                }
+            }
+            for (const auto& [cell, sum_n] : jumped) {
+                const cv::Point2d offset = sum_n.first / std::max(1, sum_n.second);
+                if (view.seen_share(cell.first, cell.second, offset) < 1.0) continue;
+                offered[cell] = CellObservation{cell.first, cell.second, 0.0, offset, false};
+                across_gap.insert(cell);
+            }
+        }
         if (offered.empty()) break;
         std::vector<CellObservation> candidates;
         for (const auto& [cell, c] : offered) candidates.push_back(c);
-        const auto aligned = cell_alignment(view, candidates, lattice);
+        auto aligned = cell_alignment(view, candidates, lattice);
+        if (!across_gap.empty()) {
+            // A cell across a gap has no tile of its own beside it to guess its offset from: measured also
+            // on the lattice's own square, the better one kept.
+            std::vector<CellObservation> on_grid;
+            std::vector<std::size_t> which;
+            for (std::size_t i = 0; i < candidates.size(); ++i) {
+                if (across_gap.count({candidates[i].col, candidates[i].row})) on_grid.push_back(candidates[i]), on_grid.back().offset_px = {0, 0}, which.push_back(i);
+            }
+            const auto on_grid_aligned = cell_alignment(view, on_grid, lattice);
+            for (std::size_t k = 0; k < which.size(); ++k) {
+                if (on_grid_aligned[k] > aligned[which[k]]) aligned[which[k]] = on_grid_aligned[k], candidates[which[k]].offset_px = {0, 0};
+            }
+        }
         auto shares = not_table_shares(view, candidates, lattice);
         if (!colours) colours = learn_board_colours(frame, view, read_in_order, lattice);
         for (std::size_t i = 0; i < candidates.size(); ++i) {
@@ -1055,6 +1097,14 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
             const bool hole = seams_say_hole(seams, 1);
             if (hole) {
                 if (seams.sides >= 2) holes.push_back(candidates[i]), ++added;
+                continue;
+            }
+            if (across_gap.count({candidates[i].col, candidates[i].row})) {
+                // Across a gap no seam speaks for the cell: its outline alone, clearer where the colours say tile too.
+                const double gap_needed = shares[i] >= o.refine.candidate_share ? o.min_across_gap_alignment : o.min_unmasked_across_gap_alignment;
+                // An outline with nothing half a pitch away to compare with (black beyond the photo or the
+                // view: cell_alignment's 1e9) is no evidence here.
+                if (aligned[i] >= gap_needed && aligned[i] < kNothingToCompare) cells.push_back(candidates[i]), ++added;
                 continue;
             }
             // Colours unlike the table and an outline: both say tile (the outline check or the

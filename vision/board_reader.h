@@ -636,6 +636,15 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
+    double min_across_gap_alignment = 0;   // ...and a cell wholly in the photo one empty cell away from the board (two straight or one
+                                           // diagonal), beside no tile, is offered when the mask or the board's colours call it a tile
+                                           // (candidate_share, min_board_colour_share) and its outline stands out this much, measured
+                                           // at the offset of the tiles it is reached from or on the lattice's square, the better: a
+                                           // board's tiles linked only through a tile neither the mask nor the outline saw, whose group
+                                           // largest_group left out (medium 7009, 7011, 13011). Off: at 1.6 medium 7000- 9.14 -> 8.70 %,
+                                           // 13000- 9.10 -> 8.81 %, 19000- 5.36 -> 5.21 %, but on real test_2 and test_14 the true tiles
+                                           // gained flip other tiles' pennant twins (M/N, O/P, S/T): labelled 15.9 -> 17.8 % (miss33)...
+    double min_unmasked_across_gap_alignment = 2.0; // ...or this much when the mask calls it table (a tile coloured like the table)
     int board_margin_cells = 2;       // the chosen lattice's view is widened by this many cells on each side its tiles reach (the box of the
                                       // board's colours it was cut to leaves out tiles coloured like the table, and the refit moves the
                                       // lattice within it), so the cells offered on their outline can lie there (0: off; lost18)...

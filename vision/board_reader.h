@@ -401,6 +401,13 @@ struct ClassifierOptions {
     double min_road_side = 0.5;   // a layout's road side showing road on fewer of those rows than this share...
     double max_field_side = 0.8;  // ...or its field side on more...
     double road_side_penalty = 10.0; // ...costs it up to this score per side (0: off)
+    double road_arm_colour_spread = 20.0; // one road is printed in one colour: a layout's road arm whose colour (each of its samples' nearest
+                                          // to the road's colour within road_arm_slack samples, averaged; Lab, lightness halved) lies
+                                          // this far from its other arms' colour...
+    double road_arm_colour_weight = 0.0;  // ...costs this score per Lab unit beyond, times sqrt(the arm's share of the cell's samples) (0: off;
+                                          // 12 reads the farmstead bends of the rendered test, but costs medium 13011 a junction and real
+                                          // sides 2: docs/vision-journal.md, Arm33 round)
+    int road_arm_slack = 2;               // ...(samples either way: printed roads wander off the layout's arm)
     bool printed_variants = true; // also fit the printed art's region maps (tile_art.h printed_geometry_variants: thin field caps,
                                   // corner walls bowed to the corner, road bends as two arms to the centre); false: the renderer's only
     double variant_penalty = 1.0; // ...a variant's score gives up this much against the renderer's map (a variant wins only when clearly better)...

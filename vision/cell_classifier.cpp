@@ -244,6 +244,9 @@ Status ClassifierOptions::check() const {
     if (!(min_road_side > 0 && min_road_side <= 1)) return bad("min_road_side must be within (0, 1]");
     if (!(max_field_side >= 0 && max_field_side < 1)) return bad("max_field_side must be within [0, 1)");
     if (!(road_side_penalty >= 0)) return bad("road_side_penalty must be >= 0");
+    if (!(road_arm_colour_spread >= 0)) return bad("road_arm_colour_spread must be >= 0");
+    if (!(road_arm_colour_weight >= 0)) return bad("road_arm_colour_weight must be >= 0");
+    if (road_arm_slack < 0 || road_arm_slack > 8) return bad("road_arm_slack must be within [0, 8]");
     if (!(variant_penalty >= 0)) return bad("variant_penalty must be >= 0");
     if (!(printed_min_share >= 0 && printed_min_share <= 1)) return bad("printed_min_share must be within [0, 1]");
     return Ok{};
@@ -815,6 +818,76 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         }
         return penalty;
     };
+    // One road is printed in one colour: every road arm a layout draws shows its other arms'
+    // colour. An arm's colour is the mean of its samples' stand-ins, each the sample within
+    // `road_arm_slack` of it whose colour is nearest the road's (the learnt road's clusters,
+    // where it is likelier than the field, weighted by it): printed roads wander off the
+    // layout's arm. An arm invented over field art beside a road bend (a farmstead) takes the
+    // art's colour; the learnt road explains that art (its colours include the road's dark
+    // borders), so the likelihood and the road-side check let it pass, while its mean colour is
+    // not the other arms'. An arm further than `road_arm_colour_spread` (Lab) from the mean of
+    // the other arms costs `road_arm_colour_weight` per unit beyond, times sqrt(its share of the
+    // cell's samples). Off by default: on rendered boards a true junction's arm may lie as far
+    // (the samples are coarse: each averages a square a road's width across).
+    std::vector<std::vector<int>> road_stand_in(cells.size());  // per cell and sample: the sample standing in for it on a road
+    if (o.road_arm_colour_weight > 0) {
+        cv::Vec3d road_colour(0, 0, 0);
+        double road_mass = 0;
+        for (int j = 0; j < k; ++j) {
+            const auto ju = static_cast<std::size_t>(j);
+            if (prob[kRoad][ju] <= prob[kField][ju]) continue;
+            road_colour += cv::Vec3d(centres.at<float>(j, 0), centres.at<float>(j, 1), centres.at<float>(j, 2)) * prob[kRoad][ju];
+            road_mass += prob[kRoad][ju];
+        }
+        if (road_mass > 0) {
+            road_colour /= road_mass;
+            for_each_cell([&](std::size_t c) {
+                auto& stand_in = road_stand_in[c];
+                stand_in.assign(static_cast<std::size_t>(per_cell), -1);
+                const int base = static_cast<int>(c) * per_cell;
+                for (int j = 0; j < n; ++j) {
+                    for (int i = 0; i < n; ++i) {
+                        double best = 1e300;
+                        for (int y = std::max(0, j - o.road_arm_slack); y <= std::min(n - 1, j + o.road_arm_slack); ++y) {
+                            for (int x = std::max(0, i - o.road_arm_slack); x <= std::min(n - 1, i + o.road_arm_slack); ++x) {
+                                if (!sample_counts(c, y * n + x)) continue;
+                                const auto* d = data.ptr<float>(base + y * n + x);
+                                const double dist = cv::norm(cv::Vec3d(d[0], d[1], d[2]) - road_colour);
+                                if (dist < best) best = dist, stand_in[static_cast<std::size_t>(j * n + i)] = y * n + x;
+                            }
+                        }
+                    }
+                }
+            });
+        }
+    }
+    auto arm_colour_penalty = [&](std::size_t c, std::size_t h) {
+        if (o.road_arm_colour_weight <= 0 || road_stand_in[c].empty()) return 0.0;
+        const auto& arms = layouts[h].arms;
+        std::map<int, std::pair<cv::Vec3d, int>> shown;  // arm -> (sum of its stand-ins' colours, samples)
+        const int base = static_cast<int>(c) * per_cell;
+        for (int q = 0; q < per_cell; ++q) {
+            const int arm = arms[static_cast<std::size_t>(q)];
+            const int from = road_stand_in[c][static_cast<std::size_t>(q)];
+            if (arm < 0 || from < 0 || !sample_counts(c, q)) continue;
+            const auto* d = data.ptr<float>(base + from);
+            auto& [sum, count] = shown[arm];
+            sum += cv::Vec3d(d[0], d[1], d[2]);
+            ++count;
+        }
+        if (shown.size() < 2) return 0.0;
+        cv::Vec3d all_sum(0, 0, 0);
+        int all_count = 0;
+        for (const auto& [arm, s] : shown) all_sum += s.first, all_count += s.second;
+        double penalty = 0;
+        for (const auto& [arm, s] : shown) {
+            const int others = all_count - s.second;
+            if (others <= 0) continue;
+            const double d = cv::norm(s.first / s.second - (all_sum - s.first) / others);
+            penalty += o.road_arm_colour_weight * std::sqrt(static_cast<double>(s.second) / per_cell) * std::max(0.0, d - o.road_arm_colour_spread);
+        }
+        return penalty;
+    };
     std::vector<bool> out_teaches;  // per cell of `out`: CellObservation::teaches
     for (std::size_t c = 0; c < cells.size(); ++c) {
         if (table_known) {
@@ -829,7 +902,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
         h.bridge_axis = bridge_axis[c];
         for (std::size_t i = 0; i < layouts.size(); ++i) {
             if (bridge_axis[c] < 0) {
-                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i] - arm_penalty(c, i) - side_penalty(c, i), false});
+                h.hyps.push_back({layouts[i].type, layouts[i].rot, o.temperature * ll[c][i] - arm_penalty(c, i) - side_penalty(c, i) - arm_colour_penalty(c, i), false});
                 continue;
             }
             // Under a bridge: the layouts that take it, and every layout bare (the bridge found may be none).

@@ -133,6 +133,46 @@ cv::Mat printed_board(const std::string& plan, int cols, int pitch, double bush_
     return top;
 }
 
+// A 9 x 7 plan of U, V, E and W tiles with nine cells of `bend` (a plan letter of printed_board) among them,
+// none touching another.
+std::string plan_with_bends(char bend) {
+    std::string plan =
+        "UVEWUVEWU"
+        "W*UVE*WUE"
+        "VUEW*VUEW"
+        "EW*UVEW*U"
+        "U*VEWU*VE"
+        "VEWU*VEWU"
+        "WUVE*WUVE";
+    for (auto& c : plan) c = c == '*' ? bend : c;
+    return plan;
+}
+
+// Classifies the cells of a printed board built from `plan` (printed_board) with `options`:
+// per plan letter, how many cells were read with the right sides, and how many there were.
+std::map<char, std::pair<int, int>> right_by_plan_letter(const std::string& plan, const Catalog& catalog, const vision::ClassifierOptions& options) {
+    std::vector<vision::CellObservation> cells;
+    std::vector<std::array<EdgeKind, 4>> sides;
+    vision::LatticeView view;
+    view.pitch_px = 64;
+    view.top = printed_board(plan, 9, 64, /*bush_depth=*/0.36, cells, sides);
+    view.cols = 11, view.rows = 9;
+    view.frame = view.top.size();
+    std::map<char, std::pair<int, int>> out;  // plan letter -> (read right, cells)
+    const auto hyps = vision::classify_cells(view, cells, catalog, options);
+    REQUIRE(hyps.size() == cells.size());
+    for (std::size_t i = 0; i < hyps.size(); ++i) {
+        const auto& best = hyps[i].hyps.front();
+        const TileType& read = catalog.tiles()[static_cast<std::size_t>(best.type)];
+        bool right = true;
+        for (int side = 0; side < 4; ++side) right = right && read.edge_at(best.rot, side) == sides[i][static_cast<std::size_t>(side)];
+        auto& [ok, all] = out[plan[i]];
+        ok += right ? 1 : 0;
+        ++all;
+    }
+    return out;
+}
+
 }  // namespace
 
 TEST_CASE("a bush on a road bend's grass is not read as a third road arm", "[vision][board-reader][classify]") {
@@ -143,36 +183,8 @@ TEST_CASE("a bush on a road bend's grass is not read as a third road arm", "[vis
     // and test_07: V as W at the board's rim, where no neighbour says otherwise). Where the road
     // meets each side, the bush is not there: the road-side check reads the bend.
     const auto catalog = test::base_catalog_for_render();
-    const std::string plan =
-        "UVEWUVEWU"
-        "WbUVEbWUE"
-        "VUEWbVUEW"
-        "EWbUVEWbU"
-        "UbVEWUbVE"
-        "VEWUbVEWU"
-        "WUVEbWUVE";
-    std::vector<vision::CellObservation> cells;
-    std::vector<std::array<EdgeKind, 4>> sides;
-    vision::LatticeView view;
-    view.pitch_px = 64;
-    view.top = printed_board(plan, 9, 64, /*bush_depth=*/0.36, cells, sides);
-    view.cols = 11, view.rows = 9;
-    view.frame = view.top.size();
-    auto right_by_kind = [&](const vision::ClassifierOptions& o) {
-        std::map<char, std::pair<int, int>> out;  // plan letter -> (read right, cells)
-        const auto hyps = vision::classify_cells(view, cells, *catalog, o);
-        REQUIRE(hyps.size() == cells.size());
-        for (std::size_t i = 0; i < hyps.size(); ++i) {
-            const auto& best = hyps[i].hyps.front();
-            const TileType& read = catalog->tiles()[static_cast<std::size_t>(best.type)];
-            bool right = true;
-            for (int side = 0; side < 4; ++side) right = right && read.edge_at(best.rot, side) == sides[i][static_cast<std::size_t>(side)];
-            auto& [ok, all] = out[plan[i]];
-            ok += right ? 1 : 0;
-            ++all;
-        }
-        return out;
-    };
+    const std::string plan = plan_with_bends('b');
+    auto right_by_kind = [&](const vision::ClassifierOptions& o) { return right_by_plan_letter(plan, *catalog, o); };
     vision::ClassifierOptions arm_check;  // the layout's arms judged alone, as before the road-side check
     arm_check.road_side_penalty = 0;
     arm_check.arm_penalty = 3.0;
@@ -196,36 +208,8 @@ TEST_CASE("a farmstead beside a road bend is not read as a third road arm", "[vi
     // default (arm33 round: on rendered bench boards one true arm of a junction lies as far from
     // the others' colour, the board's samples being coarse), so this test switches it on.
     const auto catalog = test::base_catalog_for_render();
-    const std::string plan =
-        "UVEWUVEWU"
-        "WfUVEfWUE"
-        "VUEWfVUEW"
-        "EWfUVEWfU"
-        "UfVEWUfVE"
-        "VEWUfVEWU"
-        "WUVEfWUVE";
-    std::vector<vision::CellObservation> cells;
-    std::vector<std::array<EdgeKind, 4>> sides;
-    vision::LatticeView view;
-    view.pitch_px = 64;
-    view.top = printed_board(plan, 9, 64, /*bush_depth=*/0.36, cells, sides);
-    view.cols = 11, view.rows = 9;
-    view.frame = view.top.size();
-    auto right_by_kind = [&](const vision::ClassifierOptions& o) {
-        std::map<char, std::pair<int, int>> out;  // plan letter -> (read right, cells)
-        const auto hyps = vision::classify_cells(view, cells, *catalog, o);
-        REQUIRE(hyps.size() == cells.size());
-        for (std::size_t i = 0; i < hyps.size(); ++i) {
-            const auto& best = hyps[i].hyps.front();
-            const TileType& read = catalog->tiles()[static_cast<std::size_t>(best.type)];
-            bool right = true;
-            for (int side = 0; side < 4; ++side) right = right && read.edge_at(best.rot, side) == sides[i][static_cast<std::size_t>(side)];
-            auto& [ok, all] = out[plan[i]];
-            ok += right ? 1 : 0;
-            ++all;
-        }
-        return out;
-    };
+    const std::string plan = plan_with_bends('f');
+    auto right_by_kind = [&](const vision::ClassifierOptions& o) { return right_by_plan_letter(plan, *catalog, o); };
     vision::ClassifierOptions without_arm_colour;
     without_arm_colour.road_arm_colour_weight = 0;
     vision::ClassifierOptions with_arm_colour;

@@ -133,8 +133,8 @@ cv::Mat printed_board(const std::string& plan, int cols, int pitch, double bush_
     return top;
 }
 
-// A 9 x 7 plan of U, V, E and W tiles with nine cells of `bend` (a plan letter of printed_board) among them,
-// none touching another.
+// A 9 x 7 plan of U, V, E and W tiles with nine cells of `bend` (a plan letter of printed_board)
+// among them.
 std::string plan_with_bends(char bend) {
     std::string plan =
         "UVEWUVEWU"

@@ -5,7 +5,8 @@
 #                sanitizers make games ~10x slower and the plain run plays the full count;
 #                the looped-session memory test by MEEPLECAM_MEMORY_LAPS, default 2 there);
 #                MEEPLECAM_SANITIZE_TARGETS="t1 t2" builds only those targets (then pass ctest
-#                filters such as -L engine so only their tests run)
+#                filters such as -L engine so only their tests run); the vision tests tagged
+#                [scene] (full rendered scenes) run there only with MEEPLECAM_SANITIZE_SCENES=ON
 # Extra args go to ctest.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -156,7 +156,7 @@ int tiles_found(const vision::Rendering& photo, const vision::ReaderOptions& opt
 
 }  // namespace
 
-TEST_CASE("a board filling the photo is read though its table colours are the tiles'", "[vision][reader][fills-photo]") {
+TEST_CASE("a board filling the photo is read though its table colours are the tiles'", "[vision][reader][fills-photo][scene]") {
     // The table's colours are learnt from the frame's edge band: when the board fills the photo
     // that band is tiles, so the colour mask calls every tile table and keeps only what the edge
     // lacks, here the followers on the inner tiles (1-2 % of the frame: enough that the colours

@@ -57,7 +57,7 @@ std::pair<int, int> missed_and_invented(const vision::BoardReading& reading, con
 
 }  // namespace
 
-TEST_CASE("the plane and lattice are estimated from the tiles alone", "[vision][board-reader]") {
+TEST_CASE("the plane and lattice are estimated from the tiles alone", "[vision][board-reader][scene]") {
     // Easy renders (tilt up to 10 degrees): tile centres land within a few mm of the truth,
     // and nearly every tile falls in its own occupied cell.
     int good = 0;
@@ -281,7 +281,7 @@ TEST_CASE("terrain layouts follow the tile geometry", "[vision][board-reader]") 
     CHECK(lb[static_cast<std::size_t>(10 * 20 + 10)] == vision::kCloister);
 }
 
-TEST_CASE("refitting the lattice on the tiles' outlines brings the rectification under 1.5 mm", "[vision][board-reader][refine]") {
+TEST_CASE("refitting the lattice on the tiles' outlines brings the rectification under 1.5 mm", "[vision][board-reader][refine][scene]") {
     for (int seed = 1; seed <= 3; ++seed) {
         auto options = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
         const auto tiles = random_board(60 + 5 * seed, static_cast<std::uint64_t>(seed));
@@ -341,7 +341,7 @@ TEST_CASE("occupancy counts each cell's square as an integral image of the table
 }
 
 TEST_CASE("a refit warping only near the tiles finds the same lattice, tiles and contrast as one warping the whole view",
-          "[vision][board-reader][refine][speed]") {
+          "[vision][board-reader][refine][speed][scene]") {
     // The reader's candidate checks warp the top view only within a pitch of the tiles (most of
     // a lattice's rectangle is table): nothing they measure may change, and the view they
     // leave must be the whole view's near the tiles, black beyond.
@@ -471,7 +471,7 @@ TEST_CASE("evening out the light removes a glare spot", "[vision][board-reader][
     CHECK(after < 0.92 * before);
 }
 
-TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accuracy]") {
+TEST_CASE("easy renders are read with few errors", "[vision][board-reader][accuracy][scene]") {
     const auto& catalog = *base();
     int tiles_n = 0, errors = 0;
     for (int seed = 21; seed <= 23; ++seed) {
@@ -521,7 +521,7 @@ TEST_CASE("lattice cells are counted in double and capped (a degenerate plane pu
     CHECK(vision::lattice_cells(1e18, -1e18, 45.8, 87) == 0);  // no points
 }
 
-TEST_CASE("holes in the board showing a busy table are not read as tiles", "[vision][board-reader][table]") {
+TEST_CASE("holes in the board showing a busy table are not read as tiles", "[vision][board-reader][table][scene]") {
     const auto& catalog = *base();
     // Counts the cells read where no tile lies (a flower in a hole of the board has edges on
     // all four sides: the neighbours' sides).
@@ -561,7 +561,7 @@ TEST_CASE("holes in the board showing a busy table are not read as tiles", "[vis
     CHECK(with_table <= without_table);
 }
 
-TEST_CASE("tiles under a hand are reported hidden, not guessed", "[vision][board-reader][hand]") {
+TEST_CASE("tiles under a hand are reported hidden, not guessed", "[vision][board-reader][hand][scene]") {
     const auto& catalog = *base();
     int covered = 0, covered_hidden = 0, visible = 0, visible_hidden = 0;
     for (int seed = 51; seed <= 54; ++seed) {
@@ -626,7 +626,7 @@ std::pair<vision::LatticeView, std::vector<vision::CellObservation>> wrong_latti
 
 }  // namespace
 
-TEST_CASE("the tile contrast tells the true lattice from half, double and half-shifted ones", "[vision][board-reader][lattice-check]") {
+TEST_CASE("the tile contrast tells the true lattice from half, double and half-shifted ones", "[vision][board-reader][lattice-check][scene]") {
     // The reader checks each candidate lattice against the tiles: on the true one the cells'
     // square outlines are much stronger than squares half a pitch away; on a lattice at half
     // or twice the pitch (the pitch search's usual slips) they are not, and on one moved half
@@ -662,7 +662,7 @@ TEST_CASE("the tile contrast tells the true lattice from half, double and half-s
     }
 }
 
-TEST_CASE("glare and light gradients on the table are not taken for tiles", "[vision][board-reader][table]") {
+TEST_CASE("glare and light gradients on the table are not taken for tiles", "[vision][board-reader][table][scene]") {
     // The table's colours are learnt along the frame's edge; near the board a glare spot and
     // the light gradient brighten it by a lightness bin or more. Counted: occupied cells of
     // the lattice (before the refit drops cells without an outline) where no tile lies.
@@ -701,7 +701,7 @@ TEST_CASE("glare and light gradients on the table are not taken for tiles", "[vi
     CHECK(invented_tolerant <= boards);
 }
 
-TEST_CASE("when every cell looks occupied, the cells in the board's colours are kept", "[vision][board-reader][table]") {
+TEST_CASE("when every cell looks occupied, the cells in the board's colours are kept", "[vision][board-reader][table][scene]") {
     // A glared wood table or a cloth in the tiles' colours can make occupancy take the whole
     // frame for tiles (more cells than the game has): keep_board_colours learns the board's
     // colours from cells aligned with the lattice and the table's from the rest. Here every
@@ -744,7 +744,7 @@ TEST_CASE("when every cell looks occupied, the cells in the board's colours are 
     CHECK(kept_table <= 0.05 * table_offered);
 }
 
-TEST_CASE("small tiles far from the camera are found from their own short sides", "[vision][board-reader][lattice]") {
+TEST_CASE("small tiles far from the camera are found from their own short sides", "[vision][board-reader][lattice][scene]") {
     // A board filling under half the frame has tiles about 20 work px wide: their sides are
     // shorter than min_segment, and the few longer edges near the board (gaps running on
     // across tiles) can miss one direction. The search near the board then looks again with
@@ -775,7 +775,7 @@ TEST_CASE("small tiles far from the camera are found from their own short sides"
     CHECK(with_short > long_only);
 }
 
-TEST_CASE("tiles laid out in rows whose sides do not match are no board", "[vision][board-reader][decoy]") {
+TEST_CASE("tiles laid out in rows whose sides do not match are no board", "[vision][board-reader][decoy][scene]") {
     // A printed reference sheet or tiles sorted on the table: a lattice and tiles, but
     // neighbours whose sides cannot agree. The decoder cannot make them match, and the
     // reading is refused (ReaderOptions::min_side_agreement); a legal board of as many tiles
@@ -871,7 +871,7 @@ int boards_read_within(const vision::RenderOptions& render, const std::vector<st
 
 }  // namespace
 
-TEST_CASE("a lattice framing many cells weakly beats one framing few sharply", "[vision][board-reader][lattice-check]") {
+TEST_CASE("a lattice framing many cells weakly beats one framing few sharply", "[vision][board-reader][lattice-check][scene]") {
     // Blurred steep views weaken every outline, the true lattice's too: on these boards it
     // frames its 50-80 cells 1.4-1.5 times more than half a pitch away, under
     // min_tile_contrast, while a wrong lattice over ~20 cells (a tile's art, a corner of the
@@ -935,7 +935,7 @@ void grow_towards_horizon(vision::Rendering& r, double horizon_at) {
 
 }  // namespace
 
-TEST_CASE("a steep view whose horizon lies just above the frame is rectified", "[vision][board-reader][lattice]") {
+TEST_CASE("a steep view whose horizon lies just above the frame is rectified", "[vision][board-reader][lattice][scene]") {
     // A table seen from a seat has the horizon just above the frame or inside it (the wall
     // behind the table): about one half-width from the frame's centre. A horizon required
     // outside a disc of 1.2 half-widths about the centre refused such views (5 of the 10 lost
@@ -977,7 +977,7 @@ TEST_CASE("a steep view whose horizon lies just above the frame is rectified", "
     CHECK(near_horizon > unlevelled);
 }
 
-TEST_CASE("a small board on a busy table is searched again in a crop around it", "[vision][board-reader][lattice]") {
+TEST_CASE("a small board on a busy table is searched again in a crop around it", "[vision][board-reader][lattice][scene]") {
     // A board spanning a third of the frame has tiles ~20 px wide in the work image: a
     // tartan's long stripes outvote their short sides in the line directions, and no
     // candidate frames the tiles. Cropped to the board's box (its colours) the frame is read
@@ -1000,7 +1000,7 @@ TEST_CASE("a small board on a busy table is searched again in a crop around it",
     CHECK(zoomed > unzoomed);
 }
 
-TEST_CASE("tiles coloured like a busy cloth are found by their outlines beside the board", "[vision][board-reader][table][grow]") {
+TEST_CASE("tiles coloured like a busy cloth are found by their outlines beside the board", "[vision][board-reader][table][grow][scene]") {
     const auto& catalog = *base();
     // The bench's medium boards 1004 and 1010 (busy cloths in the tiles' colours): the table
     // mask lost 11 and 8 tiles on the right lattice.
@@ -1126,7 +1126,7 @@ TEST_CASE("cities coloured like the roads are read as cities, not fields", "[vis
     CHECK(city_as_field == 0);
 }
 
-TEST_CASE("grass a little off its colour over part of the board is read as field, not city", "[vision][board-reader][classify]") {
+TEST_CASE("grass a little off its colour over part of the board is read as field, not city", "[vision][board-reader][classify][scene]") {
     // The bench's medium boards 9009 (dusk art on wood: a yellower grass over the board's lower
     // left) and 3012 (contrast art on a busy cloth: a lighter grass over its middle), read on
     // the right lattice: that grass made a colour cluster beyond the start's grass chroma, the
@@ -1152,7 +1152,7 @@ TEST_CASE("grass a little off its colour over part of the board is read as field
     }
 }
 
-TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision][board-reader][classify][refusal]") {
+TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision][board-reader][classify][refusal][scene]") {
     // The bench's medium board 13016 (dusk art on an orange wood table), its lattice right
     // (0.6 mm): 14 holes in the board show wood the table mask calls tile, and
     // the seams do not drop (the wood lies near the dusk art's colours). They taught the city the
@@ -1183,7 +1183,7 @@ TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision]
     CHECK(invented <= 2);
 }
 
-TEST_CASE("holes in a group, still teaching the city after one relearning, are untaught in a second round", "[vision][board-reader][classify][refusal]") {
+TEST_CASE("holes in a group, still teaching the city after one relearning, are untaught in a second round", "[vision][board-reader][classify][refusal][scene]") {
     // The bench's medium board 13016 again, with the default road-side check: the first reading's
     // 14 holes read as cities, 32 of 118 touching sides disagree. The 7 holes whose sides mostly
     // disagree are untaught, but the other 7 lie in groups (a hole beside a hole: city meets city,
@@ -1209,7 +1209,7 @@ TEST_CASE("holes in a group, still teaching the city after one relearning, are u
     CHECK(invented <= 2);
 }
 
-TEST_CASE("a rescaled lattice framing its cells clearly replaces a choice that frames none", "[vision][board-reader][lattice][rescale]") {
+TEST_CASE("a rescaled lattice framing its cells clearly replaces a choice that frames none", "[vision][board-reader][lattice][rescale][scene]") {
     // The bench's medium board 13001 (dusk art on a busy cloth, tilt 1): no candidate frames its
     // cells (the best 1.33 times over 29 cells), so the fold's own lattice was read, 14.5 mm off
     // (41 of 62 tiles wrong or missed). Measured again on its own top view, that candidate frames
@@ -1228,7 +1228,7 @@ TEST_CASE("a rescaled lattice framing its cells clearly replaces a choice that f
     CHECK(sure_only > 10.0);
 }
 
-TEST_CASE("tiles beyond the box of the board's colours are read", "[vision][board-reader][extent]") {
+TEST_CASE("tiles beyond the box of the board's colours are read", "[vision][board-reader][extent][scene]") {
     // The reader's top view covers the box of the board's colours as the line search saw them.
     // The bench's medium board 7017 (classic art on a green flowered cloth): its right column and
     // bottom rows are as green as the cloth, left out of the box, and 9 tiles were never looked
@@ -1255,7 +1255,7 @@ TEST_CASE("tiles beyond the box of the board's colours are read", "[vision][boar
     }
 }
 
-TEST_CASE("a monastery without a road is not read with a road stub", "[vision][board-reader][classify]") {
+TEST_CASE("a monastery without a road is not read with a road stub", "[vision][board-reader][classify][scene]") {
     // The bench's easy boards 1002, 1003, 1009 and 1019 each read one B (a monastery alone) as A
     // (a road from one side to the monastery): road samples of thin roads fall on grass, so the
     // road's colours include grass and an arm over grass was nearly free.
@@ -1273,7 +1273,7 @@ TEST_CASE("a monastery without a road is not read with a road stub", "[vision][b
     CHECK(a_right >= a_tiles - 1);
 }
 
-TEST_CASE("a decoy whose lattice frames plain cells is no board", "[vision][board-reader][decoy]") {
+TEST_CASE("a decoy whose lattice frames plain cells is no board", "[vision][board-reader][decoy][scene]") {
     // A cake decorated with tile art (real photo test_4 was read as a 40-tile board, its
     // touching sides made to agree by the decoder): the lattice holds the icing's plain cells
     // too, framed by nothing. Half of each rendered cake's cells carry random tile art, the
@@ -1312,7 +1312,7 @@ TEST_CASE("a decoy whose lattice frames plain cells is no board", "[vision][boar
     }
 }
 
-TEST_CASE("the lattice whose cells classify consistently is read when none frames its cells clearly", "[vision][board-reader][lattice-check]") {
+TEST_CASE("the lattice whose cells classify consistently is read when none frames its cells clearly", "[vision][board-reader][lattice-check][scene]") {
     // Steep blurred views: no candidate's outlines frame many cells clearly, and the fold's own
     // wrong choice (13 mm off, hard 1010) or a wrong lattice framing 22 cells sharply (218 mm
     // off, hard 5005) was read while the true lattice was among the candidates (tile contrast
@@ -1361,7 +1361,7 @@ NowAndBefore read_now_and_before(const std::vector<std::uint64_t>& seeds, const 
 }
 }  // namespace
 
-TEST_CASE("tiles the outline check or the board's group dropped are found again where the mask calls them not table", "[vision][board-reader][table][grow]") {
+TEST_CASE("tiles the outline check or the board's group dropped are found again where the mask calls them not table", "[vision][board-reader][table][grow][scene]") {
     // The bench's medium boards 1017 (a cloth in the tiles' green: five corner tiles cut off from
     // the board, the one joining them with a weak outline) and 5014 (glared wood: tiles at the rim).
     vision::ReaderOptions masked;  // the masked growth alone, without the seams (measured apart below)
@@ -1389,7 +1389,7 @@ TEST_CASE("tiles the outline check or the board's group dropped are found again 
 }
 
 TEST_CASE("holes in the board are told from tiles by their seams: a hole's sides do not continue its neighbours' art",
-          "[vision][board-reader][table][seams]") {
+          "[vision][board-reader][table][seams][scene]") {
     // The bench's medium boards 1013 (holes showing glared wood, read by occupancy as full
     // cities), 1015 (flowers in holes offered on their outline) and 5000 (holes in a busy cloth,
     // both ways). "Before": the board's median seam is never learnt, seams unused.
@@ -1402,7 +1402,7 @@ TEST_CASE("holes in the board are told from tiles by their seams: a hole's sides
 }
 
 TEST_CASE("tiles with a weak outline are found where their art runs on into their read neighbours'",
-          "[vision][board-reader][table][grow][seams]") {
+          "[vision][board-reader][table][grow][seams][scene]") {
     // The bench's medium boards 1009, 1010 (a tile on wood or cloth whose outline measured
     // 1.1: alignment alone offered it not, nor the masked tiles behind it) and 5018 (a busy cloth
     // in the tiles' colours: 35 of 72 tiles missed on the right lattice). "Before": every offered
@@ -1416,7 +1416,7 @@ TEST_CASE("tiles with a weak outline are found where their art runs on into thei
 }
 
 TEST_CASE("tiles whose colours the mask calls table are offered where the board's own tiles show those colours",
-          "[vision][board-reader][table][grow][board-colours]") {
+          "[vision][board-reader][table][grow][board-colours][scene]") {
     // The bench's medium boards 5018 (dusk art on a yellow-orange-pink plaid: the mask's coarse
     // lightness calls the dusk fields the plaid's pale stripes) and 1000 (a busy cloth in the
     // contrast style's colours). "Before": no cell is offered on the board's own colours.
@@ -1429,7 +1429,7 @@ TEST_CASE("tiles whose colours the mask calls table are offered where the board'
 }
 
 TEST_CASE("cells walled in by the board are not offered on a weak outline when the lattice frames its tiles no better than half a pitch away",
-          "[vision][board-reader][table][grow][seams]") {
+          "[vision][board-reader][table][grow][seams][scene]") {
     // The bench's medium board 13012 (a contrast board on wood read on a lattice 34 mm off: its
     // read tiles' median cell_alignment 0.88). Its seams run through the tiles' art and continue,
     // so cells walled in by it look enclosed: offered, they changed the reading (59 -> 62 tiles
@@ -1571,7 +1571,7 @@ TEST_CASE("a board running off the frame is told from the table though its colou
     CHECK(overlap(without) < 0.5);
 }
 
-TEST_CASE("the off-frame search is skipped when its table rule hardly changes the board's colours", "[vision][board-reader][table][off-frame]") {
+TEST_CASE("the off-frame search is skipped when its table rule hardly changes the board's colours", "[vision][board-reader][table][off-frame][scene]") {
     // A board wholly inside the frame: the edge band is table, and calling a colour table only
     // when it reaches the band far more often than the band's median colour changes next to
     // nothing in the mask, so the search would check the first search's candidates again (a
@@ -1653,7 +1653,7 @@ CutBoard cut_through_last_column() {
 
 }  // namespace
 
-TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[vision][board-reader][grow][off-frame]") {
+TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[vision][board-reader][grow][off-frame][scene]") {
     // A hand-held shot often cuts the board's last column (real test_2: the right column 0.85-0.95
     // inside the photo, never offered: its outline's cut side read as no edge, the cell as outside the
     // frame). The bench's easy board 1015 is cut here where one column keeps 80-92 % of its tiles'
@@ -1688,7 +1688,7 @@ TEST_CASE("tiles the photo's edge cuts are read from the part it shows", "[visio
     CHECK(rest_after >= rest_before);
 }
 
-TEST_CASE("tiles the photo's edge cuts extend a board but do not make one", "[vision][board-reader][off-frame]") {
+TEST_CASE("tiles the photo's edge cuts extend a board but do not make one", "[vision][board-reader][off-frame][scene]") {
     // A cut cell is read from the part the photo shows, its samples beyond the edge left out: a
     // cell of noise so read is a tile as readily as a whole one (the noise frame above: one tile
     // read whole beside one cut was a board of two). ReaderOptions::min_tiles counts the tiles
@@ -1723,7 +1723,7 @@ TEST_CASE("lattice options refuse a seen share of 0 or above 1", "[vision][board
     CHECK(o.check());
 }
 
-TEST_CASE("a board's tiles beyond a tile the mask and outline missed are read across the gap", "[vision][board-reader][occupancy][across-gap]") {
+TEST_CASE("a board's tiles beyond a tile the mask and outline missed are read across the gap", "[vision][board-reader][occupancy][across-gap][scene]") {
     // The bench's medium boards 7009 (contrast art on wood), 7011 and 7012 (busy tables): a few
     // tiles lie beyond one tile neither the table mask nor its outline showed (an outline on the
     // lattice's square weaker than half a pitch away), so largest_group dropped them with it and

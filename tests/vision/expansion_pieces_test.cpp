@@ -208,7 +208,7 @@ TEST_CASE("bridges, ferries and castle tokens are rendered with their truth", "[
     CHECK(json["tokens"][0]["kind"].get<std::string>() == truth.tokens[0].kind);
 }
 
-TEST_CASE("bridges, ferries and castle tokens are found with their cells, ports and colour", "[vision][pieces][expansions]") {
+TEST_CASE("bridges, ferries and castle tokens are found with their cells, ports and colour", "[vision][pieces][expansions][scene]") {
     const auto staged = staged_scene(kSeed);
     const auto d = render_and_detect(staged.scene, kSeed);
     const auto& truth = d.rendering.truth;
@@ -271,7 +271,7 @@ std::vector<vision::DetectedPiece> true_followers(const Game& game, const vision
     return out;
 }
 
-TEST_CASE("a board with bridges and ferries scores as the record's final scoring", "[vision][pieces][expansions][score]") {
+TEST_CASE("a board with bridges and ferries scores as the record's final scoring", "[vision][pieces][expansions][score][scene]") {
     const auto game = expansion_game(kSeed, 4, 45);
     const auto scene = vision::scene_of(game.game);
     REQUIRE_FALSE(scene.bridges.empty());
@@ -310,7 +310,7 @@ TEST_CASE("a board with bridges and ferries scores as the record's final scoring
     CHECK(ferries == static_cast<int>(scene.ferries.size()));
 }
 
-TEST_CASE("castle tokens found on a photo become the engine's castles", "[vision][pieces][expansions][score]") {
+TEST_CASE("castle tokens found on a photo become the engine's castles", "[vision][pieces][expansions][score][scene]") {
     const auto staged = staged_scene(kSeed);
     const auto d = render_and_detect(staged.scene, kSeed);
     Record setup;
@@ -372,7 +372,7 @@ BridgedRead bridged_tiles_read(const vision::BoardReading& reading, const vision
 
 }  // namespace
 
-TEST_CASE("a tile under a bridge is read as the printed tile once the bridge is found", "[vision][pieces][expansions][reader]") {
+TEST_CASE("a tile under a bridge is read as the printed tile once the bridge is found", "[vision][pieces][expansions][reader][scene]") {
     const auto game = expansion_game(kSeed, 4, 45);
     const auto scene = vision::scene_of(game.game);
     REQUIRE(scene.bridges.size() >= 2);
@@ -507,7 +507,7 @@ TEST_CASE("a bridge whose wood the art hides is found where a road meets a field
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("a ferry a follower stands on is judged on the wood left in sight", "[vision][pieces][expansions]") {
+TEST_CASE("a ferry a follower stands on is judged on the wood left in sight", "[vision][pieces][expansions][scene]") {
     // Seed 5006 with the three expansions (medium preset, as bench/vision renders it, on the true
     // board): a blue follower stands on a ferry and hides most of its wood, so the footprint's share of
     // wood stayed under token_share. Taken over the pixels no follower covers, it passes; no other
@@ -555,7 +555,7 @@ TEST_CASE("a ferry a follower stands on is judged on the wood left in sight", "[
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("a light grey follower on a light grey road beside a bridge grows back whole", "[vision][pieces][expansions][light]") {
+TEST_CASE("a light grey follower on a light grey road beside a bridge grows back whole", "[vision][pieces][expansions][light][scene]") {
     // Seed 5004 with the three expansions (medium preset, as bench/vision renders it, on the true
     // board): a grey follower (L 61) stands on a light grey road at a bridge's end. The road's grey and
     // the bridge's shadow on it explain its lit faces, so what is left is a fragment (57 mm2). A grey

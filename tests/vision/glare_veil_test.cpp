@@ -25,7 +25,7 @@ double mean_difference_in_disc(const cv::Mat& a, const cv::Mat& b, cv::Point2d c
 
 }  // namespace
 
-TEST_CASE("a glare spot is fitted where the glare lies and lifted off the frame", "[vision][glare-veil]") {
+TEST_CASE("a glare spot is fitted where the glare lies and lifted off the frame", "[vision][glare-veil][scene]") {
     // The same hard scenes rendered with and without their glare spot (the glare draws no other
     // randomness): where a spot is found it must lie on the true one, and the lifted frame must
     // come nearer the glare-free one inside it. A spot that does not fall off on every side (a
@@ -63,7 +63,7 @@ TEST_CASE("a glare spot is fitted where the glare lies and lifted off the frame"
     CHECK(found >= 4);
 }
 
-TEST_CASE("a light gradient across the table is no glare spot", "[vision][glare-veil]") {
+TEST_CASE("a light gradient across the table is no glare spot", "[vision][glare-veil][scene]") {
     // Easy renders have no glare but light gradients and light tables: the veil measured per
     // block rises at one side of the frame, and lifting it there (the unconstrained veil map)
     // discolours the board; a fitted spot must fall off on every side, so none is found.
@@ -116,7 +116,7 @@ TEST_CASE("the lifted reading is kept when its tiles agree more, the frame as se
     CHECK_FALSE(vision::lifted_reading_stronger(reading(true, 80, 80, 1.44), reading(true, 87, 87, 1.44)));
 }
 
-TEST_CASE("a glared board is read on the lifted frame where that reads it better, and as seen on a light table", "[vision][glare-veil][board-reader]") {
+TEST_CASE("a glared board is read on the lifted frame where that reads it better, and as seen on a light table", "[vision][glare-veil][board-reader][scene]") {
     // bench/vision's hard boards. 1014: glare over classic art on wood; as seen, 45 of its 66
     // tiles are read wrong or missed, lifted 13. 5003: glare over a light plain table; lifted,
     // the table turns tile-brown and is read as tiles (93 errors), as seen 8.

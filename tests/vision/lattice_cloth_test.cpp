@@ -7,7 +7,7 @@
 
 using namespace meeplecam;
 
-TEST_CASE("a board on a plaid in the tiles' colours is read on the tiles' own edge directions", "[vision][board-reader][lattice][cloth]") {
+TEST_CASE("a board on a plaid in the tiles' colours is read on the tiles' own edge directions", "[vision][board-reader][lattice][cloth][scene]") {
     // The bench's medium boards 11000 (dusk light, tiles turned about 45 degrees on a plaid whose
     // stripes run along the frame in the tiles' own green and orange) and 7012 (tiles along the
     // frame, a plaid at about 50 degrees). The colours cannot tell the board from the cloth (the
@@ -32,7 +32,7 @@ TEST_CASE("a board on a plaid in the tiles' colours is read on the tiles' own ed
     }
 }
 
-TEST_CASE("squares of a cloth in the tiles' colours read by occupancy are taken for table", "[vision][board-reader][cloth][classifier]") {
+TEST_CASE("squares of a cloth in the tiles' colours read by occupancy are taken for table", "[vision][board-reader][cloth][classifier][scene]") {
     // The bench's medium board 7012 (contrast art on a green and blue plaid whose green is the
     // tiles' field colour): the colours cannot tell the board from the cloth, so occupancy takes
     // the cells near the lattice's edges, and the plaid's green squares in the board's holes and

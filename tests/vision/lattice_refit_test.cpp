@@ -7,7 +7,7 @@
 
 using namespace meeplecam;
 
-TEST_CASE("a refit whose tiles disagree a few cells out grows more slowly instead of stopping", "[vision][board-reader][lattice][refit]") {
+TEST_CASE("a refit whose tiles disagree a few cells out grows more slowly instead of stopping", "[vision][board-reader][lattice][refit][scene]") {
     // The bench's medium boards 3013 and 15001 (contrast art on a cloth, tilt 15 and 7): the
     // candidate's horizon is a little off, so six cells from the board's middle fewer than half
     // the tiles lie within max_residual of the first round's fit (15001: 30 of 63) and the refit

@@ -63,7 +63,7 @@ TEST_CASE("a candidate lattice's pitch is measured again on its own top view", "
     CHECK(restored == 2);
 }
 
-TEST_CASE("a board on a tartan in the tiles' colours is read on its rescaled lattice", "[vision][board-reader][lattice][rescale]") {
+TEST_CASE("a board on a tartan in the tiles' colours is read on its rescaled lattice", "[vision][board-reader][lattice][rescale][scene]") {
     // The bench's medium board 1000: a small board on a tartan in the tiles' own green and red.
     // Every candidate find_lattices gives is 11 mm or more off (the best framed one 21 mm: its
     // pitch ~10 % off along one axis, 52 of 71 tiles wrong); measured again on its own top view
@@ -104,7 +104,7 @@ TEST_CASE("rescale options refuse a change range out of order", "[vision][board-
     CHECK_FALSE(reader.check());
 }
 
-TEST_CASE("a lattice at twice or one and a half times the tiles' pitch is subdivided onto the tiles", "[vision][board-reader][lattice][subdivide]") {
+TEST_CASE("a lattice at twice or one and a half times the tiles' pitch is subdivided onto the tiles", "[vision][board-reader][lattice][subdivide][scene]") {
     // Easy renders, the fold's own lattice stretched to twice the pitch along both axes, and to
     // 1.5 times along x and twice along y (medium 9018's candidate): each cell's tile sides inside
     // it fold the top view's profiles at the tiles' pitch as sharply as the cells' own sides, and
@@ -130,7 +130,7 @@ TEST_CASE("a lattice at twice or one and a half times the tiles' pitch is subdiv
     }
 }
 
-TEST_CASE("a board whose only framed candidate covers two tiles a cell is read on its subdivided lattice", "[vision][board-reader][lattice][subdivide]") {
+TEST_CASE("a board whose only framed candidate covers two tiles a cell is read on its subdivided lattice", "[vision][board-reader][lattice][subdivide][scene]") {
     // The bench's medium boards 9018 (a sparse board on a plain grey table: the fold's only pitch
     // pair is 1.5 and 2 times the tiles', framing its 32 cells 3.3 times, a sure board 90 mm off)
     // and 7010 (a lattice framing 42 cells 4.9 times, 56 mm off). Subdivided: 4.7 and
@@ -152,7 +152,7 @@ TEST_CASE("a board whose only framed candidate covers two tiles a cell is read o
     CHECK(rms_with(busy, true) < 5.0);
 }
 
-TEST_CASE("a lattice whose cells the outlines cannot tell from a finer one's is subdivided by the classifier's roads", "[vision][board-reader][lattice][subdivide]") {
+TEST_CASE("a lattice whose cells the outlines cannot tell from a finer one's is subdivided by the classifier's roads", "[vision][board-reader][lattice][subdivide][scene]") {
     // Real tiles' art runs across their seams: on real test_49 the true lattice frames its cells no
     // more clearly than the one 1.5 tiles a row the search gave (1.06 against 1.86). Here the
     // outlines are made unable to tell any lattice (every contrast threshold out of reach), so the
@@ -212,7 +212,7 @@ vision::Rendering squeezed(const vision::Rendering& r, double share) {
 
 }  // namespace
 
-TEST_CASE("a lattice at half the tiles' pitch along one axis is merged to the tiles by the classifier", "[vision][board-reader][lattice][coarsen]") {
+TEST_CASE("a lattice at half the tiles' pitch along one axis is merged to the tiles by the classifier", "[vision][board-reader][lattice][coarsen][scene]") {
     // Real test_0 (a product shot, 12 tiles) is read at half the tiles' pitch across: its top view
     // squeezes the tiles 1:2, and that lattice frames its cells more clearly than the true one (its
     // squares half a pitch away lie a quarter tile in). Easy renders of 12-tile games squeezed to

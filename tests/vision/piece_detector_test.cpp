@@ -156,7 +156,7 @@ void match_pieces(Detected& d) {
 
 }  // namespace
 
-TEST_CASE("followers of every colour, standing and lying, are found with their colour", "[vision][pieces]") {
+TEST_CASE("followers of every colour, standing and lying, are found with their colour", "[vision][pieces][scene]") {
     const auto game = small_game(kScene, 6, 30);
     const auto scene = vision::scene_of(game.game);
     const auto d = render_and_detect(scene, test::daylight_options(), kScene);
@@ -179,7 +179,7 @@ TEST_CASE("followers of every colour, standing and lying, are found with their c
     CHECK(d.unmatched == 0);
 }
 
-TEST_CASE("a colour keeps no more followers than a player owns, the surest first", "[vision][pieces]") {
+TEST_CASE("a colour keeps no more followers than a player owns, the surest first", "[vision][pieces][scene]") {
     const auto game = small_game(kScene, 6, 30);
     auto rendering = vision::render_table(vision::scene_of(game.game), test::daylight_options(), kScene);
     REQUIRE(rendering);
@@ -215,7 +215,7 @@ TEST_CASE("a colour keeps no more followers than a player owns, the surest first
     CHECK_FALSE(one.check());
 }
 
-TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces]") {
+TEST_CASE("each follower goes on the feature it stands on", "[vision][pieces][scene]") {
     const auto game = small_game(kScene, 6, 30);
     const auto d = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene);
     const auto& truth = d.rendering.truth;
@@ -265,7 +265,7 @@ TEST_CASE("a point on a tile falls in the feature owning the port there", "[visi
     CHECK(vision::feature_at_point(*junction, 0, {0.5, 0.5}, 0.0) == -1);  // the village at the crossing
 }
 
-TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces]") {
+TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces][scene]") {
     const auto game = small_game(33, 4, 30);
     RenderOptions o = test::daylight_options();
     o.hand_chance = 1.0;
@@ -288,7 +288,7 @@ TEST_CASE("followers partly hidden by a hand are still found", "[vision][pieces]
     CHECK(found_hidden == hidden);
 }
 
-TEST_CASE("the score from a photo equals the record's final scoring when the board reads right", "[vision][pieces][score]") {
+TEST_CASE("the score from a photo equals the record's final scoring when the board reads right", "[vision][pieces][score][scene]") {
     const auto game = small_game(kScene, 6, 30);
     const auto d = render_and_detect(vision::scene_of(game.game), test::daylight_options(), kScene);
     Record setup;
@@ -331,7 +331,7 @@ int tiles_read_right(const vision::BoardReading& reading, const vision::RenderTr
 
 }  // namespace
 
-TEST_CASE("tiles under followers are read again without the art they hide, so the photo's board fits together", "[vision][pieces][score][cover]") {
+TEST_CASE("tiles under followers are read again without the art they hide, so the photo's board fits together", "[vision][pieces][score][cover][scene]") {
     // The bench's finished game 1003 on the medium preset (bench/vision --no-tiles --pieces-n):
     // a follower lying on a road hid it, the road was read as field and the board was impossible.
     constexpr std::uint64_t kSeed = 1003;
@@ -528,7 +528,7 @@ TEST_CASE("photo score refuses a missing board and sides that do not match, and 
     CHECK(counted.at<cv::Vec3b>(347, 243)[2] < 200);  // a counted follower is not crossed out
 }
 
-TEST_CASE("a tilted camera: the meeple silhouette that fits each blob tells standing from lying", "[vision][pieces][pose]") {
+TEST_CASE("a tilted camera: the meeple silhouette that fits each blob tells standing from lying", "[vision][pieces][pose][scene]") {
     // A camera 30 degrees off the vertical smears standing followers away from it: the width
     // rule misses poses there, the fitted silhouette (standing or lying, smeared as the camera
     // sees it) gets them right, and its base (feet or body middle) lies near the true one.
@@ -566,7 +566,7 @@ TEST_CASE("a tilted camera: the meeple silhouette that fits each blob tells stan
     CHECK(base_mm.back() < 3.0);
 }
 
-TEST_CASE("when both silhouettes fit about as well, the pose whose base lies well inside a feature it may take wins", "[vision][pieces][pose]") {
+TEST_CASE("when both silhouettes fit about as well, the pose whose base lies well inside a feature it may take wins", "[vision][pieces][pose][scene]") {
     // Seeds 1004 and 5002 (medium preset, as bench/vision renders them, on the true board): a
     // black and a green follower lying on a field beside a city, their standing silhouettes
     // fitting a little better, with the feet at the city's edge. The lying body's middle lies
@@ -600,7 +600,7 @@ TEST_CASE("when both silhouettes fit about as well, the pose whose base lies wel
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("two touching followers of one colour are cut apart and both found", "[vision][pieces][split]") {
+TEST_CASE("two touching followers of one colour are cut apart and both found", "[vision][pieces][split][scene]") {
     // Seed 1007 (medium preset, as bench/vision renders it, on the true board): a yellow follower
     // standing on a road touches a yellow one lying beside it; their pixels make one blob that no
     // single silhouette fits well (0.52), so one follower was found where two are. Cut in two,
@@ -634,7 +634,7 @@ TEST_CASE("two touching followers of one colour are cut apart and both found", "
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light from passing as followers", "[vision][pieces][light]") {
+TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light from passing as followers", "[vision][pieces][light][scene]") {
     // Seed 1009 (medium preset): olive-yellow grass under a light gradient; the board's terrain
     // colours alone leave the darker or lighter grass of some tiles unexplained, and its yellow
     // blobs pass as yellow followers. Each tile's neighbourhood's own colours explain them.
@@ -658,7 +658,7 @@ TEST_CASE("terrain colours learned per neighbourhood keep art under uneven light
     CHECK(missed_after <= missed_before);
 }
 
-TEST_CASE("a follower whose faces a terrain's colour explains grows back whole", "[vision][pieces][light]") {
+TEST_CASE("a follower whose faces a terrain's colour explains grows back whole", "[vision][pieces][light][scene]") {
     // Seed 5009 (medium preset): grey followers standing on grey roads; the road's colours explain
     // their shaded faces, and what is left is too small or ragged. Grown over the pixels the grey
     // gate passes, their silhouettes fit and they are found.
@@ -678,7 +678,7 @@ TEST_CASE("a follower whose faces a terrain's colour explains grows back whole",
     CHECK_FALSE(no_growth.check());
 }
 
-TEST_CASE("a grey follower on a light grey road is told from it by its lightness", "[vision][pieces][light]") {
+TEST_CASE("a grey follower on a light grey road is told from it by its lightness", "[vision][pieces][light][scene]") {
     // Seed 5009 (medium preset): grey followers standing on light grey roads. With lightness counted
     // a quarter (as for the shading of colourful pieces) the road's colours explain their lit faces
     // and what is left is too small or ragged; black and grey have nothing but lightness to tell
@@ -704,7 +704,7 @@ TEST_CASE("a grey follower on a light grey road is told from it by its lightness
     CHECK_FALSE(quarter.check());
 }
 
-TEST_CASE("a grey follower's shaded faces (darker than the grey gate) join its lit ones", "[vision][pieces][light]") {
+TEST_CASE("a grey follower's shaded faces (darker than the grey gate) join its lit ones", "[vision][pieces][light][scene]") {
     // Seed 1009 (medium preset, dusk art, on the true board): a grey follower standing on a road at the
     // board's rim. Its lit faces pass the grey gate (L 29-40), its shaded ones fall under it (L 22-25, as
     // dark as a black piece or between the two gates), so the lit faces alone are two fragments (60 and
@@ -731,7 +731,7 @@ TEST_CASE("a grey follower's shaded faces (darker than the grey gate) join its l
     CHECK_FALSE(lit_only.check());
 }
 
-TEST_CASE("a follower of the grass's own colour is told from the flat print by its shading", "[vision][pieces][light]") {
+TEST_CASE("a follower of the grass's own colour is told from the flat print by its shading", "[vision][pieces][light][scene]") {
     // Seed 5001 (medium preset): the grass is the green followers' colour, so it explains their
     // pixels when lightness counts a quarter (as for shading on other terrains); counted more
     // there (own_colour_lightness), a follower's shaded faces and darker top stand out from the flat print.
@@ -757,7 +757,7 @@ TEST_CASE("a follower of the grass's own colour is told from the flat print by i
     CHECK_FALSE(hue_only.check());
 }
 
-TEST_CASE("a glare spot's white veil is lifted, so the followers it washes out are found", "[vision][pieces][light][glare]") {
+TEST_CASE("a glare spot's white veil is lifted, so the followers it washes out are found", "[vision][pieces][light][glare][scene]") {
     // The detector test scene (every follower found in daylight) under a strong glare spot
     // centred on the board: white mixed into every pixel (up to 0.55) washes the colours out
     // (reds lose their chroma, black turns grey). Lifting the veil finds them again.
@@ -790,7 +790,7 @@ TEST_CASE("a glare spot's white veil is lifted, so the followers it washes out a
     CHECK(before.detection.veil_peak == 0);
 }
 
-TEST_CASE("a board under a glare on the bench's medium preset: the veil is lifted there and nowhere else", "[vision][pieces][light][glare]") {
+TEST_CASE("a board under a glare on the bench's medium preset: the veil is lifted there and nowhere else", "[vision][pieces][light][glare][scene]") {
     // Seed 1004 (medium preset, as bench/vision renders it): a glare over much of the board, its
     // reds at chroma ~22 (the red gate wants 25), its blacks at L ~27 (passing as grey); seed 1007:
     // no glare, and nothing is lifted.
@@ -819,7 +819,7 @@ TEST_CASE("a board under a glare on the bench's medium preset: the veil is lifte
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("a glare wider than the board, peaking inside it, is lifted as a spot", "[vision][pieces][light][glare]") {
+TEST_CASE("a glare wider than the board, peaking inside it, is lifted as a spot", "[vision][pieces][light][glare][scene]") {
     // Seed 1014 (medium preset, as bench/vision renders it): a glare spot larger than the board.
     // Its veil (0.45 at the peak) falls under half towards two of the board's sides only: the
     // board ends first on the other two, so the four-sided spot test alone takes it for a haze
@@ -850,7 +850,7 @@ TEST_CASE("a glare wider than the board, peaking inside it, is lifted as a spot"
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("a follower at the rim beside a patch of the table in its own colour is cut from it", "[vision][pieces][rim]") {
+TEST_CASE("a follower at the rim beside a patch of the table in its own colour is cut from it", "[vision][pieces][rim][scene]") {
     // Seed 1017 (medium preset, as bench/vision renders it): the board lies on a tartan with red
     // squares, and two red followers on rim tiles (a lying one at [-1, 0], a standing one at
     // [-3, -1]) touch a red square: each makes one blob with it (602 and 455 mm2) whose middle lies
@@ -877,7 +877,7 @@ TEST_CASE("a follower at the rim beside a patch of the table in its own colour i
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("followers on a few tiles of a small terrain do not teach it their colour", "[vision][pieces][terrain]") {
+TEST_CASE("followers on a few tiles of a small terrain do not teach it their colour", "[vision][pieces][terrain][scene]") {
     // Seed 5012 (medium preset, as bench/vision renders it): four green followers stand on four of
     // the board's six monasteries and cover so much of the buildings that green passed for the
     // monastery's own colour (a third of its pixels): it then explained their faces away ("small",
@@ -909,7 +909,7 @@ TEST_CASE("followers on a few tiles of a small terrain do not teach it their col
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("a haze rising towards the board's rim is no glare spot: no veil is lifted there", "[vision][pieces][light][glare]") {
+TEST_CASE("a haze rising towards the board's rim is no glare spot: no veil is lifted there", "[vision][pieces][light][glare][scene]") {
     // Seed 1007 (medium preset, no glare) under a white haze that grows from none at the frame's
     // right side to 0.6 at its left side (as on a real washed-out photo brighter towards one side, where
     // lifting it invented followers). Every terrain's dark level rises there as under a glare, but
@@ -957,7 +957,7 @@ MissCount count_misses(const Detected& d) {
     return m;
 }
 
-TEST_CASE("the light's colour cast is measured on the decoded terrains against the known art", "[vision][pieces][light][cast]") {
+TEST_CASE("the light's colour cast is measured on the decoded terrains against the known art", "[vision][pieces][light][cast][scene]") {
     // The detector test scene (classic art) under warm, neutral and cold light (which the camera's
     // white balance corrects half-way): the correction lifts blue and lowers red under warm light,
     // the opposite under cold, and changes nothing under the neutral one.
@@ -1000,7 +1000,7 @@ TEST_CASE("the light's colour cast is measured on the decoded terrains against t
     CHECK_FALSE(bad.check());
 }
 
-TEST_CASE("under warm light the daylight models adapted to the frame find the followers they miss", "[vision][pieces][light][cast]") {
+TEST_CASE("under warm light the daylight models adapted to the frame find the followers they miss", "[vision][pieces][light][cast][scene]") {
     // The detector test scene (every follower found in daylight) under 2800 K light, half corrected
     // by the camera: blue and grey lose their gates, the grass and cities pass as red and yellow.
     // Taking the cast measured on the tiles off the frame finds them again, with their colours.
@@ -1026,7 +1026,7 @@ TEST_CASE("under warm light the daylight models adapted to the frame find the fo
     CHECK(day_own.unmatched <= day_fixed.unmatched);
 }
 
-TEST_CASE("the light's cast is measured inside each terrain, so a board read a little off its cells still finds it", "[vision][pieces][light][cast]") {
+TEST_CASE("the light's cast is measured inside each terrain, so a board read a little off its cells still finds it", "[vision][pieces][light][cast][scene]") {
     // Seed 1009 (medium preset, as bench/vision renders it: dusk art, a warm cast the camera left).
     // On the true board the cast is found and taken off; on the board as the reader reads it (a
     // few tiles missed or misread, the cells a little off) the thin roads' regions take in the

@@ -163,7 +163,7 @@ TEST_CASE("the truth homographies and camera agree with the tile positions", "[v
     CHECK(cv::norm(vision::apply_homography(truth.table_to_image, {0, 0}) - vision::apply_homography(truth.tiles_to_image, {0, 0})) > 0.1);
 }
 
-TEST_CASE("tiles differ in colour from the table they lie on", "[vision][renderer]") {
+TEST_CASE("tiles differ in colour from the table they lie on", "[vision][renderer][scene]") {
     const auto tiles = random_board(40, 8);
     for (const auto preset : {vision::Difficulty::Easy, vision::Difficulty::Medium}) {
         for (const std::uint64_t seed : {21u, 22u, 23u}) {

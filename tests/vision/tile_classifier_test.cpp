@@ -91,7 +91,7 @@ TileType bend_as_two_arms(TileType type) {
 
 }  // namespace
 
-TEST_CASE("rendered tiles of every base type and rotation are classified", "[vision][tile-classifier]") {
+TEST_CASE("rendered tiles of every base type and rotation are classified", "[vision][tile-classifier][scene]") {
     auto clf = TileClassifier::create(base_catalog());
     REQUIRE(clf);
     // Measured: 79/79 (type, rotation) right in each of these styles, clean and degraded. The
@@ -224,7 +224,7 @@ TEST_CASE("bad tile images give clear errors", "[vision][tile-classifier][bad-in
     }
 }
 
-TEST_CASE("a learned library reads its own style, and round-trips", "[vision][tile-classifier][library]") {
+TEST_CASE("a learned library reads its own style, and round-trips", "[vision][tile-classifier][library][scene]") {
     const TileStyle style = find_tile_style("muted").value();
     TileLibrary lib;
     std::mt19937_64 rng(21);

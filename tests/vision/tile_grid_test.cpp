@@ -90,11 +90,11 @@ void check_grids(double glare_chance, double min_recall, double min_precision) {
 
 }  // namespace
 
-TEST_CASE("the tile grid is found on rendered boards, in any calibration frame", "[vision][tile-grid]") {
+TEST_CASE("the tile grid is found on rendered boards, in any calibration frame", "[vision][tile-grid][scene]") {
     check_grids(/*glare_chance=*/0.0, /*min_recall=*/0.95, /*min_precision=*/0.95);
 }
 
-TEST_CASE("glare costs the tile grid some precision, not the lattice", "[vision][tile-grid]") {
+TEST_CASE("glare costs the tile grid some precision, not the lattice", "[vision][tile-grid][scene]") {
     // Known weakness: colours under a strong glare spot are washed out, so lit table (holes in
     // the board, above all) can look like tiles (easy seed 2 on dark wood: 9 false cells of
     // 55) and washed tiles like table (medium seed 4: 7 of 72 missed). The lattice holds.

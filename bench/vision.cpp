@@ -4,6 +4,7 @@
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
 //                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
 //                                       hand-labelled real photos; top views with the reading drawn, in DIR;
@@ -46,6 +47,7 @@ std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels D
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 bool g_coarsen = vision::ReaderOptions{}.coarsen.by_classification;  // --no-coarsen: no coarser variant of an unsure lattice (CoarsenOptions)
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
+int g_repeat = 1;  // --repeat R: read each rendered frame R times; its CPU times are the least of the R (the readings are the same)
 std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's lattice and tiles (type, rotation, confidence, offset), to diff two builds
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
@@ -134,8 +136,24 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         reader_options.coarsen.by_classification = g_coarsen;
         reader_options.min_across_gap_alignment = g_across_gap;
         auto reading = vision::read_board(rendering->image, *catalog, reader_options);
+        double frame_cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+        for (int r = 1; r < g_repeat && reading; ++r) {
+            // The same frame read again: on a shared machine the least CPU time is the least disturbed.
+            const std::clock_t again_start = std::clock();
+            const auto again = vision::read_board(rendering->image, *catalog, reader_options);
+            frame_cpu_ms = std::min(frame_cpu_ms, 1000.0 * static_cast<double>(std::clock() - again_start) / CLOCKS_PER_SEC);
+            if (!again) continue;
+            auto& s = reading->stages;
+            const auto& a = again->stages;
+            for (auto [mine, theirs] : {std::pair{&s.veil, &a.veil}, std::pair{&s.lines, &a.lines}, std::pair{&s.refit, &a.refit}, std::pair{&s.light, &a.light},
+                                        std::pair{&s.classify, &a.classify}, std::pair{&s.decode, &a.decode}, std::pair{&s.pennants, &a.pennants},
+                                        std::pair{&s.total, &a.total}}) {
+                mine->cpu_ms = std::min(mine->cpu_ms, theirs->cpu_ms);
+                mine->wall_ms = std::min(mine->wall_ms, theirs->wall_ms);
+            }
+        }
         print_tiles(std::string(vision::difficulty_name(preset)) + std::to_string(seed), reading);
-        st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
+        st.cpu_ms.push_back(frame_cpu_ms);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
         if (reading) st.stages.push_back(reading->stages);
         ++st.boards;
@@ -581,6 +599,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-real") do_real = false;
         else if (a == "--no-scans") do_scans = false;
         else if (a == "--dump") g_dump = next();
+        else if (a == "--repeat") g_repeat = std::max(1, std::atoi(next().c_str()));
         else if (a == "--print-tiles") {
             g_print_tiles = std::fopen(next().c_str(), "w");
             if (g_print_tiles == nullptr) {
@@ -624,7 +643,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

@@ -56,17 +56,20 @@ struct SideResponse {
                     }
                 } else {
                     cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
-                    // Each row's running sum is one chain of dependent additions: four rows at a
+                    // Each row's running sum is one chain of dependent additions: eight rows at a
                     // time keep the core busy (each row's sums in the same order as alone).
+                    constexpr int kRows = 8;
                     int y = 0;
-                    for (; y + 4 <= grey.rows; y += 4) {
-                        const float* py[4] = {gy.ptr<float>(y), gy.ptr<float>(y + 1), gy.ptr<float>(y + 2), gy.ptr<float>(y + 3)};
-                        double* a[4] = {across.ptr<double>(y), across.ptr<double>(y + 1), across.ptr<double>(y + 2), across.ptr<double>(y + 3)};
-                        double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-                        a[0][0] = a[1][0] = a[2][0] = a[3][0] = 0;
+                    for (; y + kRows <= grey.rows; y += kRows) {
+                        const float* py[kRows];
+                        double* a[kRows];
+                        double s[kRows];
+                        for (int r = 0; r < kRows; ++r) py[r] = gy.ptr<float>(y + r), a[r] = across.ptr<double>(y + r), s[r] = 0, a[r][0] = 0;
                         for (int x = 0; x < grey.cols; ++x) {
-                            s0 += std::abs(py[0][x]), s1 += std::abs(py[1][x]), s2 += std::abs(py[2][x]), s3 += std::abs(py[3][x]);
-                            a[0][x + 1] = s0, a[1][x + 1] = s1, a[2][x + 1] = s2, a[3][x + 1] = s3;
+                            for (int r = 0; r < kRows; ++r) {
+                                s[r] += std::abs(py[r][x]);
+                                a[r][x + 1] = s[r];
+                            }
                         }
                     }
                     for (; y < grey.rows; ++y) {
@@ -217,7 +220,12 @@ cv::Mat warp_within(const cv::Mat& image, const cv::Matx33d& image_to_top, cv::S
         cv::warpPerspective(image, top, image_to_top, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
         return top;
     }
-    top = cv::Mat::zeros(size, image.type());
+    // Black only outside the roi: the warp writes every pixel inside it.
+    top.create(size, image.type());
+    top(cv::Rect(0, 0, size.width, roi.y)).setTo(cv::Scalar::all(0));
+    top(cv::Rect(0, roi.br().y, size.width, size.height - roi.br().y)).setTo(cv::Scalar::all(0));
+    top(cv::Rect(0, roi.y, roi.x, roi.height)).setTo(cv::Scalar::all(0));
+    top(cv::Rect(roi.br().x, roi.y, size.width - roi.br().x, roi.height)).setTo(cv::Scalar::all(0));
     cv::Mat inside = top(roi);
     const cv::Matx33d to_roi(1, 0, -roi.x, 0, 1, -roi.y, 0, 0, 1);
     cv::warpPerspective(image, inside, to_roi * image_to_top, roi.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));

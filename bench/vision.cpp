@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -46,6 +46,7 @@ std::string g_game = "carcassonne";  // --game: carcassonne, city or amazonas
 std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels DIR: hand-labelled layouts of real photos (NAME.layout.json)
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 bool g_coarsen = vision::ReaderOptions{}.coarsen.by_classification;  // --no-coarsen: no coarser variant of an unsure lattice (CoarsenOptions)
+bool g_reframe = vision::ReaderOptions{}.reframe.enabled;  // --reframe / --no-reframe: search the lattice again on its own cells (ReframeOptions)
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
 int g_repeat = 1;  // --repeat R: read each rendered frame R times; its CPU times are the least of the R (the readings are the same)
 std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's lattice and tiles (type, rotation, confidence, offset), to diff two builds
@@ -135,6 +136,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         reader_options.lift_glare = g_lift_glare;
         reader_options.coarsen.by_classification = g_coarsen;
         reader_options.min_across_gap_alignment = g_across_gap;
+        reader_options.reframe.enabled = g_reframe;
         auto reading = vision::read_board(rendering->image, *catalog, reader_options);
         double frame_cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
         for (int r = 1; r < g_repeat && reading; ++r) {
@@ -474,6 +476,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         options.lift_glare = g_lift_glare;
         options.coarsen.by_classification = g_coarsen;
         options.min_across_gap_alignment = g_across_gap;
+        options.reframe.enabled = g_reframe;
         auto reading = vision::read_board(image.value(), *catalog, options);
         print_tiles(f[0], reading);
         cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
@@ -634,6 +637,8 @@ int main(int argc, char** argv) {
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--no-coarsen") g_coarsen = false;
         else if (a == "--across-gap") g_across_gap = std::atof(next().c_str());
+        else if (a == "--reframe") g_reframe = true;
+        else if (a == "--no-reframe") g_reframe = false;
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
         else if (a == "--glare-veil") g_lift_glare = vision::GlareLift::always;
@@ -643,7 +648,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

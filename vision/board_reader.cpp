@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <tuple>
 
+#include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
 
 #include "vision/homography.h"
@@ -102,12 +103,23 @@ Status DecoderOptions::check() const {
     return Ok{};
 }
 
+Status ReframeOptions::check() const {
+    if (!(cell_margin >= 0 && cell_margin <= 1)) return invalid("reframe options", "cell_margin must be within [0, 1]");
+    if (!(table_margin >= 0 && table_margin <= 2)) return invalid("reframe options", "table_margin must be within [0, 2]");
+    if (rounds < 1 || rounds > 10) return invalid("reframe options", "rounds must be within [1, 10]");
+    if (!(min_change >= 0)) return invalid("reframe options", "min_change must not be negative");
+    if (!(max_step >= 0)) return invalid("reframe options", "max_step must not be negative");
+    if (!(min_gain >= 0)) return invalid("reframe options", "min_gain must not be negative");
+    return Ok{};
+}
+
 Status ReaderOptions::check() const {
     if (auto st = veil.check(); !st) return st;
     if (auto st = lattice.check(); !st) return st;
     if (auto st = rescale.check(); !st) return st;
     if (auto st = subdivide.check(); !st) return st;
     if (auto st = coarsen.check(); !st) return st;
+    if (auto st = reframe.check(); !st) return st;
     if (auto st = refine.check(); !st) return st;
     if (auto st = light.check(); !st) return st;
     if (auto st = classifier.check(); !st) return st;
@@ -1394,6 +1406,100 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         clock.add_to(stages.refit);
         if (!rescaled) return rescaled.error();
         if (*rescaled && (!chosen || board_evidence(**rescaled) > board_evidence(*chosen))) chosen = std::move(**rescaled);
+    }
+    // No candidate framed its cells surely: the table's lines may have pulled a direction off
+    // (a sheared or turning view). Searched again with only the taken cells' edges voting.
+    if (options.reframe.enabled && chosen && !sure_board(*chosen, options) && !chosen->cells.empty()) {
+        // The cells' squares in the frame, each grown by `margin` pitches.
+        auto cells_mask = [&](const CheckedLattice& c, double margin) {
+            cv::Mat mask(frame.size(), CV_8UC1, cv::Scalar(0));
+            const cv::Matx33d top_to_frame = c.view.image_to_top.inv();
+            const double pitch = c.view.pitch_px, m = margin * pitch;
+            for (const auto& cell : c.cells) {
+                const cv::Point2d o = cv::Point2d(cell.col * pitch, cell.row * pitch) + cell.offset_px;
+                std::vector<cv::Point> square;
+                for (const auto& corner : {cv::Point2d(-m, -m), cv::Point2d(pitch + m, -m), cv::Point2d(pitch + m, pitch + m), cv::Point2d(-m, pitch + m)}) {
+                    const cv::Point2d q = apply_homography(top_to_frame, o + corner);
+                    if (!std::isfinite(q.x) || !std::isfinite(q.y) || std::abs(q.x) > 1e6 || std::abs(q.y) > 1e6) {
+                        square.clear();
+                        break;
+                    }
+                    square.emplace_back(cvRound(q.x), cvRound(q.y));
+                }
+                if (square.size() == 4) cv::fillConvexPoly(mask, square, cv::Scalar(255));
+            }
+            return mask;
+        };
+        const double to_beat = board_evidence(*chosen) * options.reframe.min_gain;
+        // How far the chosen cells' centres, mapped onto `other`, sit from the best similarity of
+        // their own lattice positions (pitches, RMS): a sheared or turning view moves them.
+        auto moved = [&](const CheckedLattice& base, const CheckedLattice& other) {
+            std::vector<cv::Point2f> from_cells, to_cells;
+            const cv::Matx33d to_other = other.view.image_to_top * base.view.image_to_top.inv();
+            for (const auto& c : base.cells) {
+                const cv::Point2d q = apply_homography(to_other, base.view.cell_centre(c.col, c.row) + c.offset_px) * (1 / other.view.pitch_px);
+                if (!std::isfinite(q.x) || !std::isfinite(q.y)) return 1e9;
+                from_cells.emplace_back(static_cast<float>(c.col + 0.5), static_cast<float>(c.row + 0.5));
+                to_cells.emplace_back(static_cast<float>(q.x), static_cast<float>(q.y));
+            }
+            if (from_cells.size() < 3) return 1e9;
+            const cv::Mat m = cv::estimateAffinePartial2D(from_cells, to_cells, cv::noArray(), cv::LMEDS);
+            if (m.empty()) return 1e9;
+            double sum = 0;
+            for (std::size_t i = 0; i < from_cells.size(); ++i) {
+                const double x = m.at<double>(0, 0) * from_cells[i].x + m.at<double>(0, 1) * from_cells[i].y + m.at<double>(0, 2);
+                const double y = m.at<double>(1, 0) * from_cells[i].x + m.at<double>(1, 1) * from_cells[i].y + m.at<double>(1, 2);
+                sum += (x - to_cells[i].x) * (x - to_cells[i].x) + (y - to_cells[i].y) * (y - to_cells[i].y);
+            }
+            return std::sqrt(sum / static_cast<double>(from_cells.size()));
+        };
+        std::optional<CheckedLattice> best, seed;  // the best over every round; the last round's best
+        const CheckedLattice* from = &*chosen;
+        for (int round = 0; round < options.reframe.rounds; ++round) {
+            const cv::Mat board = cells_mask(*from, options.reframe.cell_margin);
+            if (cv::countNonZero(board) == 0) break;
+            auto again = find_lattices_within(frame, lattice, board, cells_mask(*from, options.reframe.table_margin), line_cache);
+            clock.add_to(stages.lines);
+            if (!again) {
+                if (again.error().kind != ErrorKind::Invalid) return again.error();
+                break;
+            }
+            std::optional<CheckedLattice> round_best;
+            const int tries = std::min(options.max_lattices, static_cast<int>(again->size()));
+            for (int k = 0; k < tries; ++k) {
+                auto& candidate = (*again)[static_cast<std::size_t>(k)];
+                make_table_mask(candidate);
+                auto checked = check_lattice(refit_frame, std::move(candidate), catalog, options, frame_scale);
+                ++stages.candidates;
+                if (!checked) return checked.error();
+                reading.checked.push_back({"reframed", checked->view.image_to_top, checked->view.px_per_mm, static_cast<int>(checked->cells.size()),
+                                           checked->contrast.ratio(), -1.0, checked->refusal});
+                checked->checked_at = reading.checked.size() - 1;
+                if (checked->refusal.empty() && !checked->cells.empty() && (!round_best || board_evidence(*checked) > board_evidence(*round_best))) {
+                    round_best = std::move(checked.value());
+                }
+            }
+            clock.add_to(stages.refit);
+            if (!round_best) break;
+            const double change = moved(*chosen, *round_best);
+            const double step = seed ? moved(*seed, *round_best) : change;
+            if (std::getenv("MEEPLECAM_REFRAME_DEBUG")) std::fprintf(stderr, "reframe round %d: %zu cells, evidence %.2f (chosen %.2f), moved %.3f, step %.3f\n", round, round_best->cells.size(), board_evidence(*round_best), board_evidence(*chosen), change, step);
+            if (change < options.reframe.min_change) break;  // nothing moved: the lattice taken was right
+            // Taken only when found again on its own cells (a lattice pulled off by the table's lines
+            // moves again), framing them about as well as the choice (a view's outlines weaken
+            // together, the true lattice's too) and showing tiles wherever the choice did.
+            const bool found_again = seed && step <= options.reframe.max_step;
+            if (found_again && board_evidence(*round_best) >= to_beat && (shows_tiles(*round_best, options) || !shows_tiles(*chosen, options)) &&
+                (!best || board_evidence(*round_best) > board_evidence(*best))) {
+                best = *round_best;
+            }
+            seed = std::move(round_best);
+            from = &*seed;
+        }
+        if (best) {
+            plausible.push_back(*best);
+            chosen = std::move(best);
+        }
     }
     unrefitted_plausible.clear();
     // No candidate framed its cells clearly over many cells: the outlines (blurred, steep) cannot

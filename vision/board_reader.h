@@ -163,6 +163,13 @@ Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& opt
 struct LineSearchCache;
 Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const LatticeOptions& options, bool whole_frame,
                                                std::shared_ptr<LineSearchCache> cache = nullptr);
+// The candidate lattices as find_lattices finds them near the board, with `board` (CV_8UC1,
+// the image's size; the cells a lattice took, say) as the board: only its edges vote for the
+// directions and its gaps for the pitch. The table mask stays the colours' unless they told no
+// board; then it is `not_table` (CV_8UC1, the image's size), or `board` when that is empty.
+// Errors as find_lattices, and a mask not of the image's size.
+Result<std::vector<LatticeView>> find_lattices_within(const cv::Mat& image, const LatticeOptions& options, const cv::Mat& board,
+                                                      const cv::Mat& not_table, std::shared_ptr<LineSearchCache> cache = nullptr);
 // A cache for find_lattices (empty until a search fills it).
 std::shared_ptr<LineSearchCache> make_line_search_cache();
 // The board's colours (not-table mask, LatticeOptions::mask_side px on its longer side) as
@@ -587,6 +594,24 @@ enum class GlareLift {
     when_stronger,  // where a spot is found, read the frame as seen and lifted, and keep the stronger reading (lifted_reading_stronger)
 };
 
+// The lattice taken searched again on its own cells (find_lattices_within): when the table's lines
+// (a cloth's stripes, plank seams) run near one of the tiles' edge directions they join its
+// family and pull its vanishing point off, and the board comes out sheared or turned across the
+// view. On the cells alone only the tiles' edges vote.
+struct ReframeOptions {
+    bool enabled = true;        // read_board: when no lattice framed its cells surely (ReaderOptions::sure_tile_contrast)
+                                // (on since stop 34: medium 7000- 9.14 -> 6.80 %, 13000- 9.10 -> 9.17 %, real labelled unchanged; lat34)
+    double cell_margin = 0.25;  // each cell's square grown by this share of the pitch on each side (the gaps round it)
+    double table_margin = 0.25; // ...and by this share for the table mask, where the colours told no board
+    int rounds = 2;             // searched again this many times, each on the cells of the last round's best (by evidence)
+    double min_change = 0.15;   // ...taken only when it moves the taken cells: their centres, mapped onto it, sit this RMS (pitches) off
+                                // the best similarity of their old lattice positions (a lattice already right, found again on fewer
+                                // edges, only loses: medium 7002, 7014)...
+    double max_step = 0.2;      // ...found again on its own cells: searched once more on them, its cells move under this (pitches, as min_change)
+    double min_gain = 0.85;     // ...and its evidence (contrast x sqrt(cells)) at least the choice's times this
+    Status check() const;
+};
+
 struct ReaderOptions {
     GlareLift lift_glare = GlareLift::off;  // off: both lifts won on two hard seed sets and lost on a third and on the real photos (docs/vision-journal.md, glare12)
     VeilOptions veil;              // ...how the glare spot and its veil are measured
@@ -594,6 +619,7 @@ struct ReaderOptions {
     RescaleOptions rescale;
     SubdivideOptions subdivide;
     CoarsenOptions coarsen;
+    ReframeOptions reframe;
     RefineOptions refine;
     LightOptions light;
     ClassifierOptions classifier;

@@ -538,6 +538,7 @@ struct LineSearchCache {
     double border_band = 0, not_table_ratio = 0, table_share_of_median = 0;
     cv::Mat work, mask_small, board_work, grey;
     std::vector<cv::Vec4f> all;  // every line segment of `grey`
+    cv::Mat extent_work;         // when set (find_lattices_within): the board the view must cover, else board_work's
 
     bool holds_segments(const cv::Mat& image, const LatticeOptions& o) const {
         return data != nullptr && data == image.data && size == image.size() && step == image.step[0] && work_side == o.work_side;
@@ -695,7 +696,7 @@ Result<std::vector<LatticeView>> find_lattices_in(const cv::Mat& image, const La
     auto circ = [](double a, double b) { return std::abs(std::remainder(a - b, 180.0)); };
     std::vector<cv::Point> pts;
     cv::Mat region_small;
-    cv::resize(colours_fail ? region : board_work, region_small, cv::Size(), 0.25, 0.25, cv::INTER_NEAREST);
+    cv::resize(!cache.extent_work.empty() ? cache.extent_work : colours_fail ? region : board_work, region_small, cv::Size(), 0.25, 0.25, cv::INTER_NEAREST);
     {
         // The board is the big blob(s): specks of table colour far away do not stretch the view.
         cv::Mat labels, stats, centroids;
@@ -893,6 +894,34 @@ Result<std::vector<LatticeView>> find_lattices(const cv::Mat& image, const Latti
     shorter.min_segment = o.min_board_segment;
     auto again = find_lattices_in(image, shorter, false, *cache);
     return again ? again : found;
+}
+
+Result<std::vector<LatticeView>> find_lattices_within(const cv::Mat& image, const LatticeOptions& o, const cv::Mat& board, const cv::Mat& not_table,
+                                                      std::shared_ptr<LineSearchCache> cache) {
+    if (auto st = o.check(); !st) return st.error();
+    if (image.empty() || image.type() != CV_8UC3) return invalid("lattice", "expects a non-empty 8-bit colour image");
+    if (board.size() != image.size() || board.type() != CV_8UC1) return invalid("lattice", "expects a board mask of the image's size");
+    if (!not_table.empty() && (not_table.size() != image.size() || not_table.type() != CV_8UC1)) return invalid("lattice", "expects a table mask of the image's size");
+    if (!cache) cache = make_line_search_cache();
+    if (!cache->holds(image, o)) cache->fill(image, o);
+    // A copy of the frame's search with `board` as its board: the segments and the work image
+    // are shared, the board (where edges vote and gaps are read) is the mask's.
+    LineSearchCache within = *cache;
+    within.board_work = cv::Mat();  // new images: the cache's are shared
+    cv::resize(board, within.board_work, within.work.size(), 0, 0, cv::INTER_NEAREST);
+    if (cv::countNonZero(within.board_work) == 0) return invalid("lattice", "no board found");
+    // The table mask, and the board the view covers, stay the colours' where they told a board;
+    // else they are `not_table` (or `board`).
+    within.extent_work = cache->board_work;
+    if (cv::countNonZero(cache->board_work) < o.min_board_share * static_cast<double>(cache->board_work.total())) {
+        const cv::Size small = within.mask_small.size();
+        within.mask_small = cv::Mat();
+        cv::resize(not_table.empty() ? board : not_table, within.mask_small, small, 0, 0, cv::INTER_AREA);
+        cv::threshold(within.mask_small, within.mask_small, 127, 255, cv::THRESH_BINARY);
+        within.extent_work = cv::Mat();
+        cv::resize(within.mask_small, within.extent_work, within.work.size(), 0, 0, cv::INTER_NEAREST);
+    }
+    return find_lattices_in(image, o, false, within);
 }
 
 Result<LatticeView> find_lattice(const cv::Mat& image, const LatticeOptions& o) {

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--max-pennant-area A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
 //                                       hand-labelled real photos; top views with the reading drawn, in DIR;
 //                                       VB_EMPTY=1 also lists every empty cell beside the board, and covered tiles reported hidden;
@@ -45,6 +45,7 @@ std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels D
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 bool g_coarsen = vision::ReaderOptions{}.coarsen.by_classification;  // --no-coarsen: no coarser variant of an unsure lattice (CoarsenOptions)
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
+double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
@@ -111,6 +112,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         reader_options.lift_glare = g_lift_glare;
         reader_options.coarsen.by_classification = g_coarsen;
         reader_options.min_across_gap_alignment = g_across_gap;
+        reader_options.pennants.max_pennant_area = g_max_pennant_area;
         auto reading = vision::read_board(rendering->image, *catalog, reader_options);
         st.cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         if (reading) st.ms_lattice.push_back(reading->ms_lattice), st.ms_classify.push_back(reading->ms_classify), st.ms_decode.push_back(reading->ms_decode);
@@ -433,6 +435,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         options.lift_glare = g_lift_glare;
         options.coarsen.by_classification = g_coarsen;
         options.min_across_gap_alignment = g_across_gap;
+        options.pennants.max_pennant_area = g_max_pennant_area;
         auto reading = vision::read_board(image.value(), *catalog, options);
         cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
         const bool found = reading && reading->found;
@@ -584,6 +587,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--no-coarsen") g_coarsen = false;
         else if (a == "--across-gap") g_across_gap = std::atof(next().c_str());
+        else if (a == "--max-pennant-area") g_max_pennant_area = std::atof(next().c_str());
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
         else if (a == "--glare-veil") g_lift_glare = vision::GlareLift::always;
@@ -593,7 +597,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--max-pennant-area A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR]\n");
             return 2;
         }
     }

@@ -141,6 +141,7 @@ struct CellObservation {
     double occupancy = 0;
     cv::Point2d offset_px{0, 0};  // where the tile's centre sits from the cell's centre (top view px; refine_lattice)
     bool teaches = true;          // false: read, but not learnt from (a cell offered on its outline alone; classify_cells)
+    bool across_gap = false;      // offered across a one-cell gap (ReaderOptions::min_across_gap_alignment), or grown from such cells alone
 };
 
 // The number of lattice cells of side `pitch` from the one holding `lo` to the one holding `hi`,
@@ -491,6 +492,7 @@ struct DecodedTile {
     double runner_confidence = 0;
     bool hidden = false;           // something covers the tile (a hand): type and rotation are a guess from its neighbours
     int bridge_axis = -1;          // the tile was read under a bridge (BridgeOnCell::axis): its sides at the bridge's ends show road; -1: none
+    bool teaches_plain_city = true; // false: the pennant reader learns no plain city from it (a cell read across a gap, CellObservation::across_gap)
 };
 
 // Chooses one hypothesis per cell; neighbours are cells one lattice step apart. A hidden cell
@@ -522,6 +524,14 @@ struct PennantOptions {
                                    // (pennants 0.4-0.8; the thin band of a wall the art draws off the catalog geometry, under 0.1)
     double size_share = 0.3;       // ...and at least this share of the board's pennant size (the median blob of the cells that reach min_area)...
     int min_sized_pennants = 3;    // ...when at least this many cells reach min_area (fewer: min_area alone)
+    double max_pennant_area = 0;   // a blob above this share of the tile is no printed pennant (about 0.01: a shield of TileStyle::
+                                   // pennant_size 0.12; the art's largest, 0.25, about 0.04) but a follower or a patch of city the
+                                   // plain-city reference missed: it counts neither toward the board's pennant size nor toward its
+                                   // pennant colour, which take each twin cell's largest blob within [min_area, this] instead; a
+                                   // cell's own decision still reads its largest blob (covering_size). 0: off, each cell's largest
+                                   // blob (0.05 with ReaderOptions::min_across_gap_alignment 1.6: real test_14 27.5 -> 20.0 %, two
+                                   // yellow followers of 0.14 had moved the size 0.009 -> 0.136 and the colour to theirs; on alone,
+                                   // medium 7000- 9.14 -> 9.21 %, one tile of 7004, a board read off its lattice; pen34 round)
     int min_coloured_pennants = 3;  // the board's pennant colour is learnt (median Lab of the blobs reaching the threshold) when this many do (0: never)...
     double colour_lightness_weight = 0.5;  // ...colour distances weigh L by this against a* and b* (light gradients move L most)...
     double min_colour_radius = 20;  // ...a blob is of the pennants' colour within this distance (Lab units)...

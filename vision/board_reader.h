@@ -524,7 +524,7 @@ struct PennantOptions {
                                    // (pennants 0.4-0.8; the thin band of a wall the art draws off the catalog geometry, under 0.1)
     double size_share = 0.3;       // ...and at least this share of the board's pennant size (the median blob of the cells that reach min_area)...
     int min_sized_pennants = 3;    // ...when at least this many cells reach min_area (fewer: min_area alone)
-    double max_pennant_area = 0;   // a blob above this share of the tile is no printed pennant (about 0.01: a shield of TileStyle::
+    double max_pennant_area = 0.05; // a blob above this share of the tile is no printed pennant (about 0.01: a shield of TileStyle::
                                    // pennant_size 0.12; the art's largest, 0.25, about 0.04) but a follower or a patch of city the
                                    // plain-city reference missed: it counts neither toward the board's pennant size nor toward its
                                    // pennant colour, which take each twin cell's largest blob within [min_area, this] instead; a
@@ -653,14 +653,15 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
-    double min_across_gap_alignment = 0;   // ...and a cell wholly in the photo one empty cell away from the board (two straight or one
+    double min_across_gap_alignment = 1.6; // ...and a cell wholly in the photo one empty cell away from the board (two straight or one
                                            // diagonal), beside no tile, is offered when the mask or the board's colours call it a tile
                                            // (candidate_share, min_board_colour_share) and its outline stands out this much, measured
                                            // at the offset of the tiles it is reached from or on the lattice's square, the better: a
                                            // board's tiles linked only through a tile neither the mask nor the outline saw, whose group
-                                           // largest_group left out (medium 7009, 7011, 13011). Off: at 1.6 medium 7000- 9.14 -> 8.70 %,
-                                           // 13000- 9.10 -> 8.81 %, 19000- 5.36 -> 5.21 %, but on real test_2 and test_14 the true tiles
-                                           // gained flip other tiles' pennant twins (M/N, O/P, S/T): labelled 15.9 -> 17.8 % (miss33)...
+                                           // largest_group left out (medium 7009, 7011, 13011). 0: off. With PennantOptions::
+                                           // max_pennant_area 0.05 and such cells teaching no plain city (pen34): medium 7000- 9.14 ->
+                                           // 8.77 %, 13000- 9.10 -> 8.81 %, 19000- 5.36 -> 5.21 %, real labelled 15.9 -> 15.6 %, real
+                                           // sides 2945/3092 -> 2979/3132, hard 1000- 41.59 -> 41.95 % (alone, miss33: real 17.8 %)...
     double min_unmasked_across_gap_alignment = 2.0; // ...or this much when the mask calls it table (a tile coloured like the table)
     int board_margin_cells = 2;       // the chosen lattice's view is widened by this many cells on each side its tiles reach (the box of the
                                       // board's colours it was cut to leaves out tiles coloured like the table, and the refit moves the

@@ -398,9 +398,11 @@ TEST_CASE("followers far larger than a pennant do not set the board's pennant si
     INFO(s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
     CHECK(s.twins == 30);
     CHECK(s.right == s.twins);
-    // With every blob counted (the default, off) the followers set the size and the colour, and
-    // the bare pennants are missed (measured: 25 of 30 right, 5 missed).
-    const TwinScore every_blob = decide_and_score(catalog, b);
+    // With every blob counted (off) the followers set the size and the colour, and the bare
+    // pennants are missed (measured: 25 of 30 right, 5 missed).
+    vision::PennantOptions off;
+    off.max_pennant_area = 0;
+    const TwinScore every_blob = decide_and_score(catalog, b, off);
     INFO("every blob counted: " << every_blob.right << " of " << every_blob.twins << " right, " << every_blob.missed << " missed");
     CHECK(every_blob.missed >= 5);
 }

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -50,6 +50,7 @@ bool g_reframe = vision::ReaderOptions{}.reframe.enabled;  // --reframe / --no-r
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
 int g_repeat = 1;  // --repeat R: read each rendered frame R times; its CPU times are the least of the R (the readings are the same)
 std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's lattice and tiles (type, rotation, confidence, offset), to diff two builds
+double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
@@ -137,6 +138,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         reader_options.coarsen.by_classification = g_coarsen;
         reader_options.min_across_gap_alignment = g_across_gap;
         reader_options.reframe.enabled = g_reframe;
+        reader_options.pennants.max_pennant_area = g_max_pennant_area;
         auto reading = vision::read_board(rendering->image, *catalog, reader_options);
         double frame_cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
         for (int r = 1; r < g_repeat && reading; ++r) {
@@ -477,6 +479,7 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
         options.coarsen.by_classification = g_coarsen;
         options.min_across_gap_alignment = g_across_gap;
         options.reframe.enabled = g_reframe;
+        options.pennants.max_pennant_area = g_max_pennant_area;
         auto reading = vision::read_board(image.value(), *catalog, options);
         print_tiles(f[0], reading);
         cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
@@ -639,6 +642,7 @@ int main(int argc, char** argv) {
         else if (a == "--across-gap") g_across_gap = std::atof(next().c_str());
         else if (a == "--reframe") g_reframe = true;
         else if (a == "--no-reframe") g_reframe = false;
+        else if (a == "--max-pennant-area") g_max_pennant_area = std::atof(next().c_str());
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
         else if (a == "--glare-veil") g_lift_glare = vision::GlareLift::always;
@@ -648,7 +652,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

@@ -1049,7 +1049,13 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 }
                 if (n > 0) offset /= n;
                 if (view.seen_share(col, row, offset) < lattice.min_seen_share) continue;
-                offered[{col, row}] = CellObservation{col, row, 0.0, offset, false};
+                // Grown from cells read across a gap alone: across the gap too.
+                bool beyond_gap = true;
+                for (int t = 0; t < 4; ++t) {
+                    const auto it = at.find({col + dc[t], row + dr[t]});
+                    if (it != at.end()) beyond_gap = beyond_gap && it->second->across_gap;
+                }
+                offered[{col, row}] = CellObservation{col, row, 0.0, offset, false, n > 0 && beyond_gap};
             }
         }
         // Cells across one empty cell (straight or diagonal): a board's tiles linked through a tile
@@ -1073,7 +1079,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
             for (const auto& [cell, sum_n] : jumped) {
                 const cv::Point2d offset = sum_n.first / std::max(1, sum_n.second);
                 if (view.seen_share(cell.first, cell.second, offset) < 1.0) continue;
-                offered[cell] = CellObservation{cell.first, cell.second, 0.0, offset, false};
+                offered[cell] = CellObservation{cell.first, cell.second, 0.0, offset, false, true};
                 across_gap.insert(cell);
             }
         }
@@ -1629,6 +1635,13 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         const auto decoded_at = std::chrono::steady_clock::now();
         reading.tiles = decode_board(reading.hypotheses, catalog, options.decoder);
         clock.add_to(stages.decode);
+        // A tile read across a gap may lie off the board's grid (its cell then holds a neighbour's
+        // pennant): it teaches the pennant reader no plain city (real test_2 at --across-gap 1.6).
+        std::set<std::pair<int, int>> across_gap;
+        for (const auto& c : reading.offered) {
+            if (c.across_gap) across_gap.insert({c.col, c.row});
+        }
+        for (auto& t : reading.tiles) t.teaches_plain_city = !across_gap.count({t.col, t.row});
         decide_pennants_within_copies(reading.view, reading.tiles, catalog, options);
         clock.add_to(stages.pennants);
         reading.ms_decode += elapsed_ms(decoded_at);

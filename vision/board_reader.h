@@ -141,6 +141,7 @@ struct CellObservation {
     double occupancy = 0;
     cv::Point2d offset_px{0, 0};  // where the tile's centre sits from the cell's centre (top view px; refine_lattice)
     bool teaches = true;          // false: read, but not learnt from (a cell offered on its outline alone; classify_cells)
+    bool across_gap = false;      // offered across a one-cell gap (ReaderOptions::min_across_gap_alignment), or grown from such cells alone
 };
 
 // The number of lattice cells of side `pitch` from the one holding `lo` to the one holding `hi`,
@@ -498,6 +499,7 @@ struct DecodedTile {
     double runner_confidence = 0;
     bool hidden = false;           // something covers the tile (a hand): type and rotation are a guess from its neighbours
     int bridge_axis = -1;          // the tile was read under a bridge (BridgeOnCell::axis): its sides at the bridge's ends show road; -1: none
+    bool teaches_plain_city = true; // false: the pennant reader learns no plain city from it (a cell read across a gap, CellObservation::across_gap)
 };
 
 // Chooses one hypothesis per cell; neighbours are cells one lattice step apart. A hidden cell
@@ -529,6 +531,14 @@ struct PennantOptions {
                                    // (pennants 0.4-0.8; the thin band of a wall the art draws off the catalog geometry, under 0.1)
     double size_share = 0.3;       // ...and at least this share of the board's pennant size (the median blob of the cells that reach min_area)...
     int min_sized_pennants = 3;    // ...when at least this many cells reach min_area (fewer: min_area alone)
+    double max_pennant_area = 0.05; // a blob above this share of the tile is no printed pennant (about 0.01: a shield of TileStyle::
+                                   // pennant_size 0.12; the art's largest, 0.25, about 0.04) but a follower or a patch of city the
+                                   // plain-city reference missed: it counts neither toward the board's pennant size nor toward its
+                                   // pennant colour, which take each twin cell's largest blob within [min_area, this] instead; a
+                                   // cell's own decision still reads its largest blob (covering_size). 0: off, each cell's largest
+                                   // blob (0.05 with ReaderOptions::min_across_gap_alignment 1.6: real test_14 27.5 -> 20.0 %, two
+                                   // yellow followers of 0.14 had moved the size 0.009 -> 0.136 and the colour to theirs; on alone,
+                                   // medium 7000- 9.14 -> 9.21 %, one tile of 7004, a board read off its lattice; pen34 round)
     int min_coloured_pennants = 3;  // the board's pennant colour is learnt (median Lab of the blobs reaching the threshold) when this many do (0: never)...
     double colour_lightness_weight = 0.5;  // ...colour distances weigh L by this against a* and b* (light gradients move L most)...
     double min_colour_radius = 20;  // ...a blob is of the pennants' colour within this distance (Lab units)...
@@ -669,14 +679,15 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
-    double min_across_gap_alignment = 0;   // ...and a cell wholly in the photo one empty cell away from the board (two straight or one
+    double min_across_gap_alignment = 1.6; // ...and a cell wholly in the photo one empty cell away from the board (two straight or one
                                            // diagonal), beside no tile, is offered when the mask or the board's colours call it a tile
                                            // (candidate_share, min_board_colour_share) and its outline stands out this much, measured
                                            // at the offset of the tiles it is reached from or on the lattice's square, the better: a
                                            // board's tiles linked only through a tile neither the mask nor the outline saw, whose group
-                                           // largest_group left out (medium 7009, 7011, 13011). Off: at 1.6 medium 7000- 9.14 -> 8.70 %,
-                                           // 13000- 9.10 -> 8.81 %, 19000- 5.36 -> 5.21 %, but on real test_2 and test_14 the true tiles
-                                           // gained flip other tiles' pennant twins (M/N, O/P, S/T): labelled 15.9 -> 17.8 % (miss33)...
+                                           // largest_group left out (medium 7009, 7011, 13011). 0: off. With PennantOptions::
+                                           // max_pennant_area 0.05 and such cells teaching no plain city (pen34): medium 7000- 9.14 ->
+                                           // 8.77 %, 13000- 9.10 -> 8.81 %, 19000- 5.36 -> 5.21 %, real labelled 15.9 -> 15.6 %, real
+                                           // sides 2945/3092 -> 2979/3132, hard 1000- 41.59 -> 41.95 % (alone, miss33: real 17.8 %)...
     double min_unmasked_across_gap_alignment = 2.0; // ...or this much when the mask calls it table (a tile coloured like the table)
     int board_margin_cells = 2;       // the chosen lattice's view is widened by this many cells on each side its tiles reach (the box of the
                                       // board's colours it was cut to leaves out tiles coloured like the table, and the refit moves the

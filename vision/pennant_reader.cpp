@@ -117,9 +117,14 @@ double largest_share(const std::vector<Blob>& blobs) {
     return largest;
 }
 
-const Blob* largest_blob(const std::vector<Blob>& blobs) {
-    const auto it = std::max_element(blobs.begin(), blobs.end(), [](const Blob& a, const Blob& b) { return a.share < b.share; });
-    return it == blobs.end() ? nullptr : &*it;
+// The largest blob no larger than a printed pennant can be (PennantOptions::max_pennant_area;
+// 0: any size); nothing when every blob is larger, or none was found.
+const Blob* largest_pennant_sized(const std::vector<Blob>& blobs, const PennantOptions& o) {
+    const Blob* best = nullptr;
+    for (const auto& b : blobs) {
+        if ((o.max_pennant_area <= 0 || b.share <= o.max_pennant_area) && (!best || b.share > best->share)) best = &b;
+    }
+    return best;
 }
 
 // The Lab distance between two colours, L weighted by `lightness_weight`.
@@ -251,6 +256,7 @@ Status PennantOptions::check() const {
     if (!(min_seen > 0 && min_seen <= 1)) return bad("min_seen must be within (0, 1]");
     if (!(min_seen_under_piece > 0 && min_seen_under_piece <= 1)) return bad("min_seen_under_piece must be within (0, 1]");
     if (!(size_share >= 0 && size_share < 1)) return bad("size_share must be within [0, 1)");
+    if (!(max_pennant_area == 0 || max_pennant_area > min_area)) return bad("max_pennant_area must be 0 (off) or above min_area");
     if (min_sized_pennants < 1) return bad("min_sized_pennants must be at least 1");
     if (min_coloured_pennants < 0) return bad("min_coloured_pennants must not be negative");
     if (!(colour_lightness_weight >= 0 && colour_lightness_weight <= 1)) return bad("colour_lightness_weight must be within [0, 1]");
@@ -357,7 +363,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     auto bin_of = [&](const cv::Vec3b& p) { return (p[0] * nl / 256) * nc * nc + (p[1] * nc / 256) * nc + p[2] * nc / 256; };
     auto is_reference = [&](const DecodedTile& t) {
         const auto& type = types[static_cast<std::size_t>(t.type)];
-        return has_city(type) && !has_pennant(type) && twin[static_cast<std::size_t>(t.type)] < 0;
+        return t.teaches_plain_city && has_city(type) && !has_pennant(type) && twin[static_cast<std::size_t>(t.type)] < 0;
     };
     const auto references = std::count_if(tiles.begin(), tiles.end(), is_reference);
     std::vector<float> hist(static_cast<std::size_t>(nl * nc * nc), 0.f);
@@ -382,7 +388,8 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     hs /= total;
 
     // The evidence of every twin cell: its largest compact blob of colours unlike plain city.
-    std::vector<double> sizes;  // blobs large enough to be pennants, for the board's own pennant size
+    std::vector<double> sizes;  // blobs large enough to be pennants and no larger than one, for the board's own pennant size
+    int reaching = 0;           // twin cells whose largest blob reaches min_area (few: a blurred board)
     std::vector<CellPixels> seen(tiles.size());  // kept for the blurred boards' second cue
     std::vector<std::vector<Blob>> blobs(tiles.size());  // every twin cell's compact blobs, for the pennant colour
     for (std::size_t i = 0; i < tiles.size(); ++i) {
@@ -410,7 +417,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
             blobs[i] = compact_blobs(novel, c.lab, side, o.min_fill);
             ev.blob_area = largest_share(blobs[i]);
             ev.decided = ev.blob_area <= o.max_area;
-            if (ev.decided && ev.blob_area >= o.min_area) sizes.push_back(ev.blob_area);
+            if (ev.decided && ev.blob_area >= o.min_area) ++reaching;
+            // The board's pennant size: each cell's largest blob of a printed pennant's size.
+            const Blob* sized = ev.decided ? largest_pennant_sized(blobs[i], o) : nullptr;
+            if (sized && sized->share >= o.min_area) sizes.push_back(sized->share);
             if (ev.decided) seen[i] = c;
         }
         out.push_back(ev);
@@ -420,7 +430,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     // pennants). Then the cells whose city holds a patch standing out from its own
     // fill are the pennant cells, when the board's cells split clearly into two such groups.
     const auto decided = std::count_if(out.begin(), out.end(), [](const PennantEvidence& ev) { return ev.decided; });
-    const bool blurred = static_cast<double>(sizes.size()) < o.max_blurred_share * static_cast<double>(decided);
+    const bool blurred = static_cast<double>(reaching) < o.max_blurred_share * static_cast<double>(decided);
     double board_size = 0;
     const double threshold = pennant_threshold(std::move(sizes), o, board_size);
     // The board's pennant colour, from the largest blobs that reach the threshold (not on a
@@ -429,7 +439,9 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     if (!blurred) {
         std::vector<cv::Vec3d> colours;
         for (std::size_t i = 0; i < out.size(); ++i) {
-            if (out[i].decided && out[i].blob_area >= threshold) colours.push_back(largest_blob(blobs[i])->lab);
+            if (!out[i].decided) continue;
+            const Blob* sized = largest_pennant_sized(blobs[i], o);
+            if (sized && sized->share >= threshold) colours.push_back(sized->lab);
         }
         colour = learn_pennant_colour(colours, o);
     }

@@ -1731,7 +1731,8 @@ TEST_CASE("a board's tiles beyond a tile the mask and outline missed are read ac
     // ReaderOptions::min_across_gap_alignment a cell one empty cell away is offered on a clear
     // outline. Measured (tiles right / true tiles read / invented, without -> with): 7009 67/69/0 ->
     // 68/70/0 (a V beyond an A), 7011 66/67/0 -> 68/69/0, 7012 64/64/3 -> 66/66/3: 197 -> 202 right.
-    vision::ReaderOptions off, on;  // off by default: on real photos the tiles gained move the pennant reader (miss33)
+    vision::ReaderOptions off, on;  // on by default since pen34
+    off.min_across_gap_alignment = 0;
     on.min_across_gap_alignment = 1.6;
     int right_on = 0, right_off = 0, invented_on = 0, invented_off = 0;
     for (const std::uint64_t seed : {7009u, 7011u, 7012u}) {
@@ -1750,6 +1751,8 @@ TEST_CASE("a board's tiles beyond a tile the mask and outline missed are read ac
 
 TEST_CASE("the across-gap outline bounds are checked", "[vision][board-reader][options]") {
     vision::ReaderOptions o;
+    CHECK(o.check());  // the default, 1.6
+    o.min_across_gap_alignment = 0;
     CHECK(o.check());  // off
     o.min_across_gap_alignment = 1.6;
     CHECK(o.check());

@@ -369,6 +369,44 @@ TEST_CASE("a speck far from pennants printed in a spread of colours is no pennan
     CHECK(decide_and_score(catalog, b, wide).invented > 0);
 }
 
+TEST_CASE("followers far larger than a pennant do not set the board's pennant size", "[vision][board-reader][pennants][pennant-size]") {
+    // The board's pennant size was the median of every twin cell's largest blob, and its pennant
+    // colour the median of those blobs: where blobs far above a printed pennant's area (about 1 %
+    // of the tile) outnumber the pennants, both were theirs (real test_14 read with
+    // ReaderOptions::min_across_gap_alignment: two yellow followers of 14 % of the tile moved the
+    // size 0.009 -> 0.136 and the colour to theirs, and pennants were lost). Here a yellow disc (a
+    // standing follower seen from above, about 10 % of the tile) lies on the innermost pixel of 10
+    // of the 15 pennant cities: with PennantOptions::max_pennant_area each cell offers its largest
+    // blob of a pennant's size instead, and the 5 bare pennants are read too.
+    const auto& catalog = *test::base_catalog_for_render();
+    const auto& classic = vision::builtin_tile_styles().front();
+    constexpr int kPx = 90;
+    TwinBoard b = twin_board(catalog, classic, 3, kPx, 0.0, 13);
+    const auto twin = vision::pennant_twins(catalog);
+    int followers = 0;
+    for (std::size_t i = 0; i < b.tiles.size() && followers < 10; ++i) {
+        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
+        if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || !has_pennant(type)) continue;
+        const cv::Point at = innermost_city_pixel(type, b.tiles[i].rot, kPx) + cv::Point(b.tiles[i].col * kPx, b.tiles[i].row * kPx);
+        cv::circle(b.view.top, at, 16, cv::Scalar(20, 200, 235), cv::FILLED, cv::LINE_AA);
+        ++followers;
+    }
+    REQUIRE(followers == 10);
+    vision::PennantOptions capped;
+    capped.max_pennant_area = 0.05;
+    const TwinScore s = decide_and_score(catalog, b, capped);
+    INFO(s.right << " of " << s.twins << " twins right, " << s.invented << " pennants invented, " << s.missed << " missed");
+    CHECK(s.twins == 30);
+    CHECK(s.right == s.twins);
+    // With every blob counted (off) the followers set the size and the colour, and the bare
+    // pennants are missed (measured: 25 of 30 right, 5 missed).
+    vision::PennantOptions off;
+    off.max_pennant_area = 0;
+    const TwinScore every_blob = decide_and_score(catalog, b, off);
+    INFO("every blob counted: " << every_blob.right << " of " << every_blob.twins << " right, " << every_blob.missed << " missed");
+    CHECK(every_blob.missed >= 5);
+}
+
 TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-input]") {
     vision::PennantOptions o;
     CHECK(o.check());
@@ -394,4 +432,9 @@ TEST_CASE("pennant options are checked", "[vision][board-reader][pennants][bad-i
     o = {};
     o.covering_size = 0.5;
     CHECK_FALSE(o.check());
+    o = {};
+    o.max_pennant_area = o.min_area;
+    CHECK_FALSE(o.check());
+    o.max_pennant_area = 0.05;
+    CHECK(o.check());
 }

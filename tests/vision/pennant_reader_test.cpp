@@ -93,6 +93,24 @@ cv::Point innermost_city_pixel(const TileType& type, int rot, int px) {
     return inner - cv::Point(1, 1);
 }
 
+// The board's twin cells (their true type one of a pennant twin pair) whose true type shows a
+// pennant (`with_pennant`) or not, in board order.
+std::vector<std::size_t> twin_cells(const Catalog& catalog, const TwinBoard& b, bool with_pennant) {
+    const auto twin = vision::pennant_twins(catalog);
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < b.tiles.size(); ++i) {
+        const auto truth = static_cast<std::size_t>(b.truth[i]);
+        if (twin[truth] >= 0 && has_pennant(catalog.tiles()[truth]) == with_pennant) out.push_back(i);
+    }
+    return out;
+}
+
+// The innermost city pixel of the board's i-th tile (its true type) in the board's top view.
+cv::Point city_centre_in_view(const Catalog& catalog, const TwinBoard& b, std::size_t i, int px) {
+    const auto& tile = b.tiles[i];
+    return innermost_city_pixel(catalog.tiles()[static_cast<std::size_t>(b.truth[i])], tile.rot, px) + cv::Point(tile.col * px, tile.row * px);
+}
+
 TwinScore score(const Catalog& catalog, const TwinBoard& b, const std::vector<vision::DecodedTile>& read) {
     const auto twin = vision::pennant_twins(catalog);
     TwinScore s;
@@ -180,15 +198,12 @@ TEST_CASE("a blob unlike the board's pennant colour is no pennant, though as lar
     const auto& catalog = *test::base_catalog_for_render();
     const auto& classic = vision::builtin_tile_styles().front();
     TwinBoard b = twin_board(catalog, classic, 3, 90, 0.0, 10);
-    const auto twin = vision::pennant_twins(catalog);
     int painted = 0;
-    for (std::size_t i = 0; i < b.tiles.size() && painted < 5; ++i) {
-        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
-        if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || has_pennant(type)) continue;
+    for (const std::size_t i : twin_cells(catalog, b, false)) {
+        if (painted == 5) break;
         // A magenta disc (about 1 % of the tile, as large as the classic style's shields) on
         // the city's innermost pixel.
-        const cv::Point inner = innermost_city_pixel(type, b.tiles[i].rot, 90);
-        cv::circle(b.view.top, inner + cv::Point(b.tiles[i].col * 90, b.tiles[i].row * 90), 5, cv::Scalar(200, 40, 190), cv::FILLED, cv::LINE_AA);
+        cv::circle(b.view.top, city_centre_in_view(catalog, b, i, 90), 5, cv::Scalar(200, 40, 190), cv::FILLED, cv::LINE_AA);
         ++painted;
     }
     REQUIRE(painted == 5);
@@ -213,13 +228,10 @@ TEST_CASE("a knight over much of a plain city is left out, not read as a pennant
     const auto& classic = vision::builtin_tile_styles().front();
     constexpr int kPx = 90;
     TwinBoard b = twin_board(catalog, classic, 3, kPx, 0.0, 12);
-    const auto twin = vision::pennant_twins(catalog);
+    for (std::size_t i = 0; i < b.tiles.size(); ++i) b.tiles[i].type = b.truth[i];  // handed over right: a pennant the knight makes is invented
     std::vector<vision::CoverOnBoard> knights;
-    for (std::size_t i = 0; i < b.tiles.size(); ++i) {
-        b.tiles[i].type = b.truth[i];  // handed over right: a pennant the knight makes is invented
-        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
-        if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || has_pennant(type)) continue;
-        const cv::Point at = innermost_city_pixel(type, b.tiles[i].rot, kPx) + cv::Point(b.tiles[i].col * kPx, b.tiles[i].row * kPx);
+    for (const std::size_t i : twin_cells(catalog, b, false)) {
+        const cv::Point at = city_centre_in_view(catalog, b, i, kPx);
         const int radius = 11;
         cv::circle(b.view.top, at, radius, cv::Scalar(170, 70, 20), cv::FILLED, cv::LINE_AA);
         vision::CoverOnBoard knight;
@@ -347,7 +359,7 @@ TEST_CASE("a speck far from pennants printed in a spread of colours is no pennan
     for (std::size_t i = 0; i < b.tiles.size(); ++i) {
         const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
         if (twin[static_cast<std::size_t>(b.truth[i])] < 0) continue;
-        const cv::Point at = innermost_city_pixel(type, b.tiles[i].rot, 90) + cv::Point(b.tiles[i].col * 90, b.tiles[i].row * 90);
+        const cv::Point at = city_centre_in_view(catalog, b, i, 90);
         if (has_pennant(type)) {
             const double angle = 2 * CV_PI * discs / 5;
             cv::circle(b.view.top, at, 6, bgr_of_lab(l, a + 25 * std::cos(angle), bb + 25 * std::sin(angle)), cv::FILLED);
@@ -382,12 +394,10 @@ TEST_CASE("followers far larger than a pennant do not set the board's pennant si
     const auto& classic = vision::builtin_tile_styles().front();
     constexpr int kPx = 90;
     TwinBoard b = twin_board(catalog, classic, 3, kPx, 0.0, 13);
-    const auto twin = vision::pennant_twins(catalog);
     int followers = 0;
-    for (std::size_t i = 0; i < b.tiles.size() && followers < 10; ++i) {
-        const auto& type = catalog.tiles()[static_cast<std::size_t>(b.truth[i])];
-        if (twin[static_cast<std::size_t>(b.truth[i])] < 0 || !has_pennant(type)) continue;
-        const cv::Point at = innermost_city_pixel(type, b.tiles[i].rot, kPx) + cv::Point(b.tiles[i].col * kPx, b.tiles[i].row * kPx);
+    for (const std::size_t i : twin_cells(catalog, b, true)) {
+        if (followers == 10) break;
+        const cv::Point at = city_centre_in_view(catalog, b, i, kPx);
         cv::circle(b.view.top, at, 16, cv::Scalar(20, 200, 235), cv::FILLED, cv::LINE_AA);
         ++followers;
     }

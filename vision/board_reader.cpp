@@ -1489,7 +1489,6 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             if (!round_best) break;
             const double change = moved(*chosen, *round_best);
             const double step = seed ? moved(*seed, *round_best) : change;
-            if (std::getenv("MEEPLECAM_REFRAME_DEBUG")) std::fprintf(stderr, "reframe round %d: %zu cells, evidence %.2f (chosen %.2f), moved %.3f, step %.3f\n", round, round_best->cells.size(), board_evidence(*round_best), board_evidence(*chosen), change, step);
             if (change < options.reframe.min_change) break;  // nothing moved: the lattice taken was right
             // Taken only when found again on its own cells (a lattice pulled off by the table's lines
             // moves again), framing them about as well as the choice (a view's outlines weaken

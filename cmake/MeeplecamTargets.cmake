@@ -64,7 +64,9 @@ function(meeplecam_test name)
   # and the session's footage tests. docs/testing.md, "CI cost".
   set(spec)
   if(MEEPLECAM_SANITIZE AND NOT MEEPLECAM_SANITIZE_SCENES)
-    set(spec TEST_SPEC "~[scene]")
+    # "~[.]" too: with any spec Catch lists its hidden cases, such as the calibration accuracy
+    # sweep (4 min under the sanitizers), which no ctest run should register.
+    set(spec TEST_SPEC "~[scene]~[.]")
   endif()
   catch_discover_tests(${name} ${spec} PROPERTIES COST ${ARG_COST} LABELS "${ARG_LABELS}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}

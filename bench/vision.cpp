@@ -53,6 +53,17 @@ std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's latt
 double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
+// The reader's options as the flags set them, for the rendered boards and the real photos alike.
+vision::ReaderOptions reader_options_from_flags() {
+    vision::ReaderOptions o;
+    o.lift_glare = g_lift_glare;
+    o.coarsen.by_classification = g_coarsen;
+    o.min_across_gap_alignment = g_across_gap;
+    o.reframe.enabled = g_reframe;
+    o.pennants.max_pennant_area = g_max_pennant_area;
+    return o;
+}
+
 constexpr int kMinTiles = 60, kMaxTiles = 80;  // issue 4: 60-80 tiles at 1920x1080
 
 cv::Point2d apply(const cv::Matx33d& h, cv::Point2d p) {
@@ -133,12 +144,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         }
         const auto& truth = rendering->truth;
         const std::clock_t cpu_start = std::clock();
-        vision::ReaderOptions reader_options;
-        reader_options.lift_glare = g_lift_glare;
-        reader_options.coarsen.by_classification = g_coarsen;
-        reader_options.min_across_gap_alignment = g_across_gap;
-        reader_options.reframe.enabled = g_reframe;
-        reader_options.pennants.max_pennant_area = g_max_pennant_area;
+        const vision::ReaderOptions reader_options = reader_options_from_flags();
         auto reading = vision::read_board(rendering->image, *catalog, reader_options);
         double frame_cpu_ms = 1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
         for (int r = 1; r < g_repeat && reading; ++r) {
@@ -473,13 +479,8 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
             continue;
         }
         const std::clock_t cpu_start = std::clock();
-        vision::ReaderOptions options;
+        vision::ReaderOptions options = reader_options_from_flags();
         options.max_frame_side = g_max_frame_side;
-        options.lift_glare = g_lift_glare;
-        options.coarsen.by_classification = g_coarsen;
-        options.min_across_gap_alignment = g_across_gap;
-        options.reframe.enabled = g_reframe;
-        options.pennants.max_pennant_area = g_max_pennant_area;
         auto reading = vision::read_board(image.value(), *catalog, options);
         print_tiles(f[0], reading);
         cpu_ms.push_back(1000.0 * static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);

@@ -1219,6 +1219,104 @@ void decide_pennants_within_copies(const LatticeView& view, std::vector<DecodedT
 
 namespace {
 
+// The squares of `c`'s cells in a frame of `size`, each grown by `margin` pitches.
+cv::Mat cell_squares_mask(cv::Size size, const CheckedLattice& c, double margin) {
+    cv::Mat mask(size, CV_8UC1, cv::Scalar(0));
+    const cv::Matx33d top_to_frame = c.view.image_to_top.inv();
+    const double pitch = c.view.pitch_px, m = margin * pitch;
+    for (const auto& cell : c.cells) {
+        const cv::Point2d o = cv::Point2d(cell.col * pitch, cell.row * pitch) + cell.offset_px;
+        std::vector<cv::Point> square;
+        for (const auto& corner : {cv::Point2d(-m, -m), cv::Point2d(pitch + m, -m), cv::Point2d(pitch + m, pitch + m), cv::Point2d(-m, pitch + m)}) {
+            const cv::Point2d q = apply_homography(top_to_frame, o + corner);
+            if (!std::isfinite(q.x) || !std::isfinite(q.y) || std::abs(q.x) > 1e6 || std::abs(q.y) > 1e6) {
+                square.clear();
+                break;
+            }
+            square.emplace_back(cvRound(q.x), cvRound(q.y));
+        }
+        if (square.size() == 4) cv::fillConvexPoly(mask, square, cv::Scalar(255));
+    }
+    return mask;
+}
+
+// How far `base`'s cells' centres, mapped onto `other`, sit from the best similarity of their own
+// lattice positions (pitches, RMS): a sheared or turning view moves them; 1e9 when it cannot be told.
+double lattice_shift_pitches(const CheckedLattice& base, const CheckedLattice& other) {
+    std::vector<cv::Point2f> from_cells, to_cells;
+    const cv::Matx33d to_other = other.view.image_to_top * base.view.image_to_top.inv();
+    for (const auto& c : base.cells) {
+        const cv::Point2d q = apply_homography(to_other, base.view.cell_centre(c.col, c.row) + c.offset_px) * (1 / other.view.pitch_px);
+        if (!std::isfinite(q.x) || !std::isfinite(q.y)) return 1e9;
+        from_cells.emplace_back(static_cast<float>(c.col + 0.5), static_cast<float>(c.row + 0.5));
+        to_cells.emplace_back(static_cast<float>(q.x), static_cast<float>(q.y));
+    }
+    if (from_cells.size() < 3) return 1e9;
+    const cv::Mat m = cv::estimateAffinePartial2D(from_cells, to_cells, cv::noArray(), cv::LMEDS);
+    if (m.empty()) return 1e9;
+    double sum = 0;
+    for (std::size_t i = 0; i < from_cells.size(); ++i) {
+        const double x = m.at<double>(0, 0) * from_cells[i].x + m.at<double>(0, 1) * from_cells[i].y + m.at<double>(0, 2);
+        const double y = m.at<double>(1, 0) * from_cells[i].x + m.at<double>(1, 1) * from_cells[i].y + m.at<double>(1, 2);
+        sum += (x - to_cells[i].x) * (x - to_cells[i].x) + (y - to_cells[i].y) * (y - to_cells[i].y);
+    }
+    return std::sqrt(sum / static_cast<double>(from_cells.size()));
+}
+
+// Searches the lattice `chosen` (framing its cells not surely) again on its own cells
+// (find_lattices_within, ReaderOptions::reframe): the table's lines may have pulled a direction
+// off (a sheared or turning view). Returns the best lattice found again on its own cells over
+// the rounds that moved the cells and frames them about as well, or none. Each check is listed
+// in `reading.checked` ("reframed").
+Result<std::optional<CheckedLattice>> reframed_board(const RefitFrame& frame, const CheckedLattice& chosen, const LatticeOptions& lattice,
+                                                     const std::shared_ptr<LineSearchCache>& line_cache, const Catalog& catalog,
+                                                     const ReaderOptions& options, double frame_scale, StageClock& clock, BoardReading& reading) {
+    const double to_beat = board_evidence(chosen) * options.reframe.min_gain;
+    std::optional<CheckedLattice> best, seed;  // the best over every round; the last round's best
+    const CheckedLattice* from = &chosen;
+    for (int round = 0; round < options.reframe.rounds; ++round) {
+        const cv::Mat board = cell_squares_mask(frame.image().size(), *from, options.reframe.cell_margin);
+        if (cv::countNonZero(board) == 0) break;
+        auto again = find_lattices_within(frame.image(), lattice, board, cell_squares_mask(frame.image().size(), *from, options.reframe.table_margin), line_cache);
+        clock.add_to(reading.stages.lines);
+        if (!again) {
+            if (again.error().kind != ErrorKind::Invalid) return again.error();
+            break;
+        }
+        std::optional<CheckedLattice> round_best;
+        const int tries = std::min(options.max_lattices, static_cast<int>(again->size()));
+        for (int k = 0; k < tries; ++k) {
+            auto& candidate = (*again)[static_cast<std::size_t>(k)];
+            make_table_mask(candidate);
+            auto checked = check_lattice(frame, std::move(candidate), catalog, options, frame_scale);
+            ++reading.stages.candidates;
+            if (!checked) return checked.error();
+            reading.checked.push_back({"reframed", checked->view.image_to_top, checked->view.px_per_mm, static_cast<int>(checked->cells.size()),
+                                       checked->contrast.ratio(), -1.0, checked->refusal});
+            checked->checked_at = reading.checked.size() - 1;
+            if (checked->refusal.empty() && !checked->cells.empty() && (!round_best || board_evidence(*checked) > board_evidence(*round_best))) {
+                round_best = std::move(checked.value());
+            }
+        }
+        clock.add_to(reading.stages.refit);
+        if (!round_best) break;
+        const double change = lattice_shift_pitches(chosen, *round_best);
+        const double step = seed ? lattice_shift_pitches(*seed, *round_best) : change;
+        if (change < options.reframe.min_change) break;  // nothing moved: the lattice taken was right
+        // Taken only when found again on its own cells (a lattice pulled off by the table's lines
+        // moves again), framing them about as well as the choice (a view's outlines weaken
+        // together, the true lattice's too) and showing tiles wherever the choice did.
+        const bool found_again = seed && step <= options.reframe.max_step;
+        if (found_again && board_evidence(*round_best) >= to_beat && (shows_tiles(*round_best, options) || !shows_tiles(chosen, options)) &&
+            (!best || board_evidence(*round_best) > board_evidence(*best))) {
+            best = *round_best;
+        }
+        seed = std::move(round_best);
+        from = &*seed;
+    }
+    return best;
+}
+
 // Reads the board of one frame, as seen or with its glare spot's veil lifted off first.
 Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalog, const ReaderOptions& options, bool lift) {
     BoardReading reading;
@@ -1416,94 +1514,11 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     // No candidate framed its cells surely: the table's lines may have pulled a direction off
     // (a sheared or turning view). Searched again with only the taken cells' edges voting.
     if (options.reframe.enabled && chosen && !sure_board(*chosen, options) && !chosen->cells.empty()) {
-        // The cells' squares in the frame, each grown by `margin` pitches.
-        auto cells_mask = [&](const CheckedLattice& c, double margin) {
-            cv::Mat mask(frame.size(), CV_8UC1, cv::Scalar(0));
-            const cv::Matx33d top_to_frame = c.view.image_to_top.inv();
-            const double pitch = c.view.pitch_px, m = margin * pitch;
-            for (const auto& cell : c.cells) {
-                const cv::Point2d o = cv::Point2d(cell.col * pitch, cell.row * pitch) + cell.offset_px;
-                std::vector<cv::Point> square;
-                for (const auto& corner : {cv::Point2d(-m, -m), cv::Point2d(pitch + m, -m), cv::Point2d(pitch + m, pitch + m), cv::Point2d(-m, pitch + m)}) {
-                    const cv::Point2d q = apply_homography(top_to_frame, o + corner);
-                    if (!std::isfinite(q.x) || !std::isfinite(q.y) || std::abs(q.x) > 1e6 || std::abs(q.y) > 1e6) {
-                        square.clear();
-                        break;
-                    }
-                    square.emplace_back(cvRound(q.x), cvRound(q.y));
-                }
-                if (square.size() == 4) cv::fillConvexPoly(mask, square, cv::Scalar(255));
-            }
-            return mask;
-        };
-        const double to_beat = board_evidence(*chosen) * options.reframe.min_gain;
-        // How far the chosen cells' centres, mapped onto `other`, sit from the best similarity of
-        // their own lattice positions (pitches, RMS): a sheared or turning view moves them.
-        auto moved = [&](const CheckedLattice& base, const CheckedLattice& other) {
-            std::vector<cv::Point2f> from_cells, to_cells;
-            const cv::Matx33d to_other = other.view.image_to_top * base.view.image_to_top.inv();
-            for (const auto& c : base.cells) {
-                const cv::Point2d q = apply_homography(to_other, base.view.cell_centre(c.col, c.row) + c.offset_px) * (1 / other.view.pitch_px);
-                if (!std::isfinite(q.x) || !std::isfinite(q.y)) return 1e9;
-                from_cells.emplace_back(static_cast<float>(c.col + 0.5), static_cast<float>(c.row + 0.5));
-                to_cells.emplace_back(static_cast<float>(q.x), static_cast<float>(q.y));
-            }
-            if (from_cells.size() < 3) return 1e9;
-            const cv::Mat m = cv::estimateAffinePartial2D(from_cells, to_cells, cv::noArray(), cv::LMEDS);
-            if (m.empty()) return 1e9;
-            double sum = 0;
-            for (std::size_t i = 0; i < from_cells.size(); ++i) {
-                const double x = m.at<double>(0, 0) * from_cells[i].x + m.at<double>(0, 1) * from_cells[i].y + m.at<double>(0, 2);
-                const double y = m.at<double>(1, 0) * from_cells[i].x + m.at<double>(1, 1) * from_cells[i].y + m.at<double>(1, 2);
-                sum += (x - to_cells[i].x) * (x - to_cells[i].x) + (y - to_cells[i].y) * (y - to_cells[i].y);
-            }
-            return std::sqrt(sum / static_cast<double>(from_cells.size()));
-        };
-        std::optional<CheckedLattice> best, seed;  // the best over every round; the last round's best
-        const CheckedLattice* from = &*chosen;
-        for (int round = 0; round < options.reframe.rounds; ++round) {
-            const cv::Mat board = cells_mask(*from, options.reframe.cell_margin);
-            if (cv::countNonZero(board) == 0) break;
-            auto again = find_lattices_within(frame, lattice, board, cells_mask(*from, options.reframe.table_margin), line_cache);
-            clock.add_to(stages.lines);
-            if (!again) {
-                if (again.error().kind != ErrorKind::Invalid) return again.error();
-                break;
-            }
-            std::optional<CheckedLattice> round_best;
-            const int tries = std::min(options.max_lattices, static_cast<int>(again->size()));
-            for (int k = 0; k < tries; ++k) {
-                auto& candidate = (*again)[static_cast<std::size_t>(k)];
-                make_table_mask(candidate);
-                auto checked = check_lattice(refit_frame, std::move(candidate), catalog, options, frame_scale);
-                ++stages.candidates;
-                if (!checked) return checked.error();
-                reading.checked.push_back({"reframed", checked->view.image_to_top, checked->view.px_per_mm, static_cast<int>(checked->cells.size()),
-                                           checked->contrast.ratio(), -1.0, checked->refusal});
-                checked->checked_at = reading.checked.size() - 1;
-                if (checked->refusal.empty() && !checked->cells.empty() && (!round_best || board_evidence(*checked) > board_evidence(*round_best))) {
-                    round_best = std::move(checked.value());
-                }
-            }
-            clock.add_to(stages.refit);
-            if (!round_best) break;
-            const double change = moved(*chosen, *round_best);
-            const double step = seed ? moved(*seed, *round_best) : change;
-            if (change < options.reframe.min_change) break;  // nothing moved: the lattice taken was right
-            // Taken only when found again on its own cells (a lattice pulled off by the table's lines
-            // moves again), framing them about as well as the choice (a view's outlines weaken
-            // together, the true lattice's too) and showing tiles wherever the choice did.
-            const bool found_again = seed && step <= options.reframe.max_step;
-            if (found_again && board_evidence(*round_best) >= to_beat && (shows_tiles(*round_best, options) || !shows_tiles(*chosen, options)) &&
-                (!best || board_evidence(*round_best) > board_evidence(*best))) {
-                best = *round_best;
-            }
-            seed = std::move(round_best);
-            from = &*seed;
-        }
-        if (best) {
-            plausible.push_back(*best);
-            chosen = std::move(best);
+        auto reframed = reframed_board(refit_frame, *chosen, lattice, line_cache, catalog, options, frame_scale, clock, reading);
+        if (!reframed) return reframed.error();
+        if (*reframed) {
+            plausible.push_back(**reframed);
+            chosen = std::move(**reframed);
         }
     }
     unrefitted_plausible.clear();

@@ -264,7 +264,7 @@ std::optional<RealSheetReport> run_real_sheets(const vision::TileClassifier& cla
     }
     RealSheetReport report;
     report.labelled = labels->labelled;
-    std::printf("real tile sheets (labelled %s; the classifier was not tuned on them, only its paper-strip cut was made after seeing their misses; %s, labels %s; each sheet cut into an equal %dx%d grid, each cell turned 0/90/180/270 "
+    std::printf("real tile sheets (labelled %s; the classifier was not tuned on them, only its paper-strip cut and its square from the tile's edges were made after seeing their misses; %s, labels %s; each sheet cut into an equal %dx%d grid, each cell turned 0/90/180/270 "
                 "through classify-tile's classifier)\n",
                 report.labelled.c_str(), dir.c_str(), labels_path.c_str(), labels->cols, labels->rows);
     for (const SheetLabels& sheet : labels->sheets) {
@@ -286,7 +286,7 @@ std::optional<RealSheetReport> run_real_sheets(const vision::TileClassifier& cla
 }
 
 void print_real_sheet_summary(const RealSheetReport& report) {
-    const std::string head = "real tile sheets (labelled " + report.labelled + "; paper-strip cut made after seeing them)";
+    const std::string head = "real tile sheets (labelled " + report.labelled + "; paper-strip cut and edge square made after seeing them)";
     print_sheet_tally(head.c_str(), report.held_out);
     if (report.duplicates.sheets > 0) print_sheet_tally("duplicate scans of those sheets (trimmed; same tiles, not in the totals)", report.duplicates);
 }

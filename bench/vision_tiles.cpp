@@ -147,7 +147,10 @@ int main(int argc, char** argv) {
         return 2;
     }
     const Catalog& cat = catalog.value();
-    auto clf_r = TileClassifier::create(cat);
+    // VT_NO_EDGE_SQUARE=1: without the square from the tile's four edges (the A/B of sheet35).
+    TileClassifierOptions base_options;
+    if (std::getenv("VT_NO_EDGE_SQUARE")) base_options.edge_square = false;
+    auto clf_r = TileClassifier::create(cat, base_options);
     if (!clf_r) return 2;
     const TileClassifier& clf = clf_r.value();
 
@@ -161,7 +164,7 @@ int main(int argc, char** argv) {
             library.add(type, 0, art, "render:" + style.name);
         }
     }
-    TileClassifierOptions lib_options;
+    TileClassifierOptions lib_options = base_options;
     if (const char* w = std::getenv("VT_LIBRARY_WEIGHT")) lib_options.library_weight = std::atof(w);
 
     std::printf("== synthetic: %d rendered tiles per base type (24 types), random rotation, photo-like degradations ==\n", k);
@@ -189,7 +192,7 @@ int main(int argc, char** argv) {
             auto more = Catalog::embedded(extra);
             ok = ok && more && all.merge(more.value());
         }
-        auto all_clf = TileClassifier::create(all);
+        auto all_clf = TileClassifier::create(all, base_options);
         if (ok && all_clf) {
             std::printf("-- base + bridges-castles-bazaars + ferries catalog (%zu types), default model --\n", all.tiles().size());
             std::map<std::string, int> all_conf;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 #include <opencv2/imgproc.hpp>
 
@@ -86,6 +87,141 @@ cv::Rect2d turned_box(cv::Rect2d box, int quarters) {
     return box;
 }
 
+// A near-vertical straight edge sought from one side of a crop: x = near + (far - near) * y / (rows - 1)
+// columns in from that side; `step` is the lightness step that edge_min_cover of its middle reaches.
+struct EdgeLine {
+    int near = 0, far = 0;
+    double step = -1, mean = 0;
+    double inset() const { return 0.5 * (near + far); }
+};
+
+// The edges within the band of the crop's left (or right) side in `grad` (CV_32F, the step across
+// columns, each pixel the largest within 1 px across): per distance from the side, the line (of
+// all its leans) whose middle 80 % steps most consistently (the step edge_min_cover of it reaches;
+// ties: the larger mean); kept where that step reaches `least` and no line within 2 px of it steps
+// more (one edge, not its flanks). At most the 6 strongest.
+std::vector<EdgeLine> edge_candidates(const cv::Mat& grad, bool from_right, double least, const TileClassifierOptions& o) {
+    const int w = grad.cols, h = grad.rows;
+    const int band = std::max(2, static_cast<int>(o.edge_band * w));
+    const int tilt = static_cast<int>(o.edge_max_tilt * w);
+    const int y0 = h / 10, y1 = h - h / 10;
+    const auto column = [&](int from_side) { return from_right ? w - 1 - from_side : from_side; };
+    std::vector<float> along(static_cast<std::size_t>(std::max(1, y1 - y0)));
+    const auto k = static_cast<long>((1.0 - o.edge_min_cover) * static_cast<double>(along.size() - 1));
+    std::vector<EdgeLine> by_near(static_cast<std::size_t>(band));
+    for (int near = 1; near < band; ++near) {
+        EdgeLine& best = by_near[static_cast<std::size_t>(near)];
+        for (int far = std::max(1, near - tilt); far <= std::min(band - 1, near + tilt); ++far) {
+            double sum = 0;
+            for (int y = y0; y < y1; ++y) {
+                const int x = column(near + static_cast<int>(std::lround(static_cast<double>(far - near) * y / std::max(1, h - 1))));
+                along[static_cast<std::size_t>(y - y0)] = grad.at<float>(y, x);
+                sum += grad.at<float>(y, x);
+            }
+            // The step edge_min_cover of the line reaches is at most its mean / edge_min_cover: skip
+            // lines that cannot reach `least` or beat the best at this distance.
+            const double mean = sum / static_cast<double>(along.size());
+            if (mean / o.edge_min_cover < std::max(least, best.step)) continue;
+            std::nth_element(along.begin(), along.begin() + k, along.end());
+            const double step = along[static_cast<std::size_t>(k)];
+            if (step > best.step || (step == best.step && mean > best.mean)) best = {near, far, step, mean};
+        }
+    }
+    std::vector<EdgeLine> out;
+    for (int near = 1; near < band; ++near) {
+        const EdgeLine& e = by_near[static_cast<std::size_t>(near)];
+        bool peak = e.step >= least;
+        for (int d = -2; d <= 2 && peak; ++d) {
+            const int other = near + d;
+            if (d == 0 || other < 1 || other >= band) continue;
+            const EdgeLine& f = by_near[static_cast<std::size_t>(other)];
+            peak = f.step < e.step || (f.step == e.step && (f.mean < e.mean || (f.mean == e.mean && d > 0)));
+        }
+        if (peak) out.push_back(e);
+    }
+    std::sort(out.begin(), out.end(), [](const EdgeLine& a, const EdgeLine& b) { return a.step > b.step; });
+    if (out.size() > 6) out.resize(6);
+    return out;
+}
+
+// The `q`-quantile of a float image's values.
+double quantile_of(const cv::Mat& values, double q) {
+    std::vector<float> v(values.begin<float>(), values.end<float>());
+    const auto k = static_cast<std::size_t>(std::clamp(q, 0.0, 1.0) * static_cast<double>(v.size() - 1));
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+    return v[k];
+}
+
+// Finds the tile's square in `bgr` (a small, unblurred crop) from its four straight edges: per
+// side the candidate near-axis lines within edge_band where the lightness steps across them (a
+// cut edge against any background, a printed cut line, the seam to the next tile) over
+// edge_min_cover of their middle; of the four-line choices whose sides agree (edge_min_aspect),
+// the one whose weakest edge steps most. Corners TL, TR, BR, BL in `bgr` pixels; none when a side
+// has no edge (a tight crop has its edges at the crop's border) or no choice makes a square.
+std::optional<std::array<cv::Point2f, 4>> square_from_edges(const cv::Mat& bgr, const TileClassifierOptions& o) {
+    // The lightness step across columns and across rows: L(x + 1) - L(x - 1) (a printed city wall
+    // steps in hue more than in lightness; a cut edge or a dark cut line steps in lightness).
+    cv::Mat lightness, gx, gy;
+    cv::extractChannel(to_lab(bgr), lightness, 0);
+    cv::Sobel(lightness, gx, CV_32F, 1, 0, 1);
+    cv::Sobel(lightness, gy, CV_32F, 0, 1, 1);
+    gx = cv::abs(gx);
+    gy = cv::abs(gy).t();  // rows' edges as columns
+    // Per direction: the edges along both sides, each stepping at least edge_min_step and
+    // edge_contrast times the crop's median step in that direction (texture steps too, but not
+    // along a line); the pairs of them and the side they span.
+    struct Span {
+        EdgeLine near_side, far_side;
+        double side = 0, weakest = 0;
+    };
+    const auto spans_of = [&](const cv::Mat& grad) {
+        cv::Mat near_max;  // within 1 px across the line
+        cv::dilate(grad, near_max, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 1)));
+        const double least = std::max(o.edge_min_step, o.edge_contrast * quantile_of(grad, 0.5));
+        std::vector<Span> spans;
+        const std::vector<EdgeLine> near_sides = edge_candidates(near_max, false, least, o), far_sides = edge_candidates(near_max, true, least, o);
+        for (const EdgeLine& a : near_sides) {
+            for (const EdgeLine& b : far_sides) {
+                spans.push_back({a, b, grad.cols - a.inset() - b.inset(), std::min(a.step, b.step)});
+            }
+        }
+        return spans;
+    };
+    // The four edges that make a square (edge_min_aspect) whose weakest edge steps most.
+    const std::vector<Span> across = spans_of(gx), down = spans_of(gy);
+    const Span* best_x = nullptr;
+    const Span* best_y = nullptr;
+    for (const Span& x : across) {
+        for (const Span& y : down) {
+            if (std::min(x.side, y.side) < o.edge_min_aspect * std::max(x.side, y.side)) continue;
+            const double weakest = std::min(x.weakest, y.weakest);
+            if (best_x == nullptr || weakest > std::min(best_x->weakest, best_y->weakest)) {
+                best_x = &x;
+                best_y = &y;
+            }
+        }
+    }
+    if (best_x == nullptr) return std::nullopt;
+    const EdgeLine &left = best_x->near_side, &right = best_x->far_side, &top = best_y->near_side, &bottom = best_y->far_side;
+    const double w = bgr.cols, h = bgr.rows;
+    // Each edge as u = a + b * v: columns x = a + b y, rows y = a + b x (pixel coordinates).
+    struct Axis { double a, b; };
+    const auto vertical = [&](const EdgeLine& e, bool from_right) {
+        const double b = (e.far - e.near) / std::max(1.0, h - 1);
+        return from_right ? Axis{w - 1 - e.near, -b} : Axis{static_cast<double>(e.near), b};
+    };
+    const auto horizontal = [&](const EdgeLine& e, bool from_bottom) {
+        const double b = (e.far - e.near) / std::max(1.0, w - 1);
+        return from_bottom ? Axis{h - 1 - e.near, -b} : Axis{static_cast<double>(e.near), b};
+    };
+    const auto meet = [](const Axis& col, const Axis& row) {
+        const double y = (row.a + row.b * col.a) / (1 - row.b * col.b);
+        return cv::Point2f(static_cast<float>(col.a + col.b * y), static_cast<float>(y));
+    };
+    const Axis l = vertical(left, false), r = vertical(right, true), t = horizontal(top, false), b = horizontal(bottom, true);
+    return std::array<cv::Point2f, 4>{meet(l, t), meet(r, t), meet(r, b), meet(l, b)};
+}
+
 }  // namespace
 
 Status TileClassifierOptions::check() const {
@@ -93,6 +229,9 @@ Status TileClassifierOptions::check() const {
                     range(border_ring, 0.005, 0.2, "border_ring"), range(background_spread, 1, 100, "background_spread"),
                     range(min_quad_area, 0.01, 1, "min_quad_area"), range(max_quad_area, min_quad_area, 1, "max_quad_area"),
                     range(min_quad_fill, 0.3, 1, "min_quad_fill"), range(min_quad_aspect, 0.3, 1, "min_quad_aspect"),
+                    range(edge_band, 0.02, 0.45, "edge_band"), range(edge_max_tilt, 0, 0.2, "edge_max_tilt"),
+                    range(edge_min_step, 0, 200, "edge_min_step"), range(edge_contrast, 0, 100, "edge_contrast"),
+                    range(edge_min_cover, 0.1, 1, "edge_min_cover"), range(edge_min_aspect, 0.3, 1, "edge_min_aspect"),
                     range(margin_line_share, 0.1, 1, "margin_line_share"), range(margin_max_chroma, 0, 100, "margin_max_chroma"),
                     range(max_margin, 0, 0.45, "max_margin"), range(margin_light, 0, 100, "margin_light"), range(margin_dark, 0, 100, "margin_dark"),
                     range(lightness_weight, 0, 4, "lightness_weight"), range(boundary_weight, 0, 1, "boundary_weight"), range(road_slack_px, 0, 8, "road_slack_px"),
@@ -244,9 +383,9 @@ Result<cv::Mat> TileClassifier::extract_tile(const cv::Mat& image, bool* found,
     const int side = options_.canonical_px;
     // Work on a small copy.
     const double scale = std::min(1.0, 256.0 / std::max(bgr.cols, bgr.rows));
-    cv::Mat small;
-    cv::resize(bgr, small, cv::Size(), scale, scale, cv::INTER_AREA);
-    cv::GaussianBlur(small, small, cv::Size(5, 5), 1.2);
+    cv::Mat sharp, small;
+    cv::resize(bgr, sharp, cv::Size(), scale, scale, cv::INTER_AREA);
+    cv::GaussianBlur(sharp, small, cv::Size(5, 5), 1.2);
     const cv::Mat lab = to_lab(small);
     const int ring = std::max(2, static_cast<int>(std::lround(options_.border_ring * std::min(small.cols, small.rows))));
     std::vector<cv::Vec3f> ring_px;
@@ -320,6 +459,12 @@ Result<cv::Mat> TileClassifier::extract_tile(const cv::Mat& image, bool* found,
                 }
                 have_quad = true;
             }
+        }
+    }
+    if (!have_quad && options_.edge_square) {
+        if (const auto edges = square_from_edges(sharp, options_)) {
+            for (std::size_t i = 0; i < 4; ++i) corners[i] = ((*edges)[i] + cv::Point2f(0.5f, 0.5f)) * static_cast<float>(1.0 / scale);
+            have_quad = true;
         }
     }
     cv::Rect kept(0, 0, bgr.cols, bgr.rows);  // the crop less its margins (no square found)

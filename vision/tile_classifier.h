@@ -33,6 +33,20 @@ struct TileClassifierOptions {
     double max_quad_area = 0.97;      // ...and at most this (else the crop itself is the tile)
     double min_quad_fill = 0.85;      // contour area / its rotated rectangle area
     double min_quad_aspect = 0.75;    // short side / long side of that rectangle
+    // Without one background all round (a sheet cell with paper on some sides and a neighbour's
+    // art on others, a tile on a cluttered table): the square from the tile's four straight
+    // edges. Each edge is sought as a near-axis line within edge_band of its side of the crop
+    // (leaning at most edge_max_tilt of the side over its length) along whose middle 80 % the
+    // lightness steps across the line (a cut edge, a printed cut line, a seam to a neighbour);
+    // of up to 6 such lines per side, the four whose square's sides agree and whose weakest
+    // edge steps most. A tight crop (its edges at its own border) finds none.
+    bool edge_square = true;
+    double edge_band = 0.2;           // an edge lies within this share of the crop from its side
+    double edge_max_tilt = 0.03;      // its ends differ by at most this share of the side
+    double edge_min_cover = 0.8;      // this share of the edge's middle (each point within 1 px across) must step...
+    double edge_min_step = 10.0;      // ...by at least this (Lab L of the pixels 1 px either side, at <= 256 px)...
+    double edge_contrast = 4.0;       // ...and this many times the crop's median step in that direction
+    double edge_min_aspect = 0.9;     // the four edges' square: short side / long side
     // Without a square: strips of paper or table along some sides of the crop (a scan's margin,
     // the gap to the next tile) are cut off. A line of the crop is such a strip when this share
     // of its pixels is paper-like: achromatic and white or black (printed art is coloured along

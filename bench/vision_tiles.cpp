@@ -1,6 +1,6 @@
 // Tile classification benchmark: prints tables (not a Google benchmark).
 //
-//   ./build/bench/vision_tiles [--k N] [--seed N] [--real DIR] [--sheets DIR] [--sheet-labels FILE]
+//   ./build/bench/vision_tiles [--k N] [--seed N] [--real DIR] [--sheets DIR] [--sheet-labels FILE] [--no-edge-square]
 //
 // (a) synthetic: per art style, K rendered tiles per base type at random rotations, with
 //     photo-like degradations (background margin, perspective, light, blur, noise, JPEG);
@@ -133,13 +133,20 @@ int main(int argc, char** argv) {
     std::string real_dir = "../shared/realdata/dev/tiles_AX";
     std::string sheets_dir = "../shared/realdata/dev/tile_sheets";
     std::string sheet_labels = std::string(MEEPLECAM_SOURCE_DIR "/bench/real_labels/") + bench::kTileSheetLabels;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    TileClassifierOptions base_options;
+    for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
-        if (a == "--k") k = std::max(1, std::atoi(argv[i + 1]));
-        if (a == "--seed") seed = static_cast<std::uint64_t>(std::atoll(argv[i + 1]));
-        if (a == "--real") real_dir = argv[i + 1];
-        if (a == "--sheets") sheets_dir = argv[i + 1];
-        if (a == "--sheet-labels") sheet_labels = argv[i + 1];
+        if (a == "--no-edge-square") {  // without the square from the tile's four edges (the A/B of sheet35)
+            base_options.edge_square = false;
+            continue;
+        }
+        if (i + 1 >= argc) break;
+        ++i;
+        if (a == "--k") k = std::max(1, std::atoi(argv[i]));
+        if (a == "--seed") seed = static_cast<std::uint64_t>(std::atoll(argv[i]));
+        if (a == "--real") real_dir = argv[i];
+        if (a == "--sheets") sheets_dir = argv[i];
+        if (a == "--sheet-labels") sheet_labels = argv[i];
     }
     auto catalog = Catalog::embedded("carcassonne-base");
     if (!catalog) {
@@ -147,9 +154,6 @@ int main(int argc, char** argv) {
         return 2;
     }
     const Catalog& cat = catalog.value();
-    // VT_NO_EDGE_SQUARE=1: without the square from the tile's four edges (the A/B of sheet35).
-    TileClassifierOptions base_options;
-    if (std::getenv("VT_NO_EDGE_SQUARE")) base_options.edge_square = false;
     auto clf_r = TileClassifier::create(cat, base_options);
     if (!clf_r) return 2;
     const TileClassifier& clf = clf_r.value();

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -51,6 +51,8 @@ double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --ac
 int g_repeat = 1;  // --repeat R: read each rendered frame R times; its CPU times are the least of the R (the readings are the same)
 std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's lattice and tiles (type, rotation, confidence, offset), to diff two builds
 double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
+bool g_cover_needs_colour = vision::PennantOptions{}.cover_needs_colour;  // --cover-by-size / --cover-by-colour: a blob far above the board's pennants is read by its size, or only when of their colour
+bool g_follower_hides_spot = vision::PennantOptions{}.follower_hides_spot;  // --follower-hides-spot: such a follower's blob over the pennant spot counts as hidden
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
 // The reader's options as the flags set them, for the rendered boards and the real photos alike.
@@ -61,6 +63,8 @@ vision::ReaderOptions reader_options_from_flags() {
     o.min_across_gap_alignment = g_across_gap;
     o.reframe.enabled = g_reframe;
     o.pennants.max_pennant_area = g_max_pennant_area;
+    o.pennants.cover_needs_colour = g_cover_needs_colour;
+    o.pennants.follower_hides_spot = g_follower_hides_spot;
     return o;
 }
 
@@ -644,6 +648,9 @@ int main(int argc, char** argv) {
         else if (a == "--reframe") g_reframe = true;
         else if (a == "--no-reframe") g_reframe = false;
         else if (a == "--max-pennant-area") g_max_pennant_area = std::atof(next().c_str());
+        else if (a == "--cover-by-size") g_cover_needs_colour = pieces_bench.cover_needs_colour = false;
+        else if (a == "--cover-by-colour") g_cover_needs_colour = pieces_bench.cover_needs_colour = true;
+        else if (a == "--follower-hides-spot") g_follower_hides_spot = pieces_bench.follower_hides_spot = true;
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
         else if (a == "--glare-veil") g_lift_glare = vision::GlareLift::always;
@@ -653,7 +660,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

@@ -381,12 +381,14 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
             }
         }
         if (bench.true_board_only) continue;
-        auto reading = vision::read_board(rendering->image, *catalog);
+        vision::ReaderOptions reader;
+        reader.pennants.cover_needs_colour = bench.cover_needs_colour;
+        reader.pennants.follower_hides_spot = bench.follower_hides_spot;
+        auto reading = vision::read_board(rendering->image, *catalog, reader);
         if (!reading || !reading->found) {
             ++st.not_read;
             continue;
         }
-        vision::ReaderOptions reader;
         reader.cover_pieces = bench.cover;
         reader.pennants_under_pieces = bench.pennant_cover;
         if (bench.min_seen_under_piece > 0) reader.pennants.min_seen_under_piece = bench.min_seen_under_piece;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/catalog.h"
+#include "vision/board_reader.h"
 #include "vision/table_renderer.h"
 
 namespace meeplecam::bench {
@@ -35,6 +36,9 @@ struct PiecesBenchOptions {
     bool pennant_cover = true;     // --no-pennant-cover: the pennant twins are not decided again without the pieces' pixels (ReaderOptions::pennants_under_pieces)
     double min_seen_under_piece = -1; // --min-seen-under-piece S: PennantOptions::min_seen_under_piece (negative: the default)
     bool cover = false;            // --cover: tiles under followers, castles and ferries are read again without the art they hide (ReaderOptions::cover_pieces)
+    bool cover_needs_colour = vision::PennantOptions{}.cover_needs_colour; // --cover-by-size: the board reader reads a blob far above the board's pennants by its
+                                                                           // size whatever its colour (PennantOptions::cover_needs_colour false)
+    bool follower_hides_spot = vision::PennantOptions{}.follower_hides_spot; // --follower-hides-spot: PennantOptions::follower_hides_spot
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
                       const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});

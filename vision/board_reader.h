@@ -547,7 +547,17 @@ struct PennantOptions {
     double coloured_share = 0.35;  // ...then a blob of that colour reaching this share of the threshold is a pennant, and a blob of
                                    // another colour is not (medium seeds: pennants 0-17 from the colour, roofs and followers 24-74)...
     double covering_size = 2;      // ...unless it is this many times the board's pennant size: something covers the city (a follower
-                                   // on the pennant, a hand), and the blob is read by its size alone
+                                   // on the pennant, a hand), and the blob is read by its size alone...
+    bool cover_needs_colour = true;  // ...when it is of the pennants' colour: a covering blob of another colour (a follower in a player's
+                                     // colour standing in a city) shows no pennant, and the city's blobs of the pennants' colour decide as
+                                     // on any cell (false: read by its size whatever its colour, pennant13; real labelled 15.6 -> 15.2 %,
+                                     // test_14's yellow follower in a plain N; rendered finished games, the reader alone: medium 1000-
+                                     // 79 -> 77 tiles wrong, 5000- 31 -> 24; real35 round)...
+    bool follower_hides_spot = false; // ...and the share of the cell's pennant spot (pennant_points: where the art prints a city's first
+                                      // pennant) such a follower's blob covers counts as hidden (PennantEvidence::hidden), so
+                                      // within_copies may give the tile its pennant twin. Off: real shields are not printed at that spot
+                                      // (real labelled 15.2 -> 15.6 %, test_14's N read M again through the counts; rendered finished
+                                      // games 77 -> 76 and 24 -> 23 tiles wrong, where the renderer stands followers where it prints pennants)
     double max_blurred_share = 0.1;  // a board is blurred when fewer than this share of its twin cells show a blob reaching min_area; then...
     double deviation_box = 0.06;   // ...a city's patches this wide (tile share) are compared with its median chroma...
     int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance).
@@ -573,7 +583,8 @@ struct PennantEvidence {
     bool pennant = false;
     double deviation = 0;   // a*b* distance of the city's most deviating patch from its median (only on blurred boards, see PennantOptions)
     double coloured_area = -1;  // share of the tile covered by the largest blob of the board's pennant colour (-1: no colour learnt)
-    double hidden = 0;      // share of its pennant spot (where the art puts a first pennant, pennant_points) the pieces hide
+    double hidden = 0;      // share of its pennant spot (where the art puts a first pennant, pennant_points) the pieces hide, or a
+                            // blob of a follower's size not of the pennants' colour covers (PennantOptions::follower_hides_spot)
 };
 
 // Re-chooses, among types that differ only in pennants, the one the pennant evidence of

@@ -83,6 +83,8 @@ const cv::Mat& inner_city(const TileType& type, int rot, int side, int margin) {
 struct Blob {
     double share = 0;
     cv::Vec3d lab;
+    cv::Rect box;  // its bounding box in the cell...
+    cv::Mat mine;  // ...and its pixels there (255)
 };
 
 // The blobs of `novel` (CV_8UC1, 255 where a colour unlike plain city was seen; `lab`: the
@@ -106,7 +108,7 @@ std::vector<Blob> compact_blobs(const cv::Mat& novel, const cv::Mat& lab, int si
         const double length = std::max(rect.size.width, rect.size.height) + 1;  // + 1: pixel centres to pixel edges
         if (area < min_fill * length * length) continue;
         const cv::Scalar mean = cv::mean(lab(box), mine);
-        blobs.push_back({static_cast<double>(area) / (static_cast<double>(side) * side), cv::Vec3d(mean[0], mean[1], mean[2])});
+        blobs.push_back({static_cast<double>(area) / (static_cast<double>(side) * side), cv::Vec3d(mean[0], mean[1], mean[2]), box, mine});
     }
     return blobs;
 }
@@ -357,6 +359,22 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         return static_cast<double>(cv::countNonZero(hidden)) / all;
     };
 
+    // The share of a cell's pennant spot a blob of the cell covers: the spot on the whole city, as
+    // render_tile prints it (the inner city's innermost point may lie elsewhere along a wide city's
+    // ridge), counted on its pixels in the inner city (where a blob can be found).
+    auto spot_under_blob = [&](const DecodedTile& t, const Blob& b) {
+        const auto spots = pennant_points(inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, 0), 1, kPennantSpot * side);
+        if (spots.empty() || b.mine.empty()) return 0.0;
+        cv::Mat spot(side, side, CV_8UC1, cv::Scalar(0));
+        cv::circle(spot, spots.front(), std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        cv::bitwise_and(spot, city_of(t), spot);
+        const int all = cv::countNonZero(spot);
+        if (all == 0) return 0.0;
+        cv::Mat hidden;
+        cv::bitwise_and(spot(b.box), b.mine, hidden);
+        return static_cast<double>(cv::countNonZero(hidden)) / all;
+    };
+
     // Plain city colours: a coarse-L, fine-ab histogram of the city pixels of cells read as a
     // city type with no pennant and no pennant twin (or, when too few, of every city cell).
     const int nl = o.lightness_bins, nc = o.chroma_bins;
@@ -392,6 +410,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     int reaching = 0;           // twin cells whose largest blob reaches min_area (few: a blurred board)
     std::vector<CellPixels> seen(tiles.size());  // kept for the blurred boards' second cue
     std::vector<std::vector<Blob>> blobs(tiles.size());  // every twin cell's compact blobs, for the pennant colour
+    std::vector<bool> under_found_piece(tiles.size(), false);  // read as seen: the pieces found hide most of its city
     for (std::size_t i = 0; i < tiles.size(); ++i) {
         const auto& t = tiles[i];
         PennantEvidence ev;
@@ -400,7 +419,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         // standing on the pennant is read as one by its size: PennantOptions::covering_size).
         CellPixels c = twin[static_cast<std::size_t>(t.type)] >= 0 ? cell_pixels(t, true) : CellPixels{};
         if (twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) ev.hidden = hidden_share(t);
-        if (c.use.empty() && twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) c = cell_pixels(t, false);
+        if (c.use.empty() && twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) {
+            c = cell_pixels(t, false);
+            under_found_piece[i] = true;
+        }
         if (!c.use.empty()) {
             cv::Mat novel(side, side, CV_8UC1, cv::Scalar(0));
             for (int y = 0; y < side; ++y) {
@@ -469,8 +491,20 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
             for (const auto& b : blobs[i]) {
                 if (colour_distance(b.lab, colour->lab, o.colour_lightness_weight) <= colour->radius) ev.coloured_area = std::max(ev.coloured_area, b.share);
             }
-            const bool covered = ev.blob_area >= o.covering_size * board_size && ev.blob_area >= threshold;
-            if (!covered) value = ev.coloured_area, cut = o.coloured_share * threshold;
+            // A covering blob of another colour (a follower in its player's colour) shows no pennant
+            // (PennantOptions::cover_needs_colour): the rest of the city decides, as on any cell; with
+            // follower_hides_spot the share of the pennant spot it covers is evidence missing, as under
+            // a piece found (PennantEvidence::hidden: keep_twins_within_copies may give the tile to its twin).
+            // A city the pieces found mostly hide is read as seen, its piece by its size, as before
+            // (PennantOptions::min_seen_under_piece).
+            const bool large = ev.blob_area >= o.covering_size * board_size && ev.blob_area >= threshold;
+            const bool follower = large && o.cover_needs_colour && !under_found_piece[i] && ev.coloured_area < ev.blob_area;
+            if (follower && o.follower_hides_spot) {
+                for (const auto& b : blobs[i]) {
+                    if (b.share == ev.blob_area) ev.hidden = std::max(ev.hidden, spot_under_blob(t, b));
+                }
+            }
+            if (!large || follower) value = ev.coloured_area, cut = o.coloured_share * threshold;
         }
         ev.pennant = value >= cut;
         const bool now = has_pennant(types[static_cast<std::size_t>(t.type)]);

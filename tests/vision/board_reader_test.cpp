@@ -1238,6 +1238,7 @@ TEST_CASE("tiles beyond the box of the board's colours are read", "[vision][boar
     const auto& catalog = *base();
     vision::ReaderOptions off;
     off.board_margin_cells = 0;
+    off.rim_ring_outlines = false;  // as measured (lost18): the rim ring finds one of 7017's tiles in the narrow view too (miss35)
     for (const std::uint64_t seed : {7017u, 13014u}) {
         const vision::Rendering r = test::render_bench_board(seed, vision::Difficulty::Medium);
         auto missed = [](const std::vector<test::TileReadBack>& tiles) {

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--widen-grown 0|1] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -47,6 +47,8 @@ std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels D
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 bool g_coarsen = vision::ReaderOptions{}.coarsen.by_classification;  // --no-coarsen: no coarser variant of an unsure lattice (CoarsenOptions)
 bool g_reframe = vision::ReaderOptions{}.reframe.enabled;  // --reframe / --no-reframe: search the lattice again on its own cells (ReframeOptions)
+int g_widen_grown = -1;  // --widen-grown 0|1: ReaderOptions::widen_grown_board (-1: the default)
+int g_rim_ring = -1;  // --rim-ring 0|1: ReaderOptions::rim_ring_outlines (-1: the default)
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
 int g_repeat = 1;  // --repeat R: read each rendered frame R times; its CPU times are the least of the R (the readings are the same)
 std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's lattice and tiles (type, rotation, confidence, offset), to diff two builds
@@ -65,6 +67,8 @@ vision::ReaderOptions reader_options_from_flags() {
     o.pennants.max_pennant_area = g_max_pennant_area;
     o.pennants.cover_needs_colour = g_cover_needs_colour;
     o.pennants.follower_hides_spot = g_follower_hides_spot;
+    if (g_rim_ring >= 0) o.rim_ring_outlines = g_rim_ring > 0;
+    if (g_widen_grown >= 0) o.widen_grown_board = g_widen_grown > 0;
     return o;
 }
 
@@ -220,8 +224,17 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                 if (it != offered.end()) offset += it->second->offset_px, ++beside;
             }
             const double share = not_table_share(view, col, row);
-            const double aligned = vision::cell_alignment(view, {vision::CellObservation{col, row, share, beside > 0 ? offset / beside : offset}}, vision::LatticeOptions{})[0];
+            const double aligned = vision::cell_alignment(view, {vision::CellObservation{col, row, share, beside > 0 ? offset / beside : offset}}, reader_options.lattice)[0];
             char why[160];
+            // A cell beyond the view's own rectangle: no stage looked at it (the share of it inside the photo).
+            if (col < 0 || row < 0 || col >= view.cols || row >= view.rows) {
+                int inside = 0;
+                for (int j = 0; j < 8; ++j) {
+                    for (int i = 0; i < 8; ++i) inside += view.in_frame(col + (i + 0.5) / 8, row + (j + 0.5) / 8);
+                }
+                std::snprintf(why, sizeof why, "outside the view (%d x %d cells), %.2f of it in the photo; %d read beside", view.cols, view.rows, inside / 64.0, beside);
+                return std::string(why);
+            }
             const char* stage = offered.count({col, row}) ? "offered, dropped by the classifier's table model"
                                 : share >= vision::RefineOptions{}.candidate_share ? "kept by the mask, dropped by the outline check or group"
                                 : beside == 0                              ? "table by the mask, not beside the board"
@@ -257,7 +270,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                     ++st.covered_hidden;
                     if (!g_dump.empty() && std::getenv("VB_EMPTY")) {
                         std::printf("  seed %llu cell %d,%d: covered, reported hidden (visible %.2f, alignment %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
-                                    cell.second, t.visible, vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, p.offset_px}}, vision::LatticeOptions{})[0]);
+                                    cell.second, t.visible, vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, p.offset_px}}, reader_options.lattice)[0]);
                     }
                     continue;
                 }
@@ -267,7 +280,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                         std::printf("  seed %llu cell %d,%d: true %s, reported hidden (visible %.2f, not-table share %.2f, %s, alignment %.2f)\n", static_cast<unsigned long long>(seed), cell.first,
                                 cell.second, t.tile.c_str(), t.visible, not_table_share(view, cell.first, cell.second),
                                 at != offered.end() && !at->second->teaches ? "offered on its outline" : "read by occupancy",
-                                vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, p.offset_px}}, vision::LatticeOptions{})[0]);
+                                vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, p.offset_px}}, reader_options.lattice)[0]);
                 }
                 continue;
             }
@@ -305,7 +318,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             if (!g_dump.empty()) {
                 const auto it = offered.find({t.col, t.row});
                 const bool outlined = it != offered.end() && !it->second->teaches;
-                const double aligned = vision::cell_alignment(view, {vision::CellObservation{t.col, t.row, 0.0, t.offset_px}}, vision::LatticeOptions{})[0];
+                const double aligned = vision::cell_alignment(view, {vision::CellObservation{t.col, t.row, 0.0, t.offset_px}}, reader_options.lattice)[0];
                 std::printf("  seed %llu cell %d,%d: invented %s rot %d (conf %.2f, not-table share %.2f; %s, alignment %.2f)\n", static_cast<unsigned long long>(seed), t.col, t.row,
                             types[static_cast<std::size_t>(t.type)].id.c_str(), t.rot, t.confidence, not_table_share(view, t.col, t.row),
                             outlined ? "offered on its outline" : "read by occupancy", aligned);
@@ -326,7 +339,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                 if (pred.count(cell) || truth_cells.count(cell) || cell.first < 0 || cell.second < 0 || cell.first >= view.cols || cell.second >= view.rows) continue;
                 std::printf("  seed %llu cell %d,%d: empty beside %d (not-table share %.2f, alignment %.2f)\n", static_cast<unsigned long long>(seed), cell.first, cell.second, count,
                             not_table_share(view, cell.first, cell.second),
-                            vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, {0, 0}}}, vision::LatticeOptions{})[0]);
+                            vision::cell_alignment(view, {vision::CellObservation{cell.first, cell.second, 0.0, {0, 0}}}, reader_options.lattice)[0]);
             }
         }
         st.rect_mm.push_back(vision::rigid_alignment_rms(top_mm, table_mm));
@@ -343,8 +356,8 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         }
         if (!g_dump.empty() && errors > 3) cv::imwrite(g_dump + "/" + std::string(vision::difficulty_name(preset)) + std::to_string(seed) + "_frame.png", half_size(rendering->image));
         if (!g_dump.empty()) {
-            std::printf("  board seed %llu: %zu tiles, %d errors, %zu read, rect %.1f mm, style %s, %s, tilt %.0f\n", static_cast<unsigned long long>(seed),
-                        truth.tiles.size(), errors, reading->tiles.size(), st.rect_mm.back(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg);
+            std::printf("  board seed %llu: %zu tiles, %d errors, %zu read, rect %.1f mm, style %s, %s, tilt %.0f, view %d x %d cells\n", static_cast<unsigned long long>(seed),
+                        truth.tiles.size(), errors, reading->tiles.size(), st.rect_mm.back(), truth.style.c_str(), truth.surface.c_str(), truth.camera.tilt_deg, view.cols, view.rows);
         }
         st.perfect += errors == 0;
         st.at_most_one += errors <= 1;
@@ -645,6 +658,8 @@ int main(int argc, char** argv) {
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--no-coarsen") g_coarsen = false;
         else if (a == "--across-gap") g_across_gap = std::atof(next().c_str());
+        else if (a == "--rim-ring") g_rim_ring = std::atoi(next().c_str());
+        else if (a == "--widen-grown") g_widen_grown = std::atoi(next().c_str());
         else if (a == "--reframe") g_reframe = true;
         else if (a == "--no-reframe") g_reframe = false;
         else if (a == "--max-pennant-area") g_max_pennant_area = std::atof(next().c_str());
@@ -660,7 +675,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--widen-grown 0|1] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

@@ -992,6 +992,49 @@ bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int
     return touching >= o.min_enclosing_tiles;
 }
 
+// cell_alignment of `cells` in `view`, with the cells on the view's rim measured also on a
+// coarse view (about 1 px/mm, as cell_alignment reads) grown by one cell on every side and
+// warped from `image`, the image the view maps, the better kept (ReaderOptions::
+// rim_ring_outlines): the view is cut to the box of the board's colours, so a rim tile's outer
+// side lies on the view's edge with nothing beyond it to make a step. (Measured on the grown
+// view alone, real rim tiles were lost: in the view, the squares half a pitch away run off it
+// and show little, which had framed them.) A cell is on the rim when its square or those
+// squares come within a quarter pitch of the view's edge. `ringed` keeps the grown view between
+// calls (empty: not warped yet).
+std::vector<double> rim_alignment(const cv::Mat& image, const LatticeView& view, const std::vector<CellObservation>& cells, const LatticeOptions& lattice,
+                                  bool ring, std::optional<LatticeView>& ringed) {
+    auto out = cell_alignment(view, cells, lattice);
+    if (!ring || image.empty() || image.size() != view.frame || cells.empty()) return out;
+    constexpr double kNear = 0.25;  // cells: the outline search's reach and band, and slack
+    std::vector<CellObservation> rim;
+    std::vector<std::size_t> which;
+    const double k = std::min(1.0, 1.0 / view.px_per_mm);
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        const auto& c = cells[i];
+        const double x = c.col + c.offset_px.x / view.pitch_px, y = c.row + c.offset_px.y / view.pitch_px;
+        if (x - kNear >= 0 && y - kNear >= 0 && x + 1.5 + kNear <= view.cols && y + 1.5 + kNear <= view.rows) continue;
+        auto moved = c;
+        moved.col += 1, moved.row += 1, moved.offset_px *= k;
+        rim.push_back(moved), which.push_back(i);
+    }
+    if (rim.empty()) return out;
+    if (!ringed) {
+        LatticeView r;
+        r.px_per_mm = view.px_per_mm * k, r.pitch_px = view.pitch_px * k, r.frame = view.frame;
+        r.cols = view.cols + 2, r.rows = view.rows + 2;
+        cv::Mat small;
+        cv::resize(image, small, cv::Size(), k, k, cv::INTER_AREA);
+        const cv::Matx33d grow(k, 0, k * view.pitch_px, 0, k, k * view.pitch_px, 0, 0, 1), unscale(1 / k, 0, 0, 0, 1 / k, 0, 0, 0, 1);
+        r.image_to_top = grow * view.image_to_top;
+        const cv::Size size(static_cast<int>(std::ceil(r.cols * r.pitch_px)), static_cast<int>(std::ceil(r.rows * r.pitch_px)));
+        cv::warpPerspective(small, r.top, r.image_to_top * unscale, size, cv::INTER_LINEAR, cv::BORDER_CONSTANT, cv::Scalar(0, 0, 0));
+        ringed = std::move(r);
+    }
+    const auto aligned = cell_alignment(*ringed, rim, lattice);
+    for (std::size_t j = 0; j < rim.size(); ++j) out[which[j]] = std::max(out[which[j]], aligned[j]);
+    return out;
+}
+
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
 // colours, a city on wood) next to the board: each empty cell beside a read one, inside the
 // frame, whose square outline stands out `min_alignment` times more than the squares half a
@@ -1010,7 +1053,7 @@ bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int
 // past a tile neither the mask nor the outline saw. The classifier's table model still drops a
 // cell that looks like the table (classify_cells).
 std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const LatticeView& view, std::vector<CellObservation> cells, const ReaderOptions& o,
-                                                    const SeamRules& rules) {
+                                                    const SeamRules& rules, const cv::Mat& view_image) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
     const auto& lattice = o.lattice;
     constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
@@ -1021,6 +1064,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
     const std::vector<CellObservation> read_in_order = cells;  // the tiles whose colours learn_board_colours counts
     std::optional<BoardColours> colours;                       // learnt once, when a cell is first offered
     std::optional<double> board_alignment;                     // the read tiles' median cell_alignment, measured once, when a cell is enclosed
+    std::optional<LatticeView> ringed;                         // the view grown by a cell, for the rim's outlines (rim_alignment)
     std::map<std::pair<int, int>, const CellObservation*> reference;
     for (const auto& [at, c] : read_tiles) reference[at] = &c;
     // Holes found beside at least two tiles (inside the board) are not offered, but the board
@@ -1086,7 +1130,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
         if (offered.empty()) break;
         std::vector<CellObservation> candidates;
         for (const auto& [cell, c] : offered) candidates.push_back(c);
-        auto aligned = cell_alignment(view, candidates, lattice);
+        auto aligned = rim_alignment(view_image, view, candidates, lattice, o.rim_ring_outlines, ringed);
         if (!across_gap.empty()) {
             // A cell across a gap has no tile of its own beside it to guess its offset from: measured also
             // on the lattice's own square, the better one kept.
@@ -1095,7 +1139,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
             for (std::size_t i = 0; i < candidates.size(); ++i) {
                 if (across_gap.count({candidates[i].col, candidates[i].row})) on_grid.push_back(candidates[i]), on_grid.back().offset_px = {0, 0}, which.push_back(i);
             }
-            const auto on_grid_aligned = cell_alignment(view, on_grid, lattice);
+            const auto on_grid_aligned = rim_alignment(view_image, view, on_grid, lattice, o.rim_ring_outlines, ringed);
             for (std::size_t k = 0; k < which.size(); ++k) {
                 if (on_grid_aligned[k] > aligned[which[k]]) aligned[which[k]] = on_grid_aligned[k], candidates[which[k]].offset_px = {0, 0};
             }
@@ -1144,6 +1188,16 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
     return cells;
 }
 
+// The sides of `view` (W, N, E, S) that one of `cells` reaches.
+std::array<bool, 4> sides_reached(const LatticeView& view, const std::vector<CellObservation>& cells) {
+    std::array<bool, 4> reached{};
+    for (const auto& c : cells) {
+        reached[0] = reached[0] || c.col <= 0, reached[1] = reached[1] || c.row <= 0;
+        reached[2] = reached[2] || c.col >= view.cols - 1, reached[3] = reached[3] || c.row >= view.rows - 1;
+    }
+    return reached;
+}
+
 // Widens the chosen lattice's view by ReaderOptions::board_margin_cells on each side its cells
 // reach (their cols and rows move with it), within LatticeOptions::max_top_side, when a cell
 // beyond, beside a tile, shows a tile's outline (cell_alignment at least the loosest bound a
@@ -1151,14 +1205,13 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
 // was cut to the box of the board's colours as the search saw them: tiles coloured like the
 // table (green art on a green cloth, pale art on a pale table) and the refit's moves leave the
 // board's last rows beyond it, where no later stage looks (medium 7006, 7017, 13014).
-// Returns the old view's cells in the widened one (empty: not widened).
-cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<CellObservation>& cells, const ReaderOptions& o) {
+// Only the `sides` (W, N, E, S) set are looked at. Returns the old view's cells in the widened
+// one (empty: not widened).
+cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<CellObservation>& cells, const ReaderOptions& o,
+                        std::array<bool, 4> sides = {true, true, true, true}) {
     if (o.board_margin_cells <= 0 || cells.empty()) return {};
-    bool left = false, top = false, right = false, bottom = false;
-    for (const auto& c : cells) {
-        left = left || c.col <= 0, top = top || c.row <= 0;
-        right = right || c.col >= view.cols - 1, bottom = bottom || c.row >= view.rows - 1;
-    }
+    const auto reached = sides_reached(view, cells);
+    const bool left = reached[0] && sides[0], top = reached[1] && sides[1], right = reached[2] && sides[2], bottom = reached[3] && sides[3];
     const int most = std::max(0, static_cast<int>(o.lattice.max_top_side / view.pitch_px));
     const int spare_x = std::max(0, most - view.cols), spare_y = std::max(0, most - view.rows);
     const int m = o.board_margin_cells;
@@ -1606,8 +1659,12 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
     const cv::Rect narrow = widen_to_board(refit_frame, reading.view, cells, options);
     const auto classified_at = std::chrono::steady_clock::now();
     std::vector<CellObservation> holes;  // read by occupancy, dropped by their seams; still measured by the alignment refusal below
+    LatticeView settled_in_frame;              // the view settle_cells settled last, as it mapped the frame (before the camera px)
+    std::vector<CellObservation> settled_from;  // ...and the cells it settled from (before the seams and the growth)
     // Warps the whole top view, evens out its light and offers the cells beside the board.
     auto settle_cells = [&] {
+        settled_in_frame = reading.view;
+        settled_from = cells;
         reading.view.top = whole_top_view(frame, reading.view);
         reading.view.top_near_cells = false;
         if (!shrunk.empty()) {
@@ -1628,7 +1685,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         holes.clear();
         cells = drop_seam_holes(reading.view, std::move(cells), options.lattice, seams, holes);
         if (options.grow_rounds > 0 && static_cast<int>(cells.size()) < game_copies(catalog, options.decoder.edition)) {
-            cells = add_outlined_neighbours(frame, reading.view, std::move(cells), options, seams);
+            cells = add_outlined_neighbours(frame, reading.view, std::move(cells), options, seams, shrunk.empty() ? frame : image);
         }
     };
     settle_cells();
@@ -1637,6 +1694,33 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         reading.view = narrow_view;
         cells = narrow_cells;
         settle_cells();
+    }
+    // The board's cells grown on their outlines may reach a side of the view that no cell read by
+    // occupancy reached (widen_to_board looked only at those): the view is widened there from the
+    // grown cells, settled again from the same cells read by occupancy, and kept on the same terms
+    // (min_tiles_beyond offered beyond the view it widened).
+    if (options.widen_grown_board) {
+        LatticeView wide = settled_in_frame;
+        wide.top.release();
+        std::vector<CellObservation> grown = cells;
+        // Only the sides no cell read by occupancy reached: the others were looked at (and kept or not) above.
+        auto sides = sides_reached(wide, settled_from);
+        for (auto& side : sides) side = !side;
+        const cv::Rect was = widen_to_board(refit_frame, wide, grown, options, sides);
+        if (!was.empty()) {
+            LatticeView kept_view = reading.view;
+            std::vector<CellObservation> kept_cells = cells, kept_holes = holes;
+            cells = settled_from;
+            for (auto& c : cells) c.col += was.x, c.row += was.y;
+            reading.view = std::move(wide);
+            settle_cells();
+            const auto more = std::count_if(cells.begin(), cells.end(), [&](const CellObservation& c) { return !was.contains(cv::Point(c.col, c.row)); });
+            if (more < options.min_tiles_beyond) {
+                reading.view = std::move(kept_view);
+                cells = std::move(kept_cells);
+                holes = std::move(kept_holes);
+            }
+        }
     }
     // Classifies and decodes `offered`, filling the reading's tiles and evidence; `since`: when
     // the classification's time began; `untaught`: cells read by occupancy that teach nothing.

@@ -700,9 +700,19 @@ struct ReaderOptions {
                                            // 8.77 %, 13000- 9.10 -> 8.81 %, 19000- 5.36 -> 5.21 %, real labelled 15.9 -> 15.6 %, real
                                            // sides 2945/3092 -> 2979/3132, hard 1000- 41.59 -> 41.95 % (alone, miss33: real 17.8 %)...
     double min_unmasked_across_gap_alignment = 2.0; // ...or this much when the mask calls it table (a tile coloured like the table)
+    bool rim_ring_outlines = true;    // a cell on the view's rim offered on its outline above is measured also on a coarse view grown by a
+                                      // cell on every side, the better kept (rim_alignment): the view is cut to the box of the board's
+                                      // colours, so a rim tile's outer side lies on its edge with no table beyond to make a step (medium 7016's
+                                      // top row on a plain table). Medium 7000- 6.36 -> 5.99 %, 1000- 1.03 -> 0.96 %, 19000- 5.21 -> 5.14 %,
+                                      // 13000- unchanged, hard 1000- 41.95 -> 41.81 %, real labelled 15.6 -> 15.2 % (miss35; false: off)
     int board_margin_cells = 2;       // the chosen lattice's view is widened by this many cells on each side its tiles reach (the box of the
                                       // board's colours it was cut to leaves out tiles coloured like the table, and the refit moves the
                                       // lattice within it), so the cells offered on their outline can lie there (0: off; lost18)...
+    bool widen_grown_board = false;   // ...and widened once more where the cells grown on their outlines (add_outlined_neighbours) reach a
+                                      // side no cell read by occupancy reached, kept on the same terms. Off: medium 7000- 5.99 -> 5.41 %
+                                      // (7006 and 7014 read past their left and bottom sides), 19000- 5.14 -> 5.07 %, but real labelled
+                                      // 15.2 -> 15.9 % (test_14's pennant twins flip) and real test_64 reads wood beside the board as full
+                                      // cities (43 -> 53 tiles; miss35)
     int min_tiles_beyond = 2;         // ...kept when at least this many tiles are offered beyond the old view (the wider view changes the
                                       // light and the classifier's table cells, so every tile's reading moves a little: one tile gained
                                       // did not pay for that on the real photos)

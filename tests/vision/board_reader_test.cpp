@@ -1241,12 +1241,10 @@ TEST_CASE("tiles beyond the box of the board's colours are read", "[vision][boar
     off.rim_ring_outlines = false;  // as measured (lost18): the rim ring finds one of 7017's tiles in the narrow view too (miss35)
     for (const std::uint64_t seed : {7017u, 13014u}) {
         const vision::Rendering r = test::render_bench_board(seed, vision::Difficulty::Medium);
-        auto missed = [](const std::vector<test::TileReadBack>& tiles) {
-            return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [](const test::TileReadBack& t) { return t.read == nullptr; }));
-        };
+        const auto missed = test::missed_tiles;
         const auto narrow = test::read_back(r, catalog, off);
         const auto wide = test::read_back(r, catalog);
-        const int misread = static_cast<int>(std::count_if(wide.begin(), wide.end(), [](const test::TileReadBack& t) { return t.read && !t.right; }));
+        const int misread = test::misread_tiles(wide);
         INFO("seed " << seed << ": " << missed(narrow) << " missed in the colours' box, " << missed(wide) << " widened, " << misread << " misread of "
                      << wide.size());
         // Measured: 7017 9 -> 0 missed, 0 misread; 13014 11 -> 2 missed, 4 misread (under the hand).
@@ -1273,12 +1271,8 @@ TEST_CASE("tiles on the view's rim and beyond the grown board are read", "[visio
         const vision::Rendering r = test::render_bench_board(seed, vision::Difficulty::Medium);
         const auto before = test::read_back(r, catalog, off);
         const auto after = test::read_back(r, catalog, on);
-        auto missed = [](const std::vector<test::TileReadBack>& tiles) {
-            return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [](const test::TileReadBack& t) { return t.read == nullptr; }));
-        };
-        auto misread = [](const std::vector<test::TileReadBack>& tiles) {
-            return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [](const test::TileReadBack& t) { return t.read && !t.right; }));
-        };
+        const auto missed = test::missed_tiles;
+        const auto misread = test::misread_tiles;
         INFO("seed " << seed << ": missed " << missed(before) << " -> " << missed(after) << ", misread " << misread(before) << " -> " << misread(after));
         missed_off += missed(before), missed_on += missed(after), misread_off += misread(before), misread_on += misread(after);
         CHECK(missed(after) <= missed(before));

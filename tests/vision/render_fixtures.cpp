@@ -46,6 +46,14 @@ vision::RenderOptions daylight_options() {
     return o;
 }
 
+int missed_tiles(const std::vector<TileReadBack>& tiles) {
+    return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [](const TileReadBack& t) { return t.read == nullptr; }));
+}
+
+int misread_tiles(const std::vector<TileReadBack>& tiles) {
+    return static_cast<int>(std::count_if(tiles.begin(), tiles.end(), [](const TileReadBack& t) { return t.read && !t.right; }));
+}
+
 std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options,
                                     vision::BoardReading* reading_out) {
     auto reading = vision::read_board(rendering.image, catalog, options);

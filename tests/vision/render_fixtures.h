@@ -28,6 +28,9 @@ struct TileReadBack {
     const TileType* read = nullptr;
     bool right = false;
 };
+// The true tiles of a read_back with no tile read on their cell, and those read wrong.
+int missed_tiles(const std::vector<TileReadBack>& tiles);
+int misread_tiles(const std::vector<TileReadBack>& tiles);
 // Reads a rendering with `options` and matches every true tile to the read tile on its cell
 // (the board's quarter turn in the top view taken from the first tile's edge). Throws when no
 // board is read. `catalog` must hold every type of the truth. The reading itself goes to

@@ -425,6 +425,8 @@ struct ClassifierOptions {
                                   // with the city started on the road's colour too (art whose cities and roads share one colour)
     bool grass_restart = true;    // a learnt city holding a cluster whose chroma is the field's (cell_classifier.cpp, grass_held_by_city) is learnt
                                   // again with that cluster moved to the field, kept when it explains the frame better
+    bool grass_nearest_field = true; // of several such clusters, the one whose chroma lies nearest the field against the city's other
+                                     // clusters (false: the one the city holds most, which took a grey city for grass on medium 13012)
     Status check() const;
 };
 

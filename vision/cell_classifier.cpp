@@ -113,21 +113,25 @@ bool field_greener_than_city(const cv::Mat& centres, const std::vector<std::vect
 // A colour cluster a learnt model's city holds that is grass, or -1: one holding at least
 // kGrassCityShare of the city, more than the field's share of it, whose chroma lies nearer the
 // field's mean chroma than the mean of the city's other clusters (holding kCityRestMass at
-// least); of several, the one the city holds most. Grass a light or a print drifted a little
-// (lighter, yellower) is a cluster of its own beyond kGrassChroma of the start's field.
-int grass_held_by_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob) {
+// least); of several, the one the city holds most, or with `nearest_field` the one whose chroma
+// lies nearest the field against the city's other clusters (the least ratio of the two
+// distances). Grass a light or a print drifted a little (lighter, yellower) is a cluster of its
+// own beyond kGrassChroma of the start's field.
+int grass_held_by_city(const cv::Mat& centres, const std::vector<std::vector<double>>& prob, bool nearest_field) {
     const MeanChroma field = mean_chroma(centres, prob[kField]);
     int grass = -1;
+    double grass_ratio = 1.0;
     for (int c = 0; c < centres.rows; ++c) {
         const double held = prob[kCity][static_cast<std::size_t>(c)];
         if (held < kGrassCityShare || held < prob[kField][static_cast<std::size_t>(c)]) continue;
         const MeanChroma city = mean_chroma(centres, prob[kCity], c);
         if (city.mass < kCityRestMass) continue;
         const double a = centres.at<float>(c, 1), b = centres.at<float>(c, 2);
-        if (std::hypot(a - field.a, b - field.b) < std::hypot(a - city.a, b - city.b) &&
-            (grass < 0 || held > prob[kCity][static_cast<std::size_t>(grass)])) {
-            grass = c;
-        }
+        const double to_field = std::hypot(a - field.a, b - field.b), to_city = std::hypot(a - city.a, b - city.b);
+        if (to_field >= to_city) continue;
+        const double ratio = to_field / std::max(to_city, 1e-9);
+        const bool better = grass < 0 || (nearest_field ? ratio < grass_ratio : held > prob[kCity][static_cast<std::size_t>(grass)]);
+        if (better) grass = c, grass_ratio = ratio;
     }
     return grass;
 }
@@ -666,7 +670,7 @@ std::vector<CellHypotheses> classify_cells(const LatticeView& view, const std::v
     // from the learnt model with that cluster moved to the field, and kept when it explains the
     // frame better.
     if (o.grass_restart) {
-        if (const int grass = grass_held_by_city(centres, prob); grass >= 0) {
+        if (const int grass = grass_held_by_city(centres, prob, o.grass_nearest_field); grass >= 0) {
             auto start = prob;
             const auto g = static_cast<std::size_t>(grass);
             start[kField][g] += start[kCity][g];

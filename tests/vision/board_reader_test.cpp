@@ -8,6 +8,7 @@
 #include <numeric>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -1150,6 +1151,35 @@ TEST_CASE("grass a little off its colour over part of the board is read as field
         CHECK(misread <= 3);
         CHECK(as_city <= 1);
     }
+}
+
+TEST_CASE("of two colours the city holds the grass is the one nearer the field", "[vision][board-reader][classify][scene]") {
+    // The bench's medium board 13012 (contrast art on wood, a hand; its lattice reframed, 6.7 mm):
+    // a greener grass over part of the board made a colour cluster of its own that the EM kept as
+    // city, beside the city's own grey. Both passed grass_held_by_city's test, and the grey,
+    // held more, was taken for grass: its restart explained the frame worse and was dropped, the
+    // green stayed city, and its tiles read as cities (U as C, V as E or F).
+    auto city_ports = [](const TileType& tt) {
+        int n = 0;
+        for (const auto& f : tt.features) n += f.kind == FeatureKind::City ? static_cast<int>(f.ports.size()) : 0;
+        return n;
+    };
+    auto count = [&](const vision::ReaderOptions& options) {
+        int misread = 0, as_city = 0;
+        const auto tiles = bench_board_read(13012, vision::Difficulty::Medium, nullptr, options);
+        for (const auto& t : tiles) {
+            misread += !t.right;
+            as_city += !t.right && city_ports(*t.read) > city_ports(*t.truth);
+        }
+        return std::tuple{static_cast<int>(tiles.size()), misread, as_city};
+    };
+    const auto [matched, misread, as_city] = count({});
+    INFO(misread << " of " << matched << " tiles misread, " << as_city << " with city invented");
+    // Measured: 13 of 58 misread, 8 with city invented (cells on the reframed lattice's rim, 0.2 pitch off
+    // their tiles); with grass_nearest_field off 35 and 25.
+    REQUIRE(matched >= 50);
+    CHECK(misread <= 18);
+    CHECK(as_city <= 12);
 }
 
 TEST_CASE("holes the table mask took for tiles do not refuse a board", "[vision][board-reader][classify][refusal][scene]") {

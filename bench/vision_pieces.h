@@ -35,7 +35,7 @@ struct PiecesBenchOptions {
     bool runner_up = true;         // --no-runner-up: a clashing tile is not taken as the reader's second choice (PhotoOptions::take_runner_up)
     bool pennant_cover = true;     // --no-pennant-cover: the pennant twins are not decided again without the pieces' pixels (ReaderOptions::pennants_under_pieces)
     double min_seen_under_piece = -1; // --min-seen-under-piece S: PennantOptions::min_seen_under_piece (negative: the default)
-    bool cover = false;            // --cover: tiles under followers, castles and ferries are read again without the art they hide (ReaderOptions::cover_pieces)
+    bool cover = vision::ReaderOptions{}.cover_pieces; // --cover / --no-cover: tiles under followers, castles and ferries are read again without the art they hide (ReaderOptions::cover_pieces)
     bool cover_needs_colour = vision::PennantOptions{}.cover_needs_colour; // --cover-by-size: the board reader reads a blob far above the board's pennants by its
                                                                            // size whatever its colour (PennantOptions::cover_needs_colour false)
     bool follower_hides_spot = vision::PennantOptions{}.follower_hides_spot; // --follower-hides-spot: PennantOptions::follower_hides_spot

@@ -739,10 +739,11 @@ struct ReaderOptions {
     double seam_unlike = 4.0;         // ...and shows a hole when above this many times: a read cell with two thirds of its sides (at least
                                       // 2) unlike is dropped, an empty cell with any is not offered
     int min_seam_pairs = 16;          // the board's median seam needs this many touching sides of read tiles (fewer: seams not used)
-    bool cover_pieces = false;      // detect_pieces_rereading (photo_score.h): the tiles under followers, castles and ferries are read again
-                                    // without the art the pieces hide (reread_under_pieces). Off: on medium finished games it mends roads
-                                    // under lying followers (1000-: 75 -> 47 tiles wrong), but on a small board (16 tiles, a follower on
-                                    // every feature) the pennant reader left without the knights' pixels invents 2 pennants (docs/vision-journal.md, "Tiles under followers")
+    bool cover_pieces = true;       // detect_pieces_rereading (photo_score.h): the tiles under followers, castles and ferries are read again
+                                    // without the art the pieces hide (reread_under_pieces). On since fin36: on medium finished games the
+                                    // tiles read wrong fall 62 -> 48 (1000-) and 14 -> 6 (5000-), and the 16-tile scene that kept it off
+                                    // (a follower on every feature: 2 pennants invented) now scores exactly (docs/vision-journal.md,
+                                    // "Tiles under followers", "Fin36 round")
     bool pennants_under_pieces = true; // detect_pieces_rereading: with cover_pieces off, the pennant twins are decided again without the
                                        // pixels the followers, castles and ferries found hide (decide_pennants_under_pieces; a knight's
                                        // blob is no pennant), the classifier's reading kept

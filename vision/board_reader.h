@@ -90,6 +90,10 @@ struct LatticeOptions {
     // replaces the vanishing-point estimate; the tiles' turn on the table, pitch and phase
     // are still measured.
     std::optional<cv::Matx33d> image_to_table_mm;
+    double board_colour_seed_share = 0; // keep_board_colours: when too few cells are surely aligned to teach the board's colours, the
+                                        // cells this share most aligned (cell_alignment over 1) teach them and those under the median the
+                                        // table's (glare-washed wood, a muted cloth: few tiles framed 1.5 times, the cells refused as too
+                                        // many; hard36). 0: off (the cells stay as they are)
     bool warp_top = true;            // false: leave LatticeView::top empty (the reader warps it once, after the refit)
     bool defer_table_mask = false;   // true: leave LatticeView::not_table to make_table_mask (the reader checks few of the candidates)
     Status check() const;

@@ -573,8 +573,14 @@ Result<CheckedLattice> check_lattice(const RefitFrame& frame, LatticeView view, 
     // (Below that bound it is not tried: on blurred boards it dropped true tiles, and real
     // boards larger than the catalog's tiles lost sharp tiles to it.)
     const double most_cells = options.max_tiles_share * game_copies(catalog, options.decoder.edition);
+    // (Its colours taught by the most aligned cells, board_colour_seed_share, only for too many
+    // cells: a whole-frame lattice within the bound is a board filling the photo, real test_40.)
     auto keep_board = [&] {
-        if (out.every_cell || static_cast<double>(out.cells.size()) > most_cells) out.cells = keep_board_colours(out.view, out.cells, options.lattice);
+        const bool too_many = static_cast<double>(out.cells.size()) > most_cells;
+        if (!out.every_cell && !too_many) return;
+        LatticeOptions lattice = options.lattice;
+        if (!too_many) lattice.board_colour_seed_share = 0;
+        out.cells = keep_board_colours(out.view, out.cells, lattice);
     };
     if (auto st = refine_lattice(frame, out.view, out.cells, options.lattice, refine); !st) return st.error();
     keep_board();

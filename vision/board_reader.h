@@ -90,6 +90,13 @@ struct LatticeOptions {
     // replaces the vanishing-point estimate; the tiles' turn on the table, pitch and phase
     // are still measured.
     std::optional<cv::Matx33d> image_to_table_mm;
+    double board_colour_seed_share = 0.25; // keep_board_colours: when too few cells are surely aligned to teach the board's colours, the
+                                        // cells this share most aligned (cell_alignment over 1) teach them and those under the median the
+                                        // table's (glare-washed wood, a muted cloth: few tiles framed 1.5 times, the cells refused as too
+                                        // many). The reader sets it only on lattices with more cells than the game's tiles (a whole-frame
+                                        // one within the bound is a board filling the photo: real test_40 lost 3 tiles). Hard 7000- 47.00
+                                        // -> 43.13 % (7000 found), hard 1000- 41.81 % (1005 found on a wrong lattice), medium and real
+                                        // unchanged (hard36). 0: off (the cells stay as they are)
     bool warp_top = true;            // false: leave LatticeView::top empty (the reader warps it once, after the refit)
     bool defer_table_mask = false;   // true: leave LatticeView::not_table to make_table_mask (the reader checks few of the candidates)
     Status check() const;

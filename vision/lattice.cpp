@@ -436,6 +436,7 @@ Status LatticeOptions::check() const {
     if (!(min_seen_share > 0 && min_seen_share <= 1)) return bad("min_seen_share must be within (0, 1]");
     if (table_lightness_reach < 0 || table_lightness_reach > 3) return bad("table_lightness_reach must be within [0, 3]");
     if (!(table_share_of_median >= 0 && table_share_of_median < 1)) return bad("table_share_of_median must be within [0, 1)");
+    if (!(board_colour_seed_share >= 0 && board_colour_seed_share < 0.5)) return bad("board_colour_seed_share must be within [0, 0.5)");
     if (!(min_board_share >= 0 && min_board_share < 1)) return bad("min_board_share must be within [0, 1)");
     if (!(table_line_discount >= 0)) return bad("table_line_discount must be at least 0");
     if (!(pair_region_reach >= 0 && pair_region_reach < 0.5)) return bad("pair_region_reach must be within [0, 0.5)");

@@ -628,11 +628,22 @@ std::vector<CellObservation> keep_board_colours(const LatticeView& view, const s
             for (int k = 0; k < kSamples * kSamples; ++k) bins[i].push_back((row[k][0] >> 6) * kAB * kAB + (row[k][1] >> 4) * kAB + (row[k][2] >> 4));
         }
     }
+    // The cells teaching each side's colours: surely aligned ones the board's, unaligned the table's;
+    // with too few sure ones (and lo.board_colour_seed_share), the most aligned share and those under the median.
+    double tile_bound = kSureTile, table_bound = kLikeTable;
+    if (lo.board_colour_seed_share > 0 &&
+        static_cast<std::size_t>(std::count_if(aligned.begin(), aligned.end(), [&](double a) { return a >= kSureTile; })) < kMinSeeds) {
+        std::vector<double> sorted = aligned;
+        std::sort(sorted.begin(), sorted.end());
+        const auto rank = [&](double share) { return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(share * static_cast<double>(sorted.size())))]; };
+        tile_bound = std::max(1.0, rank(1 - lo.board_colour_seed_share));
+        table_bound = std::min(kLikeTable, rank(0.5));
+    }
     std::vector<double> tile(kL * kAB * kAB, 0.0), table(tile.size(), 0.0);
     std::size_t tiles_seen = 0, table_seen = 0;
     for (std::size_t i = 0; i < cells.size(); ++i) {
-        const bool sure_tile = aligned[i] >= kSureTile;
-        if (!sure_tile && aligned[i] >= kLikeTable) continue;
+        const bool sure_tile = aligned[i] >= tile_bound;
+        if (!sure_tile && aligned[i] >= table_bound) continue;
         auto& h = sure_tile ? tile : table;
         (sure_tile ? tiles_seen : table_seen) += 1;
         for (const int b : bins[i]) h[static_cast<std::size_t>(b)] += 1;

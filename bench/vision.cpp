@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -29,6 +29,7 @@
 #include "vision/board_reader.h"
 #include "vision/frame_memory.h"
 #include "vision/image_io.h"
+#include "vision/photo_score.h"
 #include "vision/table_renderer.h"
 #include "vision/truth_metrics.h"
 #include "real_scans.h"
@@ -52,6 +53,8 @@ int g_rim_ring = -1;  // --rim-ring 0|1: ReaderOptions::rim_ring_outlines (-1: t
 int g_grass_nearest = -1;  // --grass-nearest 0|1: ClassifierOptions::grass_nearest_field (-1: the default)
 double g_board_seed = -1;  // --board-seed S: LatticeOptions::board_colour_seed_share (-1: the default)
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
+bool g_real_reread = true;  // --no-real-reread: the labelled real photos are not also scored after the pieces' reread (as score-photo reads them)
+bool g_cover_pieces = vision::ReaderOptions{}.cover_pieces;  // --cover / --no-cover (also the pieces bench's): ReaderOptions::cover_pieces
 int g_repeat = 1;  // --repeat R: read each rendered frame R times; its CPU times are the least of the R (the readings are the same)
 std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's lattice and tiles (type, rotation, confidence, offset), to diff two builds
 double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
@@ -473,6 +476,37 @@ void print_labelled_mistakes(const std::string& file, const vision::BoardReading
     }
 }
 
+// Scores a labelled real photo's board after the piece detector's reread (detect_pieces_rereading,
+// as meeplecam score-photo reads a photo: daylight colours, base-game pieces): the tiles under
+// the followers found are read again. `found` is the board reader's reading (null: no board).
+struct RereadScore {
+    vision::LayoutScore score;
+    std::string line;
+};
+RereadScore labelled_after_reread(const cv::Mat& image, const vision::BoardReading* found, const Catalog& catalog, vision::ReaderOptions options,
+                                  const std::vector<vision::LabelledTile>& labels) {
+    RereadScore out;
+    std::vector<vision::DecodedTile> tiles;
+    int followers = 0;
+    std::string note;
+    if (found) {
+        vision::BoardReading board = *found;
+        options.cover_pieces = g_cover_pieces;
+        auto detection = vision::detect_pieces_rereading(image, board, catalog, vision::ColourModels::daylight(), vision::detector_options_for({}), options);
+        if (detection) followers = static_cast<int>(detection->pieces.size());
+        else note = " (pieces: " + detection.error().to_string() + ")";
+        tiles = board.tiles;
+    }
+    out.score = vision::score_against_layout(tiles, catalog, labels);
+    const auto& s = out.score;
+    char head[200];
+    std::snprintf(head, sizeof head, "%d followers found, %d labelled, right %d, wrong %d, missed %d, invented %d (per-tile error %.1f%%)%s; truth->read:", followers,
+                  s.labelled, s.right, s.wrong, s.missed, s.invented, 100.0 * (s.labelled - s.right) / std::max(1, s.labelled), note.c_str());
+    out.line = head;
+    for (const auto& c : s.confusions) out.line += " " + c;
+    return out;
+}
+
 void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::string& dir) {
     const std::string boards = dir + "/boards";
     std::ifstream tags(boards + "/tags.csv");
@@ -486,8 +520,8 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
     std::getline(tags, line);
     int boards_n = 0, boards_found = 0, decoys = 0, decoys_refused = 0, pairs = 0, pairs_ok = 0;
     std::vector<double> ms, cpu_ms;
-    std::vector<std::string> labelled_lines;
-    vision::LayoutScore labelled_total;
+    std::vector<std::string> labelled_lines, reread_lines;
+    vision::LayoutScore labelled_total, reread_total;
     const auto& types = catalog->tiles();
     while (std::getline(tags, line)) {
         if (line.empty()) continue;
@@ -544,6 +578,12 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 if (!g_dump.empty() && found) print_labelled_mistakes(f[0], *reading, *catalog, labels->tiles, score);
                 labelled_total.labelled += score.labelled, labelled_total.right += score.right, labelled_total.wrong += score.wrong;
                 labelled_total.missed += score.missed, labelled_total.invented += score.invented;
+                if (g_real_reread) {
+                    const auto reread = labelled_after_reread(image.value(), found ? &reading.value() : nullptr, *catalog, options, labels->tiles);
+                    reread_lines.push_back(f[0] + ": " + reread.line);
+                    reread_total.labelled += reread.score.labelled, reread_total.right += reread.score.right, reread_total.wrong += reread.score.wrong;
+                    reread_total.missed += reread.score.missed, reread_total.invented += reread.score.invented;
+                }
             }
         }
         if (!g_dump.empty() && reading) {
@@ -578,6 +618,13 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
     const auto& t = labelled_total;
     std::printf("real labelled summary: %d tiles, right %d, wrong %d, missed %d, invented %d: per-tile error %.1f%%\n", t.labelled, t.right, t.wrong, t.missed,
                 t.invented, t.labelled ? 100.0 * (t.labelled - t.right) / t.labelled : 0.0);
+    if (reread_lines.empty()) return;
+    std::printf("real labelled after the pieces' reread (as score-photo reads them: followers found, tiles under them read again%s):\n",
+                g_cover_pieces ? "" : "; --no-cover: pennant twins only");
+    for (const auto& l : reread_lines) std::printf("  %s\n", l.c_str());
+    const auto& r = reread_total;
+    std::printf("real labelled after reread summary: %d tiles, right %d, wrong %d, missed %d, invented %d: per-tile error %.1f%%\n", r.labelled, r.right, r.wrong,
+                r.missed, r.invented, r.labelled ? 100.0 * (r.labelled - r.right) / r.labelled : 0.0);
 }
 
 // The 24 real tile scans (`dir`/tiles_AX) and the labelled tile sheets (`dir`/tile_sheets, held
@@ -646,6 +693,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-split") pieces_bench.split = false;
         else if (a == "--cover") pieces_bench.cover = true;
         else if (a == "--no-cover") pieces_bench.cover = false;
+        else if (a == "--no-real-reread") g_real_reread = false;
         else if (a == "--no-pennant-cover") pieces_bench.pennant_cover = false;
         else if (a == "--min-seen-under-piece") pieces_bench.min_seen_under_piece = std::atof(next().c_str());
         else if (a == "--no-runner-up") pieces_bench.runner_up = false;
@@ -682,7 +730,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }
@@ -722,6 +770,7 @@ int main(int argc, char** argv) {
     std::printf("tile_err: wrong type or rotation (modulo the tile's symmetry) or missed, per true tile; rect_mm: median over boards of the\n"
                 "RMS distance (mm) between true tile centres and their top-view positions after a rigid alignment (includes the off-grid jitter).\n");
     if (do_real && do_tiles && g_game == "carcassonne") {
+        g_cover_pieces = pieces_bench.cover;
         if (std::filesystem::exists(real)) real_photos(catalog, real);
         else std::printf("\nreal photos: %s not found, skipped\n", real.c_str());
         if (do_scans) real_tile_scans(real);

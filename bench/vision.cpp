@@ -476,6 +476,27 @@ void print_labelled_mistakes(const std::string& file, const vision::BoardReading
     }
 }
 
+// A labelled photo's score as a line: the counts, the per-tile error, `note`, then the confusions.
+std::string labelled_counts(const vision::LayoutScore& s, const std::string& note = "") {
+    char head[200];
+    std::snprintf(head, sizeof head, "%d labelled, right %d, wrong %d, missed %d, invented %d (per-tile error %.1f%%)%s; truth->read:", s.labelled, s.right, s.wrong,
+                  s.missed, s.invented, 100.0 * (s.labelled - s.right) / std::max(1, s.labelled), note.c_str());
+    std::string line = head;
+    for (const auto& c : s.confusions) line += " " + c;
+    return line;
+}
+
+// Adds a photo's counts to the labelled photos' total.
+void add_counts(vision::LayoutScore& total, const vision::LayoutScore& s) {
+    total.labelled += s.labelled, total.right += s.right, total.wrong += s.wrong, total.missed += s.missed, total.invented += s.invented;
+}
+
+// Prints the labelled photos' total as "<title> summary: ...".
+void print_labelled_summary(const char* title, const vision::LayoutScore& t) {
+    std::printf("%s summary: %d tiles, right %d, wrong %d, missed %d, invented %d: per-tile error %.1f%%\n", title, t.labelled, t.right, t.wrong, t.missed,
+                t.invented, t.labelled ? 100.0 * (t.labelled - t.right) / t.labelled : 0.0);
+}
+
 // Scores a labelled real photo's board after the piece detector's reread (detect_pieces_rereading,
 // as meeplecam score-photo reads a photo: daylight colours, base-game pieces): the tiles under
 // the followers found are read again. `found` is the board reader's reading (null: no board).
@@ -498,12 +519,7 @@ RereadScore labelled_after_reread(const cv::Mat& image, const vision::BoardReadi
         tiles = board.tiles;
     }
     out.score = vision::score_against_layout(tiles, catalog, labels);
-    const auto& s = out.score;
-    char head[200];
-    std::snprintf(head, sizeof head, "%d followers found, %d labelled, right %d, wrong %d, missed %d, invented %d (per-tile error %.1f%%)%s; truth->read:", followers,
-                  s.labelled, s.right, s.wrong, s.missed, s.invented, 100.0 * (s.labelled - s.right) / std::max(1, s.labelled), note.c_str());
-    out.line = head;
-    for (const auto& c : s.confusions) out.line += " " + c;
+    out.line = std::to_string(followers) + " followers found, " + labelled_counts(out.score, note);
     return out;
 }
 
@@ -568,21 +584,13 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
                 labelled_lines.push_back(f[0] + ": " + labels.error().to_string());
             } else {
                 const auto score = vision::score_against_layout(found ? reading->tiles : std::vector<vision::DecodedTile>{}, *catalog, labels->tiles);
-                char head[160];
-                std::snprintf(head, sizeof head, "%s: %d labelled, right %d, wrong %d, missed %d, invented %d (per-tile error %.1f%%); truth->read:", f[0].c_str(),
-                              score.labelled, score.right, score.wrong, score.missed, score.invented,
-                              100.0 * (score.labelled - score.right) / std::max(1, score.labelled));
-                std::string report = head;
-                for (const auto& c : score.confusions) report += " " + c;
-                labelled_lines.push_back(report);
+                labelled_lines.push_back(f[0] + ": " + labelled_counts(score));
                 if (!g_dump.empty() && found) print_labelled_mistakes(f[0], *reading, *catalog, labels->tiles, score);
-                labelled_total.labelled += score.labelled, labelled_total.right += score.right, labelled_total.wrong += score.wrong;
-                labelled_total.missed += score.missed, labelled_total.invented += score.invented;
+                add_counts(labelled_total, score);
                 if (g_real_reread) {
                     const auto reread = labelled_after_reread(image.value(), found ? &reading.value() : nullptr, *catalog, options, labels->tiles);
                     reread_lines.push_back(f[0] + ": " + reread.line);
-                    reread_total.labelled += reread.score.labelled, reread_total.right += reread.score.right, reread_total.wrong += reread.score.wrong;
-                    reread_total.missed += reread.score.missed, reread_total.invented += reread.score.invented;
+                    add_counts(reread_total, reread.score);
                 }
             }
         }
@@ -615,16 +623,12 @@ void real_photos(const std::shared_ptr<const Catalog>& catalog, const std::strin
     }
     std::printf("real labelled (hand-labelled layouts, %s; a tile right = type and rotation modulo symmetry):\n", g_labels.c_str());
     for (const auto& l : labelled_lines) std::printf("  %s\n", l.c_str());
-    const auto& t = labelled_total;
-    std::printf("real labelled summary: %d tiles, right %d, wrong %d, missed %d, invented %d: per-tile error %.1f%%\n", t.labelled, t.right, t.wrong, t.missed,
-                t.invented, t.labelled ? 100.0 * (t.labelled - t.right) / t.labelled : 0.0);
+    print_labelled_summary("real labelled", labelled_total);
     if (reread_lines.empty()) return;
     std::printf("real labelled after the pieces' reread (as score-photo reads them: followers found, tiles under them read again%s):\n",
-                g_cover_pieces ? "" : "; --no-cover: pennant twins only");
+                g_cover_pieces ? "" : "; cover_pieces off: only the pennant twins decided again");
     for (const auto& l : reread_lines) std::printf("  %s\n", l.c_str());
-    const auto& r = reread_total;
-    std::printf("real labelled after reread summary: %d tiles, right %d, wrong %d, missed %d, invented %d: per-tile error %.1f%%\n", r.labelled, r.right, r.wrong,
-                r.missed, r.invented, r.labelled ? 100.0 * (r.labelled - r.right) / r.labelled : 0.0);
+    print_labelled_summary("real labelled after reread", reread_total);
 }
 
 // The 24 real tile scans (`dir`/tiles_AX) and the labelled tile sheets (`dir`/tile_sheets, held

@@ -1,4 +1,5 @@
-// Renderer benchmarks: a 72-tile board at 1920x1080 per difficulty preset (and with pieces), and tile art alone.
+// Renderer benchmarks: a 72-tile board at 1920x1080 per difficulty preset (and with pieces), and tile art alone;
+// and the reader's lattice refit on that medium frame (its outline search's edge sums on every line or the read ones).
 // Target (issue 4): well under 1 s per 72-tile frame on the 2-core dev machine.
 #include <benchmark/benchmark.h>
 
@@ -6,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/random_game.h"
+#include "vision/board_reader.h"
 #include "vision/table_renderer.h"
 #include "vision/tile_art.h"
 
@@ -71,6 +73,28 @@ void BM_TileArt(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_TileArt)->Arg(128)->Arg(256)->Unit(benchmark::kMicrosecond);
+
+// The lattice refit (refine_lattice) of the medium 72-tile frame's first lattice, process CPU of
+// all threads; arg 1: edge sums only on the lines the outline search reads (the default), 0: on all.
+void BM_RefineLattice(benchmark::State& state) {
+    const auto tiles = vision::scene_tiles(full_game().game.board());
+    const auto r = vision::render_table(tiles, vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), 1);
+    if (!r) throw std::runtime_error(r.error().to_string());
+    auto found = vision::find_lattice(r->image);
+    if (!found) throw std::runtime_error(found.error().to_string());
+    const auto found_cells = vision::occupied_cells(found.value());
+    vision::RefineOptions options;
+    options.integrate_read_lines_only = state.range(0) != 0;
+    for (auto _ : state) {
+        auto view = found.value();
+        view.not_table = view.not_table.clone();  // the refit writes into it
+        auto cells = found_cells;
+        if (auto st = vision::refine_lattice(r->image, view, cells, {}, options); !st) throw std::runtime_error(st.error().to_string());
+        benchmark::DoNotOptimize(view.top.data);
+    }
+    state.counters["cells"] = static_cast<double>(found_cells.size());
+}
+BENCHMARK(BM_RefineLattice)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->MinTime(3.0);
 
 }  // namespace
 

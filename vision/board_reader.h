@@ -292,6 +292,9 @@ struct RefineOptions {
     bool warp_near_cells = false;    // true: the final top view is warped only within a pitch (and the search) of the tiles kept, black
                                      // beyond (what tile_contrast, cell_alignment and keep_board_colours read; the reader's candidate
                                      // checks, which warp the chosen lattice's view in full); false: all of it
+    bool integrate_read_lines_only = true;  // the outline search's edge sums made only on the top view's rows and columns it reads
+                                            // (the same doubles there: the same readings; at the default search about 40 % of the
+                                            // final view's lines, 75-80 % of the coarse refit's); false: on all
     Status check() const;
 };
 

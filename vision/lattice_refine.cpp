@@ -23,15 +23,49 @@
 namespace meeplecam::vision {
 namespace {
 
+// The rows and columns of a top view (px from its corner) that outline reads will touch:
+// `rows[y]` set where a square's N or S side may lie, `cols[x]` where a W or E side may
+// (mark_outline_search). Empty vectors: every line.
+struct ReadLines {
+    std::vector<char> rows, cols;
+};
+
+// The lines of `marked` (top view px) within [origin, origin + n), as px from `origin`: all of
+// them for no marks.
+std::vector<int> read_lines(const std::vector<char>* marked, int origin, int n) {
+    std::vector<int> out;
+    out.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        const int at = origin + i;
+        if (!marked || marked->empty() || (at >= 0 && at < static_cast<int>(marked->size()) && (*marked)[static_cast<std::size_t>(at)])) out.push_back(i);
+    }
+    return out;
+}
+
+// The same as runs [begin, end) of consecutive lines.
+std::vector<std::pair<int, int>> read_spans(const std::vector<char>* marked, int origin, int n) {
+    std::vector<std::pair<int, int>> spans;
+    for (const int i : read_lines(marked, origin, n)) {
+        if (!spans.empty() && spans.back().second == i) {
+            ++spans.back().second;
+        } else {
+            spans.emplace_back(i, i + 1);
+        }
+    }
+    return spans;
+}
+
 // Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
 // column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
 // Measured only within `roi` (top view px; empty: the whole view): a read that stays a few px
 // inside it (the blur's and Sobel's reach) sees what the whole view's response would.
+// With `read` (ReadLines), only the rows and columns its reads will touch are integrated: every
+// other line's sums are left unset, and each line's sums are the same doubles as without it.
 struct SideResponse {
     cv::Mat down, across;  // CV_64F, one extra row / column (integrals)
     cv::Point origin{0, 0};  // the roi's corner in the top view
 
-    explicit SideResponse(const cv::Mat& top, double blur = 1.0, cv::Rect roi = {}) {
+    explicit SideResponse(const cv::Mat& top, double blur = 1.0, cv::Rect roi = {}, const ReadLines* read = nullptr) {
         if (roi.area() <= 0) roi = cv::Rect(0, 0, top.cols, top.rows);
         origin = roi.tl();
         cv::Mat grey, gx, gy;
@@ -42,45 +76,78 @@ struct SideResponse {
         // (no temporaries: these images are a few MB each and the reader makes several per frame).
         down.create(grey.rows + 1, grey.cols, CV_64F);
         across.create(grey.rows, grey.cols + 1, CV_64F);
+        const auto column_spans = read_spans(read ? &read->cols : nullptr, roi.x, grey.cols);
+        const auto rows = read_lines(read ? &read->rows : nullptr, roi.y, grey.rows);
         // The two directions are independent: one per core.
         cv::parallel_for_(cv::Range(0, 2), [&](const cv::Range& which) {
             for (int dir = which.start; dir < which.end; ++dir) {
                 if (dir == 0) {
                     cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
-                    down.row(0).setTo(0);
-                    for (int y = 0; y < grey.rows; ++y) {
-                        const auto* px = gx.ptr<float>(y);
-                        const auto* up = down.ptr<double>(y);
-                        auto* d = down.ptr<double>(y + 1);
-                        for (int x = 0; x < grey.cols; ++x) d[x] = up[x] + std::abs(px[x]);
-                    }
+                    integrate_down(gx, column_spans);
                 } else {
-                    cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
-                    // Each row's running sum is one chain of dependent additions: eight rows at a
-                    // time keep the core busy (each row's sums in the same order as alone).
-                    constexpr int kRows = 8;
-                    int y = 0;
-                    for (; y + kRows <= grey.rows; y += kRows) {
-                        const float* py[kRows];
-                        double* a[kRows];
-                        double s[kRows];
-                        for (int r = 0; r < kRows; ++r) py[r] = gy.ptr<float>(y + r), a[r] = across.ptr<double>(y + r), s[r] = 0, a[r][0] = 0;
-                        for (int x = 0; x < grey.cols; ++x) {
-                            for (int r = 0; r < kRows; ++r) {
-                                s[r] += std::abs(py[r][x]);
-                                a[r][x + 1] = s[r];
-                            }
-                        }
-                    }
-                    for (; y < grey.rows; ++y) {
-                        const auto* py = gy.ptr<float>(y);
-                        auto* a = across.ptr<double>(y);
-                        a[0] = 0;
-                        for (int x = 0; x < grey.cols; ++x) a[x + 1] = a[x] + std::abs(py[x]);
-                    }
+                    sobel_rows(grey, gy, rows);
+                    integrate_across(gy, rows);
                 }
             }
         });
+    }
+    // The vertical Sobel of `grey` on `rows` (px of the roi; all of them: the whole image):
+    // each run of rows filtered as a part of `grey`, whose rows beyond it it reads as the whole
+    // image's filter does (the same floats; other rows unset).
+    static void sobel_rows(const cv::Mat& grey, cv::Mat& gy, const std::vector<int>& rows) {
+        if (static_cast<int>(rows.size()) == grey.rows) {
+            cv::Sobel(grey, gy, CV_32F, 0, 1, 3);
+            return;
+        }
+        gy.create(grey.size(), CV_32F);
+        for (std::size_t i = 0; i < rows.size();) {
+            std::size_t j = i + 1;
+            while (j < rows.size() && rows[j] == rows[j - 1] + 1) ++j;
+            cv::Mat run = gy.rowRange(rows[i], rows[j - 1] + 1);
+            cv::Sobel(grey.rowRange(rows[i], rows[j - 1] + 1), run, CV_32F, 0, 1, 3);
+            i = j;
+        }
+    }
+    // Sums |gx| down each column of `spans` ([begin, end) px of the roi) into `down`.
+    void integrate_down(const cv::Mat& gx, const std::vector<std::pair<int, int>>& spans) {
+        for (const auto& [x0, x1] : spans) std::fill(down.ptr<double>(0) + x0, down.ptr<double>(0) + x1, 0.0);
+        for (int y = 0; y < gx.rows; ++y) {
+            const auto* px = gx.ptr<float>(y);
+            const auto* up = down.ptr<double>(y);
+            auto* d = down.ptr<double>(y + 1);
+            for (const auto& [x0, x1] : spans) {
+                for (int x = x0; x < x1; ++x) d[x] = up[x] + std::abs(px[x]);
+            }
+        }
+    }
+    // Sums |gy| along each of `rows` (px of the roi) into `across`.
+    void integrate_across(const cv::Mat& gy, const std::vector<int>& rows) {
+        // Each row's running sum is one chain of dependent additions: eight rows at a
+        // time keep the core busy (each row's sums in the same order as alone).
+        constexpr int kRows = 8;
+        const int cols = gy.cols;
+        std::size_t i = 0;
+        for (; i + kRows <= rows.size(); i += kRows) {
+            const float* py[kRows];
+            double* a[kRows];
+            double s[kRows];
+            for (int r = 0; r < kRows; ++r) {
+                const int y = rows[i + static_cast<std::size_t>(r)];
+                py[r] = gy.ptr<float>(y), a[r] = across.ptr<double>(y), s[r] = 0, a[r][0] = 0;
+            }
+            for (int x = 0; x < cols; ++x) {
+                for (int r = 0; r < kRows; ++r) {
+                    s[r] += std::abs(py[r][x]);
+                    a[r][x + 1] = s[r];
+                }
+            }
+        }
+        for (; i < rows.size(); ++i) {
+            const auto* py = gy.ptr<float>(rows[i]);
+            auto* a = across.ptr<double>(rows[i]);
+            a[0] = 0;
+            for (int x = 0; x < cols; ++x) a[x + 1] = a[x] + std::abs(py[x]);
+        }
     }
     int cols() const { return across.cols - 1; }
     int rows() const { return down.rows - 1; }
@@ -182,6 +249,33 @@ Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, i
         }
     }
     return best;
+}
+
+// Marks in `lines` (sized to the top view) every row and column that find_outline(r, expected,
+// side, reach, band) may read, with a px of slack: its coarse and fine steps stay within
+// reach + step of the first corner, its bands within band / 2 of each side.
+void mark_outline_search(ReadLines& lines, cv::Point2d expected, double side, int reach, int band) {
+    const int step = std::max(1, static_cast<int>(side / 30));
+    const int s = static_cast<int>(std::lround(side));
+    const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
+    const int spread = reach + step + band / 2 + 1;
+    auto mark = [&](std::vector<char>& marks, int first) {
+        for (const int at : {first, first + s}) {
+            const int from = std::max(0, at - spread), to = std::min(static_cast<int>(marks.size()) - 1, at + spread);
+            for (int i = from; i <= to; ++i) marks[static_cast<std::size_t>(i)] = 1;
+        }
+    };
+    mark(lines.rows, y00);
+    mark(lines.cols, x00);
+}
+
+// The lines find_outline reads for each of `cells` on `view` (cell centres, no offsets).
+ReadLines outline_search_lines(const LatticeView& view, cv::Size top_size, const std::vector<CellObservation>& cells, double side, int reach, int band) {
+    ReadLines lines;
+    lines.rows.assign(static_cast<std::size_t>(top_size.height), 0);
+    lines.cols.assign(static_cast<std::size_t>(top_size.width), 0);
+    for (const auto& c : cells) mark_outline_search(lines, view.cell_centre(c.col, c.row), side, reach, band);
+    return lines;
 }
 
 double median_of(std::vector<double> v) {
@@ -337,7 +431,8 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         // Warped (again) only around the cells measured: most of a lattice's rectangle is table.
         const cv::Rect roi = around_cells(near, view.pitch_px, outline_margin(reach, band), top_size);
         view.top = warp_within(image, view.image_to_top, top_size, roi);
-        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0), roi);  // a shrunk frame is smooth already
+        const ReadLines read = o.integrate_read_lines_only ? outline_search_lines(view, top_size, near, side, reach, band) : ReadLines{};
+        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0), roi, &read);  // a shrunk frame is smooth already
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         std::vector<cv::Point2f> src(near.size()), dst(near.size());
         cv::parallel_for_(cv::Range(0, static_cast<int>(near.size())), [&](const cv::Range& range) {
@@ -390,7 +485,9 @@ void keep_tiles(LatticeView& view, std::vector<CellObservation>& cells, const La
     const double side = lo.tile_mm * view.px_per_mm;
     std::vector<Outline> found;
     if (!cells.empty()) {
-        const SideResponse response(view.top, 1.0, roi);
+        const ReadLines read = o.integrate_read_lines_only ? outline_search_lines(view, view.top.size(), cells, side, final_reach(view, o), o.band_px)
+                                                           : ReadLines{};
+        const SideResponse response(view.top, 1.0, roi, &read);
         found.assign(cells.size(), Outline{});
         cv::parallel_for_(cv::Range(0, static_cast<int>(cells.size())), [&](const cv::Range& range) {
             for (int i = range.start; i < range.end; ++i) {

@@ -36,3 +36,42 @@ TEST_CASE("refine options refuse a negative or large slower_rounds", "[vision][b
     o.slower_rounds = 5;
     CHECK_FALSE(o.check());
 }
+
+TEST_CASE("the outline search's edge sums made only on the lines it reads leave every reading the same", "[vision][board-reader][lattice][refit][scene]") {
+    // RefineOptions::integrate_read_lines_only skips the edge sums of the top view's rows and
+    // columns no outline search reads: the reading must not move by a bit. Medium 1003 (one
+    // candidate) and 7002 (several candidates, shifted and rescaled lattices) compared in full:
+    // every candidate's homography, the view, and every tile with its offset and confidences.
+    const auto catalog = test::base_catalog_for_render();
+    for (const std::uint64_t seed : {1003u, 7002u}) {
+        const auto r = test::render_bench_board(seed, vision::Difficulty::Medium);
+        auto read_with = [&](bool read_lines_only) {
+            vision::ReaderOptions options;
+            options.refine.integrate_read_lines_only = read_lines_only;
+            auto reading = vision::read_board(r.image, *catalog, options);
+            REQUIRE(reading);
+            return std::move(reading.value());
+        };
+        const auto sparse = read_with(true), full = read_with(false);
+        INFO("seed " << seed << ": " << sparse.tiles.size() << " tiles, " << sparse.checked.size() << " candidates checked");
+        REQUIRE(sparse.found);
+        REQUIRE(sparse.checked.size() == full.checked.size());
+        for (std::size_t i = 0; i < sparse.checked.size(); ++i) {
+            CHECK(cv::norm(cv::Mat(sparse.checked[i].image_to_top), cv::Mat(full.checked[i].image_to_top), cv::NORM_INF) == 0);
+            CHECK(sparse.checked[i].cells == full.checked[i].cells);
+            CHECK(sparse.checked[i].contrast == full.checked[i].contrast);
+        }
+        CHECK(cv::norm(cv::Mat(sparse.view.image_to_top), cv::Mat(full.view.image_to_top), cv::NORM_INF) == 0);
+        REQUIRE(sparse.tiles.size() == full.tiles.size());
+        for (std::size_t i = 0; i < sparse.tiles.size(); ++i) {
+            const auto &a = sparse.tiles[i], &b = full.tiles[i];
+            CHECK(a.col == b.col);
+            CHECK(a.row == b.row);
+            CHECK(a.type == b.type);
+            CHECK(a.rot == b.rot);
+            CHECK(a.offset_px == b.offset_px);
+            CHECK(a.confidence == b.confidence);
+            CHECK(a.runner_confidence == b.runner_confidence);
+        }
+    }
+}

@@ -147,6 +147,10 @@ Status ReaderOptions::check() const {
     if (min_aligned_cells < 1) return invalid("reader options", "min_aligned_cells must be at least 1");
     if (!(min_added_alignment >= 1)) return invalid("reader options", "min_added_alignment must be at least 1");
     if (!(min_masked_alignment >= 1 && min_masked_alignment <= min_added_alignment)) return invalid("reader options", "min_masked_alignment must be within [1, min_added_alignment]");
+    if (!(masked_offset_search >= 0 && masked_offset_search <= 0.5)) return invalid("reader options", "masked_offset_search must be within [0, 0.5]");
+    if (!(masked_offset_step > 0 && masked_offset_step <= 0.25)) return invalid("reader options", "masked_offset_step must be within (0, 0.25]");
+    if (!(masked_offset_overlap >= 0)) return invalid("reader options", "masked_offset_overlap must be >= 0");
+    if (masked_offset_neighbours < 0 || masked_offset_neighbours > 4) return invalid("reader options", "masked_offset_neighbours must be within [0, 4]");
     if (!(min_seam_alignment >= 0 && min_seam_alignment <= min_added_alignment)) return invalid("reader options", "min_seam_alignment must be within [0, min_added_alignment]");
     if (min_enclosing_tiles < 0 || min_enclosing_tiles > 4) return invalid("reader options", "min_enclosing_tiles must be within [0, 4]");
     if (!(enclosed_alignment_share >= 0 && enclosed_alignment_share <= 2)) return invalid("reader options", "enclosed_alignment_share must be within [0, 2]");
@@ -1041,6 +1045,74 @@ std::vector<double> rim_alignment(const cv::Mat& image, const LatticeView& view,
     return out;
 }
 
+// Whether `cell` shares a side with one of `read_tiles`.
+bool beside_read_tile(const CellObservation& cell, const std::map<std::pair<int, int>, CellObservation>& read_tiles) {
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    for (int s = 0; s < 4; ++s) {
+        if (read_tiles.count({cell.col + dc[s], cell.row + dr[s]})) return true;
+    }
+    return false;
+}
+
+// How many of `cell`'s four neighbours are in `at`.
+int neighbours_in(const CellObservation& cell, const std::map<std::pair<int, int>, const CellObservation*>& at) {
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    int n = 0;
+    for (int s = 0; s < 4; ++s) n += at.count({cell.col + dc[s], cell.row + dr[s]}) > 0;
+    return n;
+}
+
+// Whether `cell`, at its offset, reaches more than `slack` px into a neighbour in `at` at that
+// neighbour's offset (tiles lie side by side, never over each other).
+bool overlaps_neighbour(const CellObservation& cell, const std::map<std::pair<int, int>, const CellObservation*>& at, double slack) {
+    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
+    for (int s = 0; s < 4; ++s) {
+        const auto it = at.find({cell.col + dc[s], cell.row + dr[s]});
+        if (it == at.end()) continue;
+        const cv::Point2d toward = cell.offset_px - it->second->offset_px;
+        if (toward.x * dc[s] + toward.y * dr[s] > slack) return true;
+    }
+    return false;
+}
+
+// Measures each of `candidates` the colours call a tile (`shares` at least RefineOptions::
+// candidate_share) whose outline (`aligned`) falls short of ReaderOptions::min_masked_alignment
+// again at offsets up to masked_offset_search pitches around its own, on a grid of
+// masked_offset_step, and keeps the best outline with its offset (rim_alignment; an outline with
+// nothing to compare with is no evidence). A tile lies off its cell where the lattice is off
+// the board's rim or the tiles drift, and its outline then runs beyond the probe's reach.
+// Cells across a gap are left as they are.
+void search_masked_offsets(const cv::Mat& view_image, const LatticeView& view, std::vector<CellObservation>& candidates, std::vector<double>& aligned,
+                           const std::vector<double>& shares, const std::set<std::pair<int, int>>& across_gap,
+                           const std::map<std::pair<int, int>, CellObservation>& read_tiles,
+                           const std::map<std::pair<int, int>, const CellObservation*>& at, const ReaderOptions& o, std::optional<LatticeView>& ringed) {
+    if (o.masked_offset_search <= 0 || o.masked_offset_step <= 0) return;
+    constexpr double kNothingToCompare = 1e8;  // cell_alignment's 1e9: no outline half a pitch away
+    const int steps = static_cast<int>(std::floor(o.masked_offset_search / o.masked_offset_step + 1e-9));
+    const double step_px = o.masked_offset_step * view.pitch_px;
+    std::vector<CellObservation> moved;
+    std::vector<std::size_t> which;
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        if (shares[i] < o.refine.candidate_share || aligned[i] >= o.min_masked_alignment || across_gap.count({candidates[i].col, candidates[i].row})) continue;
+        if (o.masked_offset_neighbours > 0 && (!beside_read_tile(candidates[i], read_tiles) || neighbours_in(candidates[i], at) < o.masked_offset_neighbours)) continue;
+        for (int dy = -steps; dy <= steps; ++dy) {
+            for (int dx = -steps; dx <= steps; ++dx) {
+                if (dx == 0 && dy == 0) continue;
+                auto c = candidates[i];
+                c.offset_px += cv::Point2d(dx * step_px, dy * step_px);
+                if (o.masked_offset_overlap < 1 && overlaps_neighbour(c, at, o.masked_offset_overlap * view.pitch_px)) continue;
+                moved.push_back(c), which.push_back(i);
+            }
+        }
+    }
+    if (moved.empty()) return;
+    const auto measured = rim_alignment(view_image, view, moved, o.lattice, o.rim_ring_outlines, ringed);
+    for (std::size_t k = 0; k < moved.size(); ++k) {
+        const std::size_t i = which[k];
+        if (measured[k] > aligned[i] && measured[k] < kNothingToCompare) aligned[i] = measured[k], candidates[i].offset_px = moved[k].offset_px;
+    }
+}
+
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
 // colours, a city on wood) next to the board: each empty cell beside a read one, inside the
 // frame, whose square outline stands out `min_alignment` times more than the squares half a
@@ -1157,6 +1229,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 shares[i] = std::max(shares[i], o.refine.candidate_share);  // masked: min_masked_alignment
             }
         }
+        search_masked_offsets(view_image, view, candidates, aligned, shares, across_gap, read_tiles, at, o, ringed);
         std::size_t added = 0;
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             SeamCheck seams;

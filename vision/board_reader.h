@@ -717,6 +717,17 @@ struct ReaderOptions {
                                       // colours, so a rim tile's outer side lies on its edge with no table beyond to make a step (medium 7016's
                                       // top row on a plain table). Medium 7000- 6.36 -> 5.99 %, 1000- 1.03 -> 0.96 %, 19000- 5.21 -> 5.14 %,
                                       // 13000- unchanged, hard 1000- 41.95 -> 41.81 %, real labelled 15.6 -> 15.2 % (miss35; false: off)
+    double masked_offset_search = 0.0; // a cell offered above that the mask or the board's colours call a tile (min_masked_alignment) and
+                                       // whose outline at its neighbours' offset falls short is measured again at offsets up to this share
+                                       // of the pitch around it (a grid of masked_offset_step), the best kept with its offset: a tile lies
+                                       // off its cell where the lattice is off the board's rim (medium 13012, reframed) or the tiles
+                                       // drift (search_masked_offsets; 0: off). Off: at 0.15 medium 13000- 7.28 -> 6.04 %, 7000- 5.99 ->
+                                       // 5.34 %, 1000- 0.96 -> 0.81 %, real labelled 15.2 -> 14.6 %, but real touching sides 94.9 ->
+                                       // 93.6 % (test_33, test_45, test_51 grow 47-94 cells past their boards; med37)...
+    double masked_offset_step = 0.05;  // ...(share of the pitch)...
+    double masked_offset_overlap = 1.0; // ...where the tile reaches at most this share of the pitch into a neighbour at that neighbour's
+                                        // offset (tiles lie side by side; 1 and above: not checked)...
+    int masked_offset_neighbours = 0;   // ...for a cell beside a tile read by occupancy and this many tiles in all (0: any cell)
     int board_margin_cells = 2;       // the chosen lattice's view is widened by this many cells on each side its tiles reach (the box of the
                                       // board's colours it was cut to leaves out tiles coloured like the table, and the refit moves the
                                       // lattice within it), so the cells offered on their outline can lie there (0: off; lost18)...

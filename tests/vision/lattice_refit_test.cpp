@@ -61,7 +61,7 @@ TEST_CASE("followers on the tiles' middles pull the refit no more than tile side
     CHECK(rescaled_capped < 5.0);
 }
 
-TEST_CASE("refine and rescale options refuse a gradient cap outside (0.5, 1]", "[vision][board-reader][bad-input]") {
+TEST_CASE("refine and rescale options refuse a gradient cap of a half or less or above one", "[vision][board-reader][bad-input]") {
     vision::RefineOptions o;
     o.gradient_cap_quantile = 0.9;
     CHECK(o.check());

@@ -64,6 +64,8 @@ std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's latt
 double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
 bool g_cover_needs_colour = vision::PennantOptions{}.cover_needs_colour;  // --cover-by-size / --cover-by-colour: a blob far above the board's pennants is read by its size, or only when of their colour
 bool g_follower_hides_spot = vision::PennantOptions{}.follower_hides_spot;  // --follower-hides-spot: such a follower's blob over the pennant spot counts as hidden
+double g_rescaled_refit_cap = -1;  // --rescaled-refit-cap Q: RescaleOptions::refit_gradient_cap (-1: the default)
+double g_refit_cap = -1;  // --refit-cap Q: RefineOptions::gradient_cap_quantile (-1: the default; 1: not capped)
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
 
 // The reader's options as the flags set them, for the rendered boards and the real photos alike.
@@ -84,6 +86,8 @@ vision::ReaderOptions reader_options_from_flags() {
     if (g_offset_overlap >= 0) o.masked_offset_overlap = g_offset_overlap;
     if (g_widen_grown >= 0) o.widen_grown_board = g_widen_grown > 0;
     if (g_grass_nearest >= 0) o.classifier.grass_nearest_field = g_grass_nearest > 0;
+    if (g_refit_cap > 0) o.refine.gradient_cap_quantile = g_refit_cap;
+    if (g_rescaled_refit_cap > 0) o.rescale.refit_gradient_cap = g_rescaled_refit_cap;
     return o;
 }
 
@@ -722,6 +726,8 @@ int main(int argc, char** argv) {
         else if (a == "--cast") casts.push_back(std::atof(next().c_str()));
         else if (a == "--no-keep-buffers") keep_buffers = false;
         else if (a == "--no-coarsen") g_coarsen = false;
+        else if (a == "--rescaled-refit-cap") pieces_bench.rescaled_refit_cap = g_rescaled_refit_cap = std::atof(next().c_str());
+        else if (a == "--refit-cap") pieces_bench.refit_cap = g_refit_cap = std::atof(next().c_str());
         else if (a == "--across-gap") g_across_gap = std::atof(next().c_str());
         else if (a == "--rim-ring") g_rim_ring = std::atoi(next().c_str());
         else if (a == "--board-seed") g_board_seed = std::atof(next().c_str());

@@ -384,6 +384,8 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         vision::ReaderOptions reader;
         reader.pennants.cover_needs_colour = bench.cover_needs_colour;
         reader.pennants.follower_hides_spot = bench.follower_hides_spot;
+        if (bench.refit_cap > 0) reader.refine.gradient_cap_quantile = bench.refit_cap;
+        if (bench.rescaled_refit_cap > 0) reader.rescale.refit_gradient_cap = bench.rescaled_refit_cap;
         auto reading = vision::read_board(rendering->image, *catalog, reader);
         if (!reading || !reading->found) {
             ++st.not_read;

@@ -39,6 +39,8 @@ struct PiecesBenchOptions {
     bool cover_needs_colour = vision::PennantOptions{}.cover_needs_colour; // --cover-by-size: the board reader reads a blob far above the board's pennants by its
                                                                            // size whatever its colour (PennantOptions::cover_needs_colour false)
     bool follower_hides_spot = vision::PennantOptions{}.follower_hides_spot; // --follower-hides-spot: PennantOptions::follower_hides_spot
+    double rescaled_refit_cap = -1; // --rescaled-refit-cap Q: the board reader's RescaleOptions::refit_gradient_cap (negative: the default)
+    double refit_cap = -1;         // --refit-cap Q: the board reader's RefineOptions::gradient_cap_quantile (negative: the default)
 };
 void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty preset, int n, std::uint64_t seed,
                       const std::string& dump_dir, const std::vector<std::string>& expansions = {}, const PiecesBenchOptions& bench = {});

@@ -739,12 +739,24 @@ Result<std::optional<CheckedLattice>> rescaled_board(const RefitFrame& frame, st
     // Take a clear one only when the choice so far shows no tiles at all (RescaleOptions::clear_when_unshown).
     const bool take_clear = options.rescale.clear_when_unshown && !chosen_shows_tiles;
     std::optional<CheckedLattice> clearest;
+    // A rescaled lattice not framed surely is refitted again with the gradient capped (RescaleOptions::refit_gradient_cap).
+    ReaderOptions capped = options;
+    capped.refine.gradient_cap_quantile = std::min(options.refine.gradient_cap_quantile, options.rescale.refit_gradient_cap);
+    const bool try_capped = capped.refine.gradient_cap_quantile < options.refine.gradient_cap_quantile;
     for (std::size_t i = 0; i < tries; ++i) {
         auto view = rescaled_to_tiles(frame.image(), originals[i].second, options.rescale);
         if (!view) continue;
+        LatticeView rescaled;  // a copy of its own: the check warps into its view's images
+        if (try_capped) rescaled = *view, rescaled.top = view->top.clone(), rescaled.not_table = view->not_table.clone();
         auto checked = check_lattice(frame, std::move(*view), catalog, options, frame_scale);
         ++reading.stages.candidates;
         if (!checked) return checked.error();
+        if (try_capped && !(checked->refusal.empty() && sure_board(*checked, options))) {
+            auto again = check_lattice(frame, rescaled, catalog, capped, frame_scale);
+            ++reading.stages.candidates;
+            if (!again) return again.error();
+            if (again->refusal.empty() && sure_board(*again, options)) checked = std::move(again);
+        }
         const bool sure = checked->refusal.empty() && sure_board(*checked, options);
         const bool clear = take_clear && checked->refusal.empty() && checked->contrast.ratio() >= options.min_tile_contrast &&
                            static_cast<int>(checked->cells.size()) >= options.min_checked_tiles;

@@ -204,6 +204,9 @@ struct RescaleOptions {
     double max_change = 0.3;      // ...looked for within this share of it (a half or double pitch is another candidate's job)
     double min_fold = 1.5;        // ...when its fold (peak bin over mean) is at least this sharp
     double work_px_per_mm = 1.0;  // measured on a top view at this scale
+    double refit_gradient_cap = 0.9; // a rescaled lattice not framed surely is refitted again with RefineOptions::gradient_cap_quantile
+                                     // at most this, and taken so when that frames it surely (1: not tried): the candidates measured
+                                     // again here often sit on the tiles' middles at first, where followers stand (fin37)
     int max_candidates = 4;       // read_board: when no candidate framed its cells surely, the plausible ones with the most
                                   // evidence are measured again, at most this many, and the first rescaled one framing its cells surely is taken
     bool clear_when_unshown = true; // ...or, when the lattice chosen so far frames no cells (the fold's fallback), the rescaled one with the
@@ -289,6 +292,9 @@ struct RefineOptions {
     double candidate_share = 0.25;   // after the refit, cells this much unlike the table are candidates...
     double weak_colour_factor = 3.0; // ...and those below LatticeOptions::occupied_share need an outline this many times min_side_share
     double work_px_per_mm = 1.0;     // the refit works on a top view at this scale (from a shrunk frame); the final top view keeps px_per_mm
+    double gradient_cap_quantile = 1.0; // the refit rounds' outline search sees |gradient| capped at this quantile of its own (per axis, over
+                                        // the cells measured; 1: not capped): a follower's dark, saturated outline on a tile's middle then
+                                        // pulls a square no more than a tile side does (kept tiles and tile_contrast read it uncapped)
     bool warp_near_cells = false;    // true: the final top view is warped only within a pitch (and the search) of the tiles kept, black
                                      // beyond (what tile_contrast, cell_alignment and keep_board_colours read; the reader's candidate
                                      // checks, which warp the chosen lattice's view in full); false: all of it

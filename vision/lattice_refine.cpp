@@ -55,6 +55,16 @@ std::vector<std::pair<int, int>> read_spans(const std::vector<char>* marked, int
     return spans;
 }
 
+// Takes |g| and caps it at its `quantile` (1: leaves `g` as it is; its readers take |g|).
+void cap_at_quantile(cv::Mat& g, double quantile) {
+    if (quantile >= 1 || g.empty()) return;
+    g = cv::abs(g);
+    std::vector<float> values(g.begin<float>(), g.end<float>());
+    const auto at = values.begin() + static_cast<std::ptrdiff_t>(quantile * static_cast<double>(values.size() - 1));
+    std::nth_element(values.begin(), at, values.end());
+    cv::min(g, *at, g);
+}
+
 // Edge responses of a top view, summed along lines: `down[x](y)` integrates |d/dx| down
 // column x (vertical tile sides), `across[y](x)` integrates |d/dy| along row y.
 // Measured only within `roi` (top view px; empty: the whole view): a read that stays a few px
@@ -65,7 +75,10 @@ struct SideResponse {
     cv::Mat down, across;  // CV_64F, one extra row / column (integrals)
     cv::Point origin{0, 0};  // the roi's corner in the top view
 
-    explicit SideResponse(const cv::Mat& top, double blur = 1.0, cv::Rect roi = {}, const ReadLines* read = nullptr) {
+    // `cap_quantile` below 1: each axis' |gradient| capped at that quantile of its own over the roi
+    // (then every line is integrated: the quantile is the whole roi's, whatever `read` says).
+    explicit SideResponse(const cv::Mat& top, double blur = 1.0, cv::Rect roi = {}, const ReadLines* read = nullptr, double cap_quantile = 1.0) {
+        if (cap_quantile < 1) read = nullptr;
         if (roi.area() <= 0) roi = cv::Rect(0, 0, top.cols, top.rows);
         origin = roi.tl();
         cv::Mat grey, gx, gy;
@@ -83,9 +96,11 @@ struct SideResponse {
             for (int dir = which.start; dir < which.end; ++dir) {
                 if (dir == 0) {
                     cv::Sobel(grey, gx, CV_32F, 1, 0, 3);
+                    cap_at_quantile(gx, cap_quantile);
                     integrate_down(gx, column_spans);
                 } else {
                     sobel_rows(grey, gy, rows);
+                    cap_at_quantile(gy, cap_quantile);
                     integrate_across(gy, rows);
                 }
             }
@@ -352,6 +367,7 @@ Status RefineOptions::check() const {
     if (!(candidate_share > 0 && candidate_share < 1)) return bad("candidate_share must be within (0, 1)");
     if (!(weak_colour_factor >= 1)) return bad("weak_colour_factor must be at least 1");
     if (!(work_px_per_mm >= 0.25 && work_px_per_mm <= 10)) return bad("work_px_per_mm must be within [0.25, 10]");
+    if (!(gradient_cap_quantile > 0.5 && gradient_cap_quantile <= 1)) return bad("gradient_cap_quantile must be within (0.5, 1]");
     return Ok{};
 }
 
@@ -432,7 +448,7 @@ void refit_on(const cv::Mat& image, LatticeView& view, std::vector<CellObservati
         const cv::Rect roi = around_cells(near, view.pitch_px, outline_margin(reach, band), top_size);
         view.top = warp_within(image, view.image_to_top, top_size, roi);
         const ReadLines read = o.integrate_read_lines_only ? outline_search_lines(view, top_size, near, side, reach, band) : ReadLines{};
-        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0), roi, &read);  // a shrunk frame is smooth already
+        const SideResponse response(view.top, std::max(0.0, view.px_per_mm - 1.0), roi, &read, o.gradient_cap_quantile);  // a shrunk frame is smooth already
         const cv::Matx33d top_to_image = view.image_to_top.inv();
         std::vector<cv::Point2f> src(near.size()), dst(near.size());
         cv::parallel_for_(cv::Range(0, static_cast<int>(near.size())), [&](const cv::Range& range) {

@@ -78,6 +78,7 @@ Status RescaleOptions::check() const {
     if (!(min_fold >= 1)) return bad("min_fold must be at least 1");
     if (max_candidates < 0 || max_candidates > 16) return bad("max_candidates must be within [0, 16]");
     if (!(work_px_per_mm >= 0.25 && work_px_per_mm <= 10)) return bad("work_px_per_mm must be within [0.25, 10]");
+    if (!(refit_gradient_cap > 0.5 && refit_gradient_cap <= 1)) return bad("refit_gradient_cap must be within (0.5, 1]");
     return Ok{};
 }
 

@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include "engine/random_game.h"
 #include "render_fixtures.h"
 #include "vision/board_reader.h"
 #include "vision/table_renderer.h"
@@ -39,19 +38,13 @@ TEST_CASE("followers on the tiles' middles pull the refit no more than tile side
     // than a tile side and the board is framed: capped in every refit (RefineOptions) or only in
     // those of the lattices measured again (RescaleOptions::refit_gradient_cap).
     constexpr std::uint64_t kSeed = 1000;
-    RandomGameOptions rg;
-    rg.seed = kSeed;
-    rg.players = 2 + static_cast<int>(kSeed % 5);
-    auto game = play_random_game(test::base_catalog_for_render(), rg);
-    REQUIRE(game);
-    auto rendering = vision::render_table(vision::scene_of(game->game), vision::RenderOptions::for_difficulty(vision::Difficulty::Medium), kSeed);
-    REQUIRE(rendering);
-    REQUIRE_FALSE(rendering->truth.pieces.empty());
+    const auto rendering = test::render_bench_game(kSeed);
+    REQUIRE_FALSE(rendering.truth.pieces.empty());
     auto rms_with = [&](double every_refit, double rescaled_refits) {
         vision::ReaderOptions options;
         options.refine.gradient_cap_quantile = every_refit;
         options.rescale.refit_gradient_cap = rescaled_refits;
-        return test::read_rms_mm(*rendering, options);
+        return test::read_rms_mm(rendering, options);
     };
     const double uncapped = rms_with(1.0, 1.0), capped = rms_with(0.9, 1.0), rescaled_capped = rms_with(1.0, 0.9);
     CHECK(vision::RescaleOptions{}.refit_gradient_cap == 0.9);  // the reader's default

@@ -97,18 +97,12 @@ Detected render_and_detect(const vision::Scene& scene, const RenderOptions& opti
 // `light`, when given, changes the rendered frame first (another light over the same scene).
 Detected detect_on_true_board(std::uint64_t seed, const vision::PieceDetectorOptions& detector,
                               const std::function<void(cv::Mat&)>& light = {}) {
-    RandomGameOptions rg;
-    rg.seed = seed;
-    rg.players = 2 + static_cast<int>(seed % 5);
-    auto game = play_random_game(test::base_catalog_for_render(), rg);
-    REQUIRE(game);
-    auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), seed);
-    REQUIRE(rendering);
-    if (light) light(rendering->image);
-    auto board = vision::reading_from_truth(rendering->truth, *test::base_catalog_for_render(), rendering->image.size());
-    auto detection = vision::detect_pieces(rendering->image, board, *test::base_catalog_for_render(), vision::ColourModels::daylight(), detector);
+    auto rendering = test::render_bench_game(seed);
+    if (light) light(rendering.image);
+    auto board = vision::reading_from_truth(rendering.truth, *test::base_catalog_for_render(), rendering.image.size());
+    auto detection = vision::detect_pieces(rendering.image, board, *test::base_catalog_for_render(), vision::ColourModels::daylight(), detector);
     REQUIRE(detection);
-    Detected d{std::move(rendering.value()), std::move(board), std::move(detection.value()), {}, 0};
+    Detected d{std::move(rendering), std::move(board), std::move(detection.value()), {}, 0};
     match_pieces(d);
     return d;
 }
@@ -1033,22 +1027,16 @@ TEST_CASE("the light's cast is measured inside each terrain, so a board read a l
     // grass beside, the terrains matched no style within max_residual (0.123) and nothing was
     // taken off: yellow followers on the fields were explained away and the dusk cities passed as
     // yellow followers. Measured 1 mm inside each terrain the cast is found on the read board too.
-    RandomGameOptions rg;
-    rg.seed = 1009;
-    rg.players = 2 + static_cast<int>(rg.seed % 5);
-    auto game = play_random_game(test::base_catalog_for_render(), rg);
-    REQUIRE(game);
-    auto rendering = vision::render_table(vision::scene_of(game->game), RenderOptions::for_difficulty(vision::Difficulty::Medium), rg.seed);
-    REQUIRE(rendering);
-    auto read = vision::read_board(rendering->image, *test::base_catalog_for_render());
+    const auto rendering = test::render_bench_game(1009);
+    auto read = vision::read_board(rendering.image, *test::base_catalog_for_render());
     REQUIRE(read);
     REQUIRE(read->found);
     auto detect = [&](double inset_mm) {
         vision::PieceDetectorOptions o;
         o.light_cast.inset_mm = inset_mm;
-        auto detection = vision::detect_pieces(rendering->image, read.value(), *test::base_catalog_for_render(), vision::ColourModels::daylight(), o);
+        auto detection = vision::detect_pieces(rendering.image, read.value(), *test::base_catalog_for_render(), vision::ColourModels::daylight(), o);
         REQUIRE(detection);
-        Detected d{rendering.value(), read.value(), std::move(detection.value()), {}, 0};
+        Detected d{rendering, read.value(), std::move(detection.value()), {}, 0};
         match_pieces(d);
         return d;
     };

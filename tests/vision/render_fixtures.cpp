@@ -37,6 +37,17 @@ vision::Rendering render_bench_board(std::uint64_t seed, vision::Difficulty pres
     return std::move(r.value());
 }
 
+vision::Rendering render_bench_game(std::uint64_t seed, vision::Difficulty preset) {
+    RandomGameOptions rg;
+    rg.seed = seed;
+    rg.players = 2 + static_cast<int>(seed % 5);
+    auto game = play_random_game(base_catalog_for_render(), rg);
+    if (!game) throw std::runtime_error(game.error().to_string());
+    auto r = vision::render_table(vision::scene_of(game->game), vision::RenderOptions::for_difficulty(preset), seed);
+    if (!r) throw std::runtime_error(r.error().to_string());
+    return std::move(r.value());
+}
+
 vision::RenderOptions daylight_options() {
     vision::RenderOptions o = vision::RenderOptions::for_difficulty(vision::Difficulty::Easy);
     o.style = "classic";

@@ -18,6 +18,10 @@ std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed);
 // The board bench/vision renders for `seed` and `preset`: a random base game of 60-80 tiles
 // (60 + seed % 21), rendered with the preset's options and the same seed. Throws on failure.
 vision::Rendering render_bench_board(std::uint64_t seed, vision::Difficulty preset);
+// The finished game bench/vision's pieces section renders for `seed` and `preset`: a whole random
+// base game of 2 + seed % 5 players with its followers, rendered with the preset's options and the
+// same seed. Throws on failure.
+vision::Rendering render_bench_game(std::uint64_t seed, vision::Difficulty preset = vision::Difficulty::Medium);
 // A calm daylight scene: classic art on a plain table, a little tilt (the piece tests' light).
 vision::RenderOptions daylight_options();
 

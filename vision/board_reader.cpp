@@ -23,6 +23,7 @@ namespace {
 
 constexpr double kMissingCountScore = -5.0;  // log-prior of a type the edition does not have
 constexpr double kPhaseRatio = 1.5;          // the board's outline must fold this much more on the cells' middles than on their sides to move the lattice
+constexpr int kSideCol[4] = {0, 1, 0, -1}, kSideRow[4] = {-1, 0, 1, 0};  // the step to a cell's neighbour on board side s (N, E, S, W)
 
 double elapsed_ms(std::chrono::steady_clock::time_point since) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
@@ -178,10 +179,9 @@ std::vector<DecodedTile> decode_board(const std::vector<CellHypotheses>& cells, 
     for (std::size_t i = 0; i < cells.size(); ++i) at[{cells[i].col, cells[i].row}] = i;
     // Neighbour on board side s (N, E, S, W) of each cell, or -1.
     std::vector<std::array<int, 4>> nb(cells.size());
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     for (std::size_t i = 0; i < cells.size(); ++i) {
         for (int s = 0; s < 4; ++s) {
-            const auto it = at.find({cells[i].col + dc[s], cells[i].row + dr[s]});
+            const auto it = at.find({cells[i].col + kSideCol[s], cells[i].row + kSideRow[s]});
             nb[i][static_cast<std::size_t>(s)] = it == at.end() ? -1 : static_cast<int>(it->second);
         }
     }
@@ -430,7 +430,6 @@ std::pair<int, int> side_agreement(const std::vector<DecodedTile>& tiles, const 
 // agreeing ones is taken too: two holes side by side both read as cities agree with each other.
 std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& tiles, const Catalog& catalog, int min_disagreeing,
                                                 const std::set<std::pair<int, int>>& taken = {}) {
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     auto at = shown_by_cell(tiles);
     for (const auto& cell : taken) at.erase(cell);  // taken before: their sides no longer counted
     std::set<std::pair<int, int>> out;
@@ -440,7 +439,7 @@ std::set<std::pair<int, int>> disagreeing_tiles(const std::vector<DecodedTile>& 
         for (const auto& [cell, t] : at) {
             int like = 0, unlike = 0;
             for (int s = 0; s < 4; ++s) {
-                const auto it = at.find({cell.first + dc[s], cell.second + dr[s]});
+                const auto it = at.find({cell.first + kSideCol[s], cell.second + kSideRow[s]});
                 if (it == at.end()) continue;
                 (sides_match(catalog, *t, *it->second, s) ? like : unlike) += 1;
             }
@@ -841,10 +840,9 @@ struct SeamCheck {
 };
 SeamCheck check_seams(const LatticeView& view, const LatticeOptions& lattice, const CellObservation& cell,
                       const std::map<std::pair<int, int>, const CellObservation*>& at, double like, double unlike) {
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     SeamCheck out;
     for (int s = 0; s < 4; ++s) {
-        const auto it = at.find({cell.col + dc[s], cell.row + dr[s]});
+        const auto it = at.find({cell.col + kSideCol[s], cell.row + kSideRow[s]});
         if (it == at.end()) continue;
         const double d = seam_distance(view, lattice, cell, s, *it->second);
         if (d < 0) continue;
@@ -1008,9 +1006,8 @@ double board_colour_share(const BoardColours& colours, const LatticeView& view, 
 bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int, int>, const CellObservation*>& at, const SeamCheck& seams,
                        const ReaderOptions& o) {
     if (o.min_enclosing_tiles <= 0 || seams.unlike > 0 || seams.like < o.min_enclosed_like) return false;
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     int touching = 0;
-    for (int s = 0; s < 4; ++s) touching += at.count({cell.col + dc[s], cell.row + dr[s]}) > 0;
+    for (int s = 0; s < 4; ++s) touching += at.count({cell.col + kSideCol[s], cell.row + kSideRow[s]}) > 0;
     return touching >= o.min_enclosing_tiles;
 }
 
@@ -1059,30 +1056,27 @@ std::vector<double> rim_alignment(const cv::Mat& image, const LatticeView& view,
 
 // Whether `cell` shares a side with one of `read_tiles`.
 bool beside_read_tile(const CellObservation& cell, const std::map<std::pair<int, int>, CellObservation>& read_tiles) {
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     for (int s = 0; s < 4; ++s) {
-        if (read_tiles.count({cell.col + dc[s], cell.row + dr[s]})) return true;
+        if (read_tiles.count({cell.col + kSideCol[s], cell.row + kSideRow[s]})) return true;
     }
     return false;
 }
 
 // How many of `cell`'s four neighbours are in `at`.
 int neighbours_in(const CellObservation& cell, const std::map<std::pair<int, int>, const CellObservation*>& at) {
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     int n = 0;
-    for (int s = 0; s < 4; ++s) n += at.count({cell.col + dc[s], cell.row + dr[s]}) > 0;
+    for (int s = 0; s < 4; ++s) n += at.count({cell.col + kSideCol[s], cell.row + kSideRow[s]}) > 0;
     return n;
 }
 
 // Whether `cell`, at its offset, reaches more than `slack` px into a neighbour in `at` at that
 // neighbour's offset (tiles lie side by side, never over each other).
 bool overlaps_neighbour(const CellObservation& cell, const std::map<std::pair<int, int>, const CellObservation*>& at, double slack) {
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     for (int s = 0; s < 4; ++s) {
-        const auto it = at.find({cell.col + dc[s], cell.row + dr[s]});
+        const auto it = at.find({cell.col + kSideCol[s], cell.row + kSideRow[s]});
         if (it == at.end()) continue;
         const cv::Point2d toward = cell.offset_px - it->second->offset_px;
-        if (toward.x * dc[s] + toward.y * dr[s] > slack) return true;
+        if (toward.x * kSideCol[s] + toward.y * kSideRow[s] > slack) return true;
     }
     return false;
 }
@@ -1146,7 +1140,6 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                                                     const SeamRules& rules, const cv::Mat& view_image) {
     if (cells.empty() || view.top.empty() || view.frame.area() <= 0) return cells;
     const auto& lattice = o.lattice;
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     // Seams are compared with the tiles occupancy read only: an offered cell may still be table
     // (the classifier drops it), and table beside table continues.
     std::map<std::pair<int, int>, CellObservation> read_tiles;
@@ -1172,13 +1165,13 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
         for (const auto* cp : from) {
             const auto& c = *cp;
             for (int s = 0; s < 4; ++s) {
-                const int col = c.col + dc[s], row = c.row + dr[s];
+                const int col = c.col + kSideCol[s], row = c.row + kSideRow[s];
                 if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row}) || skipped.count({col, row})) continue;
                 // The offset: the mean of the read neighbours' (tiles lie a little off the grid, alike nearby).
                 cv::Point2d offset(0, 0);
                 int n = 0;
                 for (int t = 0; t < 4; ++t) {
-                    const auto it = at.find({col + dc[t], row + dr[t]});
+                    const auto it = at.find({col + kSideCol[t], row + kSideRow[t]});
                     if (it != at.end()) offset += it->second->offset_px, ++n;
                 }
                 if (n > 0) offset /= n;
@@ -1186,7 +1179,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 // Grown from cells read across a gap alone: across the gap too.
                 bool beyond_gap = true;
                 for (int t = 0; t < 4; ++t) {
-                    const auto it = at.find({col + dc[t], row + dr[t]});
+                    const auto it = at.find({col + kSideCol[t], row + kSideRow[t]});
                     if (it != at.end()) beyond_gap = beyond_gap && it->second->across_gap;
                 }
                 offered[{col, row}] = CellObservation{col, row, 0.0, offset, false, n > 0 && beyond_gap};
@@ -1204,7 +1197,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                     const int col = cp->col + jc[s], row = cp->row + jr[s];
                     if (col < 0 || row < 0 || col >= view.cols || row >= view.rows || at.count({col, row}) || offered.count({col, row}) || skipped.count({col, row})) continue;
                     bool beside = false;  // beside a tile: offered (or not) as a neighbour above
-                    for (int t = 0; t < 4; ++t) beside = beside || at.count({col + dc[t], row + dr[t]}) > 0;
+                    for (int t = 0; t < 4; ++t) beside = beside || at.count({col + kSideCol[t], row + kSideRow[t]}) > 0;
                     if (beside) continue;
                     auto& [sum, n] = jumped[{col, row}];
                     sum += cp->offset_px, ++n;
@@ -1323,10 +1316,9 @@ cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<
     std::set<std::pair<int, int>> seen;
     for (const auto& c : cells) at[{c.col + margin.left, c.row + margin.top}] = c.offset_px;
     std::vector<CellObservation> beyond;
-    constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
     for (const auto& [cell, offset] : at) {
         for (int s = 0; s < 4; ++s) {
-            const int col = cell.first + dc[s], row = cell.second + dr[s];
+            const int col = cell.first + kSideCol[s], row = cell.second + kSideRow[s];
             if (was.contains(cv::Point(col, row)) || !seen.insert({col, row}).second) continue;
             if (wide.seen_share(col, row, offset) >= o.lattice.min_seen_share) beyond.push_back({col, row, 0.0, offset});  // tiles lie a little off the grid, alike nearby
         }

@@ -241,11 +241,14 @@ Outline outline_at(const SideResponse& r, int x0, int y0, double side, int band,
     return o;
 }
 
+// The step (px) of find_outline's coarse search for a square of side `side`: about 1.5 mm, as
+// wide as an outline's edge peak (mark_outline_search marks the lines it reaches).
+int coarse_outline_step(double side) { return std::max(1, static_cast<int>(side / 30)); }
+
 // The best square outline of side `side` whose centre lies within `reach` of `expected`:
-// a coarse search every kCoarseStep px (about 1.5 mm: an outline's edge peak is about as
-// wide), then every px around the best.
+// a coarse search every coarse_outline_step px, then every px around the best.
 Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, int reach, int band, const CountedSides& counted = kAllSides) {
-    const int kCoarseStep = std::max(1, static_cast<int>(side / 30));
+    const int kCoarseStep = coarse_outline_step(side);
     const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
     Outline best;
     best.total = -1;
@@ -270,7 +273,7 @@ Outline find_outline(const SideResponse& r, cv::Point2d expected, double side, i
 // side, reach, band) may read, with a px of slack: its coarse and fine steps stay within
 // reach + step of the first corner, its bands within band / 2 of each side.
 void mark_outline_search(ReadLines& lines, cv::Point2d expected, double side, int reach, int band) {
-    const int step = std::max(1, static_cast<int>(side / 30));
+    const int step = coarse_outline_step(side);
     const int s = static_cast<int>(std::lround(side));
     const int x00 = static_cast<int>(std::lround(expected.x - side / 2)), y00 = static_cast<int>(std::lround(expected.y - side / 2));
     const int spread = reach + step + band / 2 + 1;

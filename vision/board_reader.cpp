@@ -108,6 +108,7 @@ Status ReframeOptions::check() const {
     if (!(cell_margin >= 0 && cell_margin <= 1)) return invalid("reframe options", "cell_margin must be within [0, 1]");
     if (!(table_margin >= 0 && table_margin <= 2)) return invalid("reframe options", "table_margin must be within [0, 2]");
     if (rounds < 1 || rounds > 10) return invalid("reframe options", "rounds must be within [1, 10]");
+    if (rounds_while_moving < 0 || rounds_while_moving > 10) return invalid("reframe options", "rounds_while_moving must be within [0, 10]");
     if (!(min_change >= 0)) return invalid("reframe options", "min_change must not be negative");
     if (!(max_step >= 0)) return invalid("reframe options", "max_step must not be negative");
     if (!(min_gain >= 0)) return invalid("reframe options", "min_gain must not be negative");
@@ -1410,7 +1411,10 @@ Result<std::optional<CheckedLattice>> reframed_board(const RefitFrame& frame, co
     const double to_beat = board_evidence(chosen) * options.reframe.min_gain;
     std::optional<CheckedLattice> best, seed;  // the best over every round; the last round's best
     const CheckedLattice* from = &chosen;
-    for (int round = 0; round < options.reframe.rounds; ++round) {
+    bool still_moving = true;  // the last round's best was not found again on its own cells (or none was searched)
+    const int most_rounds = options.reframe.rounds + options.reframe.rounds_while_moving;
+    for (int round = 0; round < most_rounds; ++round) {
+        if (round >= options.reframe.rounds && !still_moving) break;
         const cv::Mat board = cell_squares_mask(frame.image().size(), *from, options.reframe.cell_margin);
         if (cv::countNonZero(board) == 0) break;
         auto again = find_lattices_within(frame.image(), lattice, board, cell_squares_mask(frame.image().size(), *from, options.reframe.table_margin), line_cache);
@@ -1438,11 +1442,15 @@ Result<std::optional<CheckedLattice>> reframed_board(const RefitFrame& frame, co
         if (!round_best) break;
         const double change = lattice_shift_pitches(chosen, *round_best);
         const double step = seed ? lattice_shift_pitches(*seed, *round_best) : change;
-        if (change < options.reframe.min_change) break;  // nothing moved: the lattice taken was right
+        // Nothing moved: the lattice taken was right (unless only the move showed its tiles: a
+        // lattice a little off frames nothing, the tiles' own one frames them, hard 1003).
+        const bool newly_shown = options.reframe.follow_small_moves_that_show && shows_tiles(*round_best, options) && !shows_tiles(chosen, options);
+        if (change < options.reframe.min_change && !newly_shown) break;
         // Taken only when found again on its own cells (a lattice pulled off by the table's lines
         // moves again), framing them about as well as the choice (a view's outlines weaken
         // together, the true lattice's too) and showing tiles wherever the choice did.
         const bool found_again = seed && step <= options.reframe.max_step;
+        still_moving = !found_again;
         if (found_again && board_evidence(*round_best) >= to_beat && (shows_tiles(*round_best, options) || !shows_tiles(chosen, options)) &&
             (!best || board_evidence(*round_best) > board_evidence(*best))) {
             best = *round_best;

@@ -643,9 +643,14 @@ struct ReframeOptions {
     double cell_margin = 0.25;  // each cell's square grown by this share of the pitch on each side (the gaps round it)
     double table_margin = 0.25; // ...and by this share for the table mask, where the colours told no board
     int rounds = 2;             // searched again this many times, each on the cells of the last round's best (by evidence)
+    int rounds_while_moving = 1; // ...and up to this many rounds more while the last round's best was not found again (its cells
+                                // still moved over max_step: a lattice still turning onto the tiles; hard 1003's true lattice came
+                                // in the last round and was never searched once more). 0: off, as before hard38
     double min_change = 0.15;   // ...taken only when it moves the taken cells: their centres, mapped onto it, sit this RMS (pitches) off
                                 // the best similarity of their old lattice positions (a lattice already right, found again on fewer
                                 // edges, only loses: medium 7002, 7014)...
+    bool follow_small_moves_that_show = true; // ...or when it moved less but shows tiles (shows_tiles) where the choice showed none
+                                // (the choice a little off its tiles; hard 1003: 0.09 pitches, contrast 1.04 -> 1.44). false: as before hard38
     double max_step = 0.2;      // ...found again on its own cells: searched once more on them, its cells move under this (pitches, as min_change)
     double min_gain = 0.85;     // ...and its evidence (contrast x sqrt(cells)) at least the choice's times this
     Status check() const;

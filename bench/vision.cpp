@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -48,6 +48,7 @@ std::string g_labels = MEEPLECAM_SOURCE_DIR "/bench/real_labels";  // --labels D
 int g_max_frame_side = vision::ReaderOptions{}.max_frame_side;  // --max-frame-side: real photos larger than this are shrunk first (ReaderOptions)
 bool g_coarsen = vision::ReaderOptions{}.coarsen.by_classification;  // --no-coarsen: no coarser variant of an unsure lattice (CoarsenOptions)
 int g_reframe_moving = vision::ReaderOptions{}.reframe.rounds_while_moving;  // --reframe-moving N: ReframeOptions::rounds_while_moving
+int g_keep_unmeasured = -1;  // --keep-unmeasured 0|1: ReaderOptions::keep_unmeasured_over_fewer_cells (-1: the default)
 int g_reframe_small = -1;  // --reframe-small 0|1: ReframeOptions::follow_small_moves_that_show (-1: the default)
 bool g_reframe = vision::ReaderOptions{}.reframe.enabled;  // --reframe / --no-reframe: search the lattice again on its own cells (ReframeOptions)
 bool g_read_lines_only = vision::RefineOptions{}.integrate_read_lines_only;  // --full-edge-sums: the refit's edge sums on every line (RefineOptions)
@@ -79,6 +80,7 @@ vision::ReaderOptions reader_options_from_flags() {
     o.reframe.enabled = g_reframe;
     o.reframe.rounds_while_moving = g_reframe_moving;
     if (g_reframe_small >= 0) o.reframe.follow_small_moves_that_show = g_reframe_small != 0;
+    if (g_keep_unmeasured >= 0) o.keep_unmeasured_over_fewer_cells = g_keep_unmeasured != 0;
     o.refine.integrate_read_lines_only = g_read_lines_only;
     o.pennants.max_pennant_area = g_max_pennant_area;
     o.pennants.cover_needs_colour = g_cover_needs_colour;
@@ -744,6 +746,7 @@ int main(int argc, char** argv) {
         else if (a == "--no-reframe") g_reframe = false;
         else if (a == "--reframe-moving") g_reframe_moving = std::atoi(next().c_str());
         else if (a == "--reframe-small") g_reframe_small = std::atoi(next().c_str());
+        else if (a == "--keep-unmeasured") g_keep_unmeasured = std::atoi(next().c_str());
         else if (a == "--full-edge-sums") g_read_lines_only = false;
         else if (a == "--max-pennant-area") g_max_pennant_area = std::atof(next().c_str());
         else if (a == "--cover-by-size") g_cover_needs_colour = pieces_bench.cover_needs_colour = false;
@@ -758,7 +761,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

@@ -1718,7 +1718,8 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
             if (shares[i] >= 0 && score > best_score) best_score = score, best_share = shares[i], best = i;
         }
         if (plausible.size() >= 2 && best_share >= 0 && plausible[best].checked_at != chosen->checked_at &&
-            best_share >= chosen_share + options.min_unary_gain) {
+            best_share >= chosen_share + options.min_unary_gain &&
+            !(options.keep_unmeasured_over_fewer_cells && chosen_share < 0 && plausible[best].cells.size() < chosen->cells.size())) {
             chosen = std::move(plausible[best]);
         }
         if (offer_variants && options.coarsen.by_classification) {

@@ -677,6 +677,9 @@ struct ReaderOptions {
                                    // outline check and the board's colours (keep_board_colours) tell the tiles from the table (false: off)
     double max_tiles_share = 1.5;  // more occupied cells than this share of the catalog's copies (edition): no board
     double min_tile_px = 16;       // tiles narrower than this in the image cannot be read: no board
+    bool keep_unmeasured_over_fewer_cells = true; // the choice by classification keeps the lattice taken when its road share could
+                                   // not be measured (under min_side_pairs) and the best measured one holds fewer cells (hard 1005: its
+                                   // true 44-cell lattice lost to a 27-cell one 120 mm off). false: as before hard38
     int max_lattices = 4;          // candidate lattices refined and checked against the tiles, at most (per search: near the board, whole frame)
     double min_tile_contrast = 1.6; // a lattice is taken when its cells' outlines are this many times stronger than half a pitch away (tile_contrast)...
     int min_checked_tiles = 16;     // ...over at least this many cells (fewer: a median too noisy to overrule the fold)

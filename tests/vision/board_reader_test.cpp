@@ -1949,6 +1949,29 @@ TEST_CASE("a lattice a little off its tiles is searched again until it is found 
     CHECK(rms < 10);  // measured 3.5 mm
 }
 
+TEST_CASE("a lattice whose roads cannot be measured is kept over a measured one of fewer cells", "[vision][board-reader][lattice][unary][scene]") {
+    // Hard 1005 (glare-washed board on wood): no candidate shows tiles; the fold's lattice is the
+    // true one (44 cells, 3.9 mm), but on the washed top view its cells' best hypotheses touch
+    // along too few road sides for a road share, and the choice by classification took a 27-cell
+    // lattice 120 mm off whose share was measured (0.33).
+    const auto& catalog = *base();
+    const vision::Rendering r = test::render_bench_board(1005, vision::Difficulty::Hard);
+    vision::ReaderOptions off, on;
+    off.keep_unmeasured_over_fewer_cells = false;
+    REQUIRE(on.keep_unmeasured_over_fewer_cells);
+    auto wrong = vision::read_board(r.image, catalog, off);
+    auto kept = vision::read_board(r.image, catalog, on);
+    REQUIRE(wrong);
+    REQUIRE(kept);
+    const double rms_off = wrong->found ? vision::rectification_rms_mm(wrong->view, r.truth) : 1e9;
+    INFO("off: " << (wrong->found ? std::to_string(rms_off) + " mm" : wrong->message));
+    CHECK(rms_off > 50);  // measured 119.6 mm
+    REQUIRE(kept->found);
+    const double rms_on = vision::rectification_rms_mm(kept->view, r.truth);
+    INFO("on: " << rms_on << " mm");
+    CHECK(rms_on < 10);  // measured 3.9 mm
+}
+
 TEST_CASE("the reframe options are checked", "[vision][board-reader][options]") {
     vision::ReaderOptions o;
     CHECK(o.check());

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -58,6 +58,8 @@ int g_grass_nearest = -1;  // --grass-nearest 0|1: ClassifierOptions::grass_near
 double g_offset_search = -1;  // --offset-search S: ReaderOptions::masked_offset_search (-1: the default)
 int g_offset_neighbours = -1;  // --offset-neighbours N: ReaderOptions::masked_offset_neighbours (-1: the default)
 double g_offset_overlap = -1;  // --offset-overlap F: ReaderOptions::masked_offset_overlap (-1: the default)
+int g_offset_seams = -1;  // --offset-seams N: ReaderOptions::masked_offset_seams (-1: the default)
+int g_offset_chain = -1;  // --offset-chain 0|1: ReaderOptions::masked_offset_chain (-1: the default)
 double g_board_seed = -1;  // --board-seed S: LatticeOptions::board_colour_seed_share (-1: the default)
 double g_across_gap = vision::ReaderOptions{}.min_across_gap_alignment;  // --across-gap A: offer cells one empty cell from the board at this outline (0: off)
 bool g_real_reread = true;  // --no-real-reread: the labelled real photos are not also scored after the pieces' reread (as score-photo reads them)
@@ -90,6 +92,8 @@ vision::ReaderOptions reader_options_from_flags() {
     if (g_offset_search >= 0) o.masked_offset_search = g_offset_search;
     if (g_offset_neighbours >= 0) o.masked_offset_neighbours = g_offset_neighbours;
     if (g_offset_overlap >= 0) o.masked_offset_overlap = g_offset_overlap;
+    if (g_offset_seams >= 0) o.masked_offset_seams = g_offset_seams;
+    if (g_offset_chain >= 0) o.masked_offset_chain = g_offset_chain != 0;
     if (g_widen_grown >= 0) o.widen_grown_board = g_widen_grown > 0;
     if (g_grass_nearest >= 0) o.classifier.grass_nearest_field = g_grass_nearest > 0;
     if (g_refit_cap > 0) o.refine.gradient_cap_quantile = g_refit_cap;
@@ -740,6 +744,8 @@ int main(int argc, char** argv) {
         else if (a == "--offset-search") g_offset_search = std::atof(next().c_str());
         else if (a == "--offset-neighbours") g_offset_neighbours = std::atoi(next().c_str());
         else if (a == "--offset-overlap") g_offset_overlap = std::atof(next().c_str());
+        else if (a == "--offset-seams") g_offset_seams = std::atoi(next().c_str());
+        else if (a == "--offset-chain") g_offset_chain = std::atoi(next().c_str());
         else if (a == "--widen-grown") g_widen_grown = std::atoi(next().c_str());
         else if (a == "--grass-nearest") g_grass_nearest = std::atoi(next().c_str());
         else if (a == "--reframe") g_reframe = true;
@@ -761,7 +767,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

@@ -153,6 +153,7 @@ Status ReaderOptions::check() const {
     if (!(masked_offset_step > 0 && masked_offset_step <= 0.25)) return invalid("reader options", "masked_offset_step must be within (0, 0.25]");
     if (!(masked_offset_overlap >= 0)) return invalid("reader options", "masked_offset_overlap must be >= 0");
     if (masked_offset_neighbours < 0 || masked_offset_neighbours > 4) return invalid("reader options", "masked_offset_neighbours must be within [0, 4]");
+    if (masked_offset_seams < 0 || masked_offset_seams > 4) return invalid("reader options", "masked_offset_seams must be within [0, 4]");
     if (!(min_seam_alignment >= 0 && min_seam_alignment <= min_added_alignment)) return invalid("reader options", "min_seam_alignment must be within [0, min_added_alignment]");
     if (min_enclosing_tiles < 0 || min_enclosing_tiles > 4) return invalid("reader options", "min_enclosing_tiles must be within [0, 4]");
     if (!(enclosed_alignment_share >= 0 && enclosed_alignment_share <= 2)) return invalid("reader options", "enclosed_alignment_share must be within [0, 2]");
@@ -1088,12 +1089,13 @@ bool overlaps_neighbour(const CellObservation& cell, const std::map<std::pair<in
 // masked_offset_step, and keeps the best outline with its offset (rim_alignment; an outline with
 // nothing to compare with is no evidence). A tile lies off its cell where the lattice is off
 // the board's rim or the tiles drift, and its outline then runs beyond the probe's reach.
-// Cells across a gap are left as they are.
-void search_masked_offsets(const cv::Mat& view_image, const LatticeView& view, std::vector<CellObservation>& candidates, std::vector<double>& aligned,
+// Cells across a gap are left as they are. Returns, per candidate, whether its offset moved.
+std::vector<bool> search_masked_offsets(const cv::Mat& view_image, const LatticeView& view, std::vector<CellObservation>& candidates, std::vector<double>& aligned,
                            const std::vector<double>& shares, const std::set<std::pair<int, int>>& across_gap,
                            const std::map<std::pair<int, int>, CellObservation>& read_tiles,
                            const std::map<std::pair<int, int>, const CellObservation*>& at, const ReaderOptions& o, std::optional<LatticeView>& ringed) {
-    if (o.masked_offset_search <= 0 || o.masked_offset_step <= 0) return;
+    std::vector<bool> found(candidates.size(), false);
+    if (o.masked_offset_search <= 0 || o.masked_offset_step <= 0) return found;
     constexpr double kNothingToCompare = 1e8;  // cell_alignment's 1e9: no outline half a pitch away
     const int steps = static_cast<int>(std::floor(o.masked_offset_search / o.masked_offset_step + 1e-9));
     const double step_px = o.masked_offset_step * view.pitch_px;
@@ -1112,12 +1114,21 @@ void search_masked_offsets(const cv::Mat& view_image, const LatticeView& view, s
             }
         }
     }
-    if (moved.empty()) return;
+    if (moved.empty()) return found;
     const auto measured = rim_alignment(view_image, view, moved, o.lattice, o.rim_ring_outlines, ringed);
     for (std::size_t k = 0; k < moved.size(); ++k) {
         const std::size_t i = which[k];
-        if (measured[k] > aligned[i] && measured[k] < kNothingToCompare) aligned[i] = measured[k], candidates[i].offset_px = moved[k].offset_px;
+        if (measured[k] > aligned[i] && measured[k] < kNothingToCompare) aligned[i] = measured[k], candidates[i].offset_px = moved[k].offset_px, found[i] = true;
     }
+    return found;
+}
+
+// Whether a cell the offset search moved (search_masked_offsets) may join: with ReaderOptions::
+// masked_offset_seams, only when at least that many of its sides shared with tiles read by occupancy
+// continue their art at the found offset and every such side does (`seams`, check_seams): a table's
+// grain or pattern shows an outline at some offset, but seldom runs on into the board's roads and fields.
+bool searched_cell_continues(const SeamCheck& seams, const ReaderOptions& o) {
+    return o.masked_offset_seams <= 0 || (seams.like >= o.masked_offset_seams && seams.like == seams.sides);
 }
 
 // Tiles the table mask missed (a tile coloured like the table: a busy cloth in the tiles'
@@ -1154,14 +1165,20 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
     // Holes found beside at least two tiles (inside the board) are not offered, but the board
     // goes on beyond them: their other neighbours are looked at too.
     std::vector<CellObservation> holes;
+    std::set<std::pair<int, int>> searched;  // cells joined at an offset the search found (search_masked_offsets)
     for (int round = 0; round < o.grow_rounds; ++round) {
         std::map<std::pair<int, int>, const CellObservation*> at;
         for (const auto& c : cells) at[{c.col, c.row}] = &c;
+        // Without masked_offset_chain, a cell the search found neither grows the board nor lends its offset:
+        // a pattern in the table found so would walk the search outward round by round.
+        auto lends = [&](const CellObservation& c) { return o.masked_offset_chain || !searched.count({c.col, c.row}); };
         std::set<std::pair<int, int>> skipped;
         for (const auto& c : holes) skipped.insert({c.col, c.row});
         std::map<std::pair<int, int>, CellObservation> offered;
         std::vector<const CellObservation*> from;
-        for (const auto& c : cells) from.push_back(&c);
+        for (const auto& c : cells) {
+            if (lends(c)) from.push_back(&c);
+        }
         for (const auto& c : holes) from.push_back(&c);
         for (const auto* cp : from) {
             const auto& c = *cp;
@@ -1173,7 +1190,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 int n = 0;
                 for (int t = 0; t < 4; ++t) {
                     const auto it = at.find({col + kSideCol[t], row + kSideRow[t]});
-                    if (it != at.end()) offset += it->second->offset_px, ++n;
+                    if (it != at.end() && lends(*it->second)) offset += it->second->offset_px, ++n;
                 }
                 if (n > 0) offset /= n;
                 if (view.seen_share(col, row, offset) < lattice.min_seen_share) continue;
@@ -1235,11 +1252,18 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 shares[i] = std::max(shares[i], o.refine.candidate_share);  // masked: min_masked_alignment
             }
         }
-        search_masked_offsets(view_image, view, candidates, aligned, shares, across_gap, read_tiles, at, o, ringed);
+        const auto guessed = candidates;
+        const auto guessed_aligned = aligned;
+        auto found = search_masked_offsets(view_image, view, candidates, aligned, shares, across_gap, read_tiles, at, o, ringed);
         std::size_t added = 0;
         for (std::size_t i = 0; i < candidates.size(); ++i) {
             SeamCheck seams;
             if (rules.on) seams = check_seams(view, lattice, candidates[i], reference, rules.like, rules.unlike);
+            if (found[i] && !searched_cell_continues(seams, o)) {
+                // The found offset's seams do not speak for it: the cell is judged at its guessed offset, as without the search.
+                candidates[i] = guessed[i], aligned[i] = guessed_aligned[i], found[i] = false;
+                seams = rules.on ? check_seams(view, lattice, candidates[i], reference, rules.like, rules.unlike) : SeamCheck{};
+            }
             const bool continues = seams.sides > 0 && seams.like == seams.sides;
             const bool hole = seams_say_hole(seams, 1);
             if (hole) {
@@ -1266,7 +1290,10 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 if (!board_alignment) board_alignment = median_alignment(view, read_in_order, lattice);
                 if (*board_alignment >= o.min_enclosing_board_alignment) needed = std::min(needed, o.enclosed_alignment_share * *board_alignment);
             }
-            if (aligned[i] >= needed) cells.push_back(candidates[i]), ++added;
+            if (aligned[i] >= needed) {
+                cells.push_back(candidates[i]), ++added;
+                if (found[i]) searched.insert({candidates[i].col, candidates[i].row});
+            }
         }
         if (added == 0) break;
     }

@@ -1142,7 +1142,8 @@ void search_masked_offsets(const cv::Mat& view_image, const LatticeView& view, s
 // photo's edge cuts is offered when LatticeOptions::min_seen_share of it was seen (its outline measured on the
 // sides the photo shows: cell_alignment). A cell inside
 // the board (enclosed_by_board) needs only `enclosed_alignment_share` times the read tiles' median
-// alignment. A cell whose
+// alignment. A cell beside at least ReaderOptions::min_walled_tiles of them that the mask calls
+// wholly not table is offered whatever its outline (walled_by_board). A cell whose
 // sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
 // flower in a hole has an outline on every side, its neighbours'. A cell one empty cell away
 // (ReaderOptions::min_across_gap_alignment) is offered on a clear outline alone: the board goes on

@@ -386,6 +386,7 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         reader.pennants.follower_hides_spot = bench.follower_hides_spot;
         if (bench.refit_cap > 0) reader.refine.gradient_cap_quantile = bench.refit_cap;
         if (bench.rescaled_refit_cap > 0) reader.rescale.refit_gradient_cap = bench.rescaled_refit_cap;
+        if (bench.walled_share > 0) reader.min_walled_share = bench.walled_share;
         auto reading = vision::read_board(rendering->image, *catalog, reader);
         if (!reading || !reading->found) {
             ++st.not_read;

@@ -156,6 +156,8 @@ Status ReaderOptions::check() const {
     if (masked_offset_seams < 0 || masked_offset_seams > 4) return invalid("reader options", "masked_offset_seams must be within [0, 4]");
     if (!(min_seam_alignment >= 0 && min_seam_alignment <= min_added_alignment)) return invalid("reader options", "min_seam_alignment must be within [0, min_added_alignment]");
     if (min_enclosing_tiles < 0 || min_enclosing_tiles > 4) return invalid("reader options", "min_enclosing_tiles must be within [0, 4]");
+    if (!(min_walled_share > 0)) return invalid("reader options", "min_walled_share must be above 0 (above 1: off)");
+    if (min_walled_tiles < 1 || min_walled_tiles > 4) return invalid("reader options", "min_walled_tiles must be within [1, 4]");
     if (!(enclosed_alignment_share >= 0 && enclosed_alignment_share <= 2)) return invalid("reader options", "enclosed_alignment_share must be within [0, 2]");
     if (!(min_enclosing_board_alignment >= 0)) return invalid("reader options", "min_enclosing_board_alignment must be at least 0");
     if (min_enclosed_like < 1 || min_enclosed_like > 4) return invalid("reader options", "min_enclosed_like must be within [1, 4]");
@@ -1013,6 +1015,16 @@ bool enclosed_by_board(const CellObservation& cell, const std::map<std::pair<int
     return touching >= o.min_enclosing_tiles;
 }
 
+// Whether an empty cell the table mask calls tile (`mask_share`, ReaderOptions::min_walled_share)
+// lies beside at least ReaderOptions::min_walled_tiles of the board's tiles (`at`: read or
+// offered): offered on its colours alone, as a follower on its middle may spoil its outline.
+bool walled_by_board(const CellObservation& cell, double mask_share, const std::map<std::pair<int, int>, const CellObservation*>& at, const ReaderOptions& o) {
+    if (o.min_walled_share > 1 || mask_share < o.min_walled_share) return false;
+    int touching = 0;
+    for (int s = 0; s < 4; ++s) touching += at.count({cell.col + kSideCol[s], cell.row + kSideRow[s]}) > 0;
+    return touching >= o.min_walled_tiles;
+}
+
 // cell_alignment of `cells` in `view`, with the cells on the view's rim measured also on a
 // coarse view (about 1 px/mm, as cell_alignment reads) grown by one cell on every side and
 // warped from `image`, the image the view maps, the better kept (ReaderOptions::
@@ -1142,7 +1154,8 @@ bool searched_cell_continues(const SeamCheck& seams, const ReaderOptions& o) {
 // photo's edge cuts is offered when LatticeOptions::min_seen_share of it was seen (its outline measured on the
 // sides the photo shows: cell_alignment). A cell inside
 // the board (enclosed_by_board) needs only `enclosed_alignment_share` times the read tiles' median
-// alignment. A cell whose
+// alignment. A cell beside at least ReaderOptions::min_walled_tiles of them that the mask calls
+// wholly not table is offered whatever its outline (walled_by_board). A cell whose
 // sides say hole (seams_say_hole: even one side, when only one is measured) is not offered: a
 // flower in a hole has an outline on every side, its neighbours'. A cell one empty cell away
 // (ReaderOptions::min_across_gap_alignment) is offered on a clear outline alone: the board goes on
@@ -1290,7 +1303,7 @@ std::vector<CellObservation> add_outlined_neighbours(const cv::Mat& frame, const
                 if (!board_alignment) board_alignment = median_alignment(view, read_in_order, lattice);
                 if (*board_alignment >= o.min_enclosing_board_alignment) needed = std::min(needed, o.enclosed_alignment_share * *board_alignment);
             }
-            if (aligned[i] >= needed) {
+            if (aligned[i] >= needed || walled_by_board(candidates[i], shares[i], at, o)) {
                 cells.push_back(candidates[i]), ++added;
                 if (found[i]) searched.insert({candidates[i].col, candidates[i].row});
             }

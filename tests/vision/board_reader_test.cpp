@@ -1499,6 +1499,41 @@ NowAndBefore read_now_and_before(const std::vector<std::uint64_t>& seeds, const 
 }
 }  // namespace
 
+TEST_CASE("tiles under lying followers, walled in by the board and wholly unlike the table, are offered whatever their outline",
+          "[vision][board-reader][table][grow][walled][pieces][scene]") {
+    // The pieces bench's finished game 5005 (bench/vision --no-tiles --pieces-n 1 --seed 5005): two
+    // red followers lie on the middles of two tiles side by side (K and U). The outline check drops
+    // both, and the squares half a pitch away, through the followers, outline as well as the tiles'
+    // own (cell_alignment 0.89 and 0.70, min_masked_alignment 1.1): the board was read in two and
+    // its score not built. The mask calls both wholly not table (1.00).
+    const auto rendering = test::render_bench_game(5005);
+    REQUIRE_FALSE(rendering.truth.pieces.empty());
+    vision::ReaderOptions off;
+    off.min_walled_share = 2.0;
+    const vision::ReaderOptions on;  // the reader's default
+    CHECK(on.min_walled_share <= 1.0);
+    const auto before = test::read_back(rendering, *base(), off);
+    const auto now = test::read_back(rendering, *base(), on);
+    INFO("missed " << test::missed_tiles(before) << " -> " << test::missed_tiles(now) << ", misread " << test::misread_tiles(before) << " -> "
+                   << test::misread_tiles(now));
+    CHECK(test::missed_tiles(before) >= 2);
+    CHECK(test::missed_tiles(now) + 2 <= test::missed_tiles(before));
+    CHECK(test::misread_tiles(now) <= test::misread_tiles(before));
+}
+
+TEST_CASE("reader options refuse a walled share of zero or less and a walled tile count outside one to four", "[vision][board-reader][walled][bad-input]") {
+    vision::ReaderOptions o;
+    CHECK(o.check());
+    o.min_walled_share = 0.0;
+    CHECK_FALSE(o.check());
+    o.min_walled_share = 2.0;  // off
+    CHECK(o.check());
+    o.min_walled_tiles = 0;
+    CHECK_FALSE(o.check());
+    o.min_walled_tiles = 5;
+    CHECK_FALSE(o.check());
+}
+
 TEST_CASE("tiles the outline check or the board's group dropped are found again where the mask calls them not table", "[vision][board-reader][table][grow][scene]") {
     // The bench's medium boards 1017 (a cloth in the tiles' green: five corner tiles cut off from
     // the board, the one joining them with a weak outline) and 5014 (glared wood: tiles at the rim).

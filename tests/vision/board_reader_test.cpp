@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <map>
 #include <numeric>
 #include <random>
 #include <set>
 #include <tuple>
+#include <vector>
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -44,6 +46,17 @@ std::map<std::pair<int, int>, int> true_tiles_per_cell(const vision::LatticeView
 
 // The bench's medium board of `seed` (a random base game of 60-80 tiles, as bench/vision renders it).
 vision::Rendering render_bench_medium(std::uint64_t seed) { return test::render_bench_board(seed, vision::Difficulty::Medium); }
+
+// Reads `image` once with each of `options`, every reading required to succeed.
+std::vector<vision::BoardReading> read_with_each(const cv::Mat& image, const Catalog& catalog, std::initializer_list<vision::ReaderOptions> options) {
+    std::vector<vision::BoardReading> readings;
+    for (const auto& o : options) {
+        auto reading = vision::read_board(image, catalog, o);
+        REQUIRE(reading);
+        readings.push_back(std::move(*reading));
+    }
+    return readings;
+}
 
 // Tiles missed (true tiles whose cell was not read) and cells invented (read where no tile lies).
 std::pair<int, int> missed_and_invented(const vision::BoardReading& reading, const vision::RenderTruth& truth) {
@@ -1349,14 +1362,10 @@ TEST_CASE("a cell whose found offset its seams refuse is judged at its guessed o
     for (const std::uint64_t seed : {13001u, 13004u}) {
         INFO("seed " << seed);
         const vision::Rendering r = test::render_bench_board(seed, vision::Difficulty::Medium);
-        const auto without = vision::read_board(r.image, catalog, off);
-        const auto with_search = vision::read_board(r.image, catalog, searched);
-        const auto gated = vision::read_board(r.image, catalog, refused);
-        REQUIRE(without);
-        REQUIRE(with_search);
-        REQUIRE(gated);
-        CHECK(cells(*with_search) != cells(*without));  // the search moves cells here
-        CHECK(cells(*gated) == cells(*without));
+        const auto read = read_with_each(r.image, catalog, {off, searched, refused});
+        const auto& without = read[0];
+        CHECK(cells(read[1]) != cells(without));  // the search moves cells here
+        CHECK(cells(read[2]) == cells(without));  // its found offsets refused, as without the search
     }
 }
 
@@ -1615,19 +1624,15 @@ TEST_CASE("cells walled in by the board are not offered on a weak outline when t
     auto off = as_found, unguarded = as_found;
     off.min_enclosing_tiles = 0;
     unguarded.min_enclosing_board_alignment = 0;
-    const auto now = vision::read_board(r.image, catalog, as_found);
-    const auto without = vision::read_board(r.image, catalog, off);
-    const auto loose = vision::read_board(r.image, catalog, unguarded);
-    REQUIRE(now);
-    REQUIRE(without);
-    REQUIRE(loose);
+    const auto read = read_with_each(r.image, catalog, {as_found, off, unguarded});
+    const auto &now = read[0], &without = read[1], &loose = read[2];
     const auto cells = [](const vision::BoardReading& b) {
         std::set<std::pair<int, int>> out;
         for (const auto& t : b.tiles) out.insert({t.col, t.row});
         return out;
     };
-    CHECK(cells(*now) == cells(*without));
-    CHECK(cells(*loose) != cells(*without));  // the rule would offer cells here: the guard is what keeps them out
+    CHECK(cells(now) == cells(without));
+    CHECK(cells(loose) != cells(without));  // the rule would offer cells here: the guard is what keeps them out
 }
 
 TEST_CASE("reader options refuse enclosed-cell bounds out of range", "[vision][board-reader][bad-input]") {

@@ -17,35 +17,44 @@ std::shared_ptr<const Catalog> base_catalog_for_render() {
     return catalog;
 }
 
+namespace {
+
+// Plays a random base game on the shared catalog, throwing the engine's error (a fixture cannot go on without it).
+RandomGame played(const RandomGameOptions& options) {
+    auto game = play_random_game(base_catalog_for_render(), options);
+    if (!game) throw std::runtime_error(game.error().to_string());
+    return std::move(game.value());
+}
+
+// Renders `scene` (tiles alone, or a game's whole scene) as the bench does for `preset`, throwing the renderer's error.
+template <typename SceneOrTiles>
+vision::Rendering rendered(const SceneOrTiles& scene, vision::Difficulty preset, std::uint64_t seed) {
+    auto r = vision::render_table(scene, vision::RenderOptions::for_difficulty(preset), seed);
+    if (!r) throw std::runtime_error(r.error().to_string());
+    return std::move(r.value());
+}
+
+}  // namespace
+
 std::vector<vision::SceneTile> random_board(int n, std::uint64_t seed) {
     RandomGameOptions options;
     options.seed = seed;
     options.max_tiles = n;
-    auto game = play_random_game(base_catalog_for_render(), options);
-    if (!game) throw std::runtime_error(game.error().to_string());
-    return vision::scene_tiles(game->game.board());  // types point into the shared catalog
+    return vision::scene_tiles(played(options).game.board());  // types point into the shared catalog
 }
 
 vision::Rendering render_bench_board(std::uint64_t seed, vision::Difficulty preset) {
     RandomGameOptions rg;
     rg.seed = seed;
     rg.max_tiles = 60 + static_cast<int>(seed % 21);
-    auto game = play_random_game(base_catalog_for_render(), rg);
-    if (!game) throw std::runtime_error(game.error().to_string());
-    auto r = vision::render_table(vision::scene_tiles(game->game.board()), vision::RenderOptions::for_difficulty(preset), seed);
-    if (!r) throw std::runtime_error(r.error().to_string());
-    return std::move(r.value());
+    return rendered(vision::scene_tiles(played(rg).game.board()), preset, seed);
 }
 
 vision::Rendering render_bench_game(std::uint64_t seed, vision::Difficulty preset) {
     RandomGameOptions rg;
     rg.seed = seed;
     rg.players = 2 + static_cast<int>(seed % 5);
-    auto game = play_random_game(base_catalog_for_render(), rg);
-    if (!game) throw std::runtime_error(game.error().to_string());
-    auto r = vision::render_table(vision::scene_of(game->game), vision::RenderOptions::for_difficulty(preset), seed);
-    if (!r) throw std::runtime_error(r.error().to_string());
-    return std::move(r.value());
+    return rendered(vision::scene_of(played(rg).game), preset, seed);
 }
 
 vision::RenderOptions daylight_options() {

@@ -317,7 +317,7 @@ Result<TileType> with_bridge(const TileType& base, int catalog_axis) {
 
 Result<Catalog> Catalog::from_json(const json& doc, const std::string& source) {
     if (!doc.is_object()) return invalid(source, "a catalog must be a JSON object");
-    if (doc.value("format", "") != "meeplecam-catalog") {
+    if (!doc.contains("format") || !doc["format"].is_string() || doc["format"].get<std::string>() != "meeplecam-catalog") {
         return invalid(source, "'format' must be \"meeplecam-catalog\"");
     }
     if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<int>() != 1) {

@@ -87,6 +87,20 @@ public:
         }
         return cv::Point(static_cast<int>(a[0].get<long long>()), static_cast<int>(a[1].get<long long>()));
     }
+    // Reads an optional field: `fallback` when absent, an error naming the field when of the wrong type.
+    Result<bool> flag_or(const json& j, const std::string& path, const std::string& key, bool fallback) const {
+        if (!j.is_object() || !j.contains(key)) return fallback;
+        if (!j[key].is_boolean()) return bad(join(path, key), "must be true or false, not " + j[key].dump());
+        return j[key].get<bool>();
+    }
+    Result<double> number_or(const json& j, const std::string& path, const std::string& key, double fallback) const {
+        if (!j.is_object() || !j.contains(key)) return fallback;
+        return number(j, path, key);
+    }
+    Result<std::string> text_or(const json& j, const std::string& path, const std::string& key, const std::string& fallback) const {
+        if (!j.is_object() || !j.contains(key)) return fallback;
+        return text(j, path, key);
+    }
     Result<const json*> array(const json& j, const std::string& path, const std::string& key) const {
         auto m = member(j, path, key);
         if (!m) return m.error();
@@ -316,9 +330,12 @@ Result<OpenedPhotoSave> open_photo_save(const std::string& save_path) {
         if (!t) return f.bad(path + ".cell", "no tile was read on cell " + j["cell"].dump());
         p.colour = colour, p.col = cell.x, p.row = cell.y, p.port = port, p.image_px = image_px, p.top_px = top_px, p.on_tile = true;
         p.table_mm = top_px * (1.0 / view.px_per_mm);
-        p.lying = j.value("lying", false);
-        p.confidence = j.value("confidence", 0.0);
-        if (j.value("on_feature", true)) {
+        MEEPLECAM_TAKE(lying, f.flag_or(j, path, "lying", false));
+        MEEPLECAM_TAKE(confidence, f.number_or(j, path, "confidence", 0.0));
+        MEEPLECAM_TAKE(on_feature, f.flag_or(j, path, "on_feature", true));
+        p.lying = lying;
+        p.confidence = confidence;
+        if (on_feature) {
             const TileType& type = catalog.value()->tiles()[static_cast<std::size_t>(t->type)];
             p.feature = type.feature_at(port, t->rot);
             if (p.feature < 0) return f.bad(path + ".loc", "no feature of " + type.id + " owns port " + std::string(port_name(port)));
@@ -344,7 +361,8 @@ Result<OpenedPhotoSave> open_photo_save(const std::string& save_path) {
         p.kind = kind, p.col = cell.x, p.row = cell.y, p.col2 = cell2.x, p.row2 = cell2.y, p.on_tile = true;
         p.port = *ends[0];
         p.port2 = *ends[1];
-        p.colour = j.value("colour", std::string());
+        MEEPLECAM_TAKE(token_colour, f.text_or(j, path, "colour", std::string()));
+        p.colour = token_colour;
         MEEPLECAM_TAKE(image_px, f.pair(j, path, "image_px"));
         p.image_px = image_px;
         if (j.contains("top_px")) {

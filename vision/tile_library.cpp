@@ -134,7 +134,7 @@ nlohmann::json TileLibrary::to_json() const {
 Result<TileLibrary> TileLibrary::from_json(const nlohmann::json& doc, const std::string& source) {
     auto bad = [&](const std::string& what) { return invalid(source, what); };
     if (!doc.is_object()) return bad("not a tile library (expected a JSON object)");
-    if (doc.value("format", std::string()) != kFormat) return bad(std::string("not a tile library (format must be \"") + kFormat + "\")");
+    if (!doc.contains("format") || !doc["format"].is_string() || doc["format"].get<std::string>() != kFormat) return bad(std::string("not a tile library (format must be \"") + kFormat + "\")");
     if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<int>() != kVersion) {
         return bad("unsupported tile library version (this build reads version " + std::to_string(kVersion) + ")");
     }

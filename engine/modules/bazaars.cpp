@@ -25,7 +25,8 @@ Status only_keys(const json& j, const std::set<std::string>& allowed, const std:
         if (!allowed.count(key)) {
             std::string known;
             for (const auto& k : allowed) known += (known.empty() ? "" : ", ") + k;
-            return invalid(where, "unknown field '" + key + "' (an " + j.value("type", std::string()) +
+            const std::string type = j.contains("type") && j["type"].is_string() ? j["type"].get<std::string>() : "unnamed";
+            return invalid(where, "unknown field '" + key + "' (an " + type +
                                       " event has: " + known + ")");
         }
     }

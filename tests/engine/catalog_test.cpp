@@ -94,6 +94,11 @@ TEST_CASE("a bad catalog is refused with the tile and the reason", "[catalog][ba
     REQUIRE_FALSE(truncated);
     CHECK_THAT(truncated.error().to_string(), Catch::Contains("cut.json") && Catch::Contains("not valid JSON"));
     CHECK_FALSE(Catalog::load_file("/nonexistent/catalog.json"));
+
+    // A 'format' of the wrong type (the fuzzer's find: a repeated key, the last an array) is refused, not thrown.
+    auto not_text = Catalog::from_text(R"({"format":"meeplecam-catalog","version":1,"game":"carcassonne","format":[]})", "twice.json");
+    REQUIRE_FALSE(not_text);
+    CHECK_THAT(not_text.error().to_string(), Catch::Contains("twice.json") && Catch::Contains("'format' must be"));
 }
 
 TEST_CASE("merging catalogs refuses duplicate tile ids", "[catalog]") {

@@ -475,6 +475,13 @@ TEST_CASE("photo mode: the players add the tile and followers the reader missed,
     const QString bad_edit = write("bad-edit.photo.json", doc.dump());
     why = refusal(again, [&] { again.restore(bad_edit); });
     CHECK(why.startsWith(bad_edit + ": corrections[0]"));
+    doc = nlohmann::json::parse(text);
+    REQUIRE_FALSE(doc["read"]["followers"].empty());
+    doc["read"]["followers"][0]["lying"] = "yes";  // an optional field of the wrong type
+    const QString bad_flag = write("bad-flag.photo.json", doc.dump());
+    why = refusal(again, [&] { again.restore(bad_flag); });
+    CHECK(why.startsWith(bad_flag + ": read.followers[0].lying"));
+    CHECK(why.contains("must be true or false"));
     REQUIRE(again.session());
     CHECK(vision::final_points(again.session()->game()) == truth_points);
     CHECK(again.shown_photo().width() == image.cols);

@@ -320,6 +320,12 @@ TEST_CASE("a learned library reads its own style, and round-trips", "[vision][ti
         REQUIRE_FALSE(r);
         CHECK_THAT(r.error().message, Catch::Contains("version"));
     }
+    SECTION("format not a string") {
+        { std::ofstream(path) << "{\"format\": 7, \"version\": 1, \"thumb_px\": 16, \"entries\": []}"; }
+        auto r = TileLibrary::load(path);
+        REQUIRE_FALSE(r);
+        CHECK_THAT(r.error().message, Catch::Contains("not a tile library"));
+    }
     SECTION("short thumbnail") {
         { std::ofstream(path) << "{\"format\": \"meeplecam-tile-library\", \"version\": 1, \"thumb_px\": 16, \"entries\": [{\"tile\": \"A\", \"rot\": 0, \"thumb\": [1, 2]}]}"; }
         auto r = TileLibrary::load(path);

@@ -18,6 +18,7 @@
 #include "engine/cell_neighbour.h"
 #include "engine/correction.h"
 #include "engine/ports.h"
+#include "session/lab_change.h"
 #include "session/table_view.h"
 #include "vision/board_reader.h"
 #include "vision/pennant_twins.h"
@@ -35,24 +36,6 @@ Status in_range(double v, double lo, double hi, const char* name) {
     if (v >= lo && v <= hi && std::isfinite(v)) return Ok{};
     return invalid("tracker options", std::string(name) + " must be within [" + std::to_string(lo) + ", " + std::to_string(hi) +
                                           "], not " + std::to_string(v));
-}
-
-// Returns the float Lab image (L 0..100) of an 8-bit BGR image.
-cv::Mat to_lab(const cv::Mat& bgr) {
-    cv::Mat f, lab;
-    bgr.convertTo(f, CV_32FC3, 1.0 / 255.0);
-    cv::cvtColor(f, lab, cv::COLOR_BGR2Lab);
-    return lab;
-}
-
-// Returns the per-pixel Lab distance of two float Lab images.
-cv::Mat lab_distance(const cv::Mat& a, const cv::Mat& b) {
-    cv::Mat d = a - b, sq, dist;
-    cv::multiply(d, d, sq);
-    std::vector<cv::Mat> ch;
-    cv::split(sq, ch);
-    cv::sqrt(ch[0] + ch[1] + ch[2], dist);
-    return dist;
 }
 
 // Returns the median of each channel of an 8-bit 3-channel image, from a sparse sample.
@@ -1325,7 +1308,7 @@ cv::Mat Tracker::State::changed_since_confirmed(const cv::Mat& view_img, const c
     cv::GaussianBlur(confirmed(r), then_blur, cv::Size(), 1.0);
     // Half the change threshold: a follower on a table of nearly its colour still changed; what
     // stood there before (a neighbour's follower) did not.
-    return lab_distance(to_lab(now_blur), to_lab(then_blur)) > 0.5 * opt.change_threshold;
+    return changed_beyond(to_lab(now_blur), to_lab(then_blur), 0.5 * opt.change_threshold);
 }
 
 void Tracker::State::learn_art_colours() {
@@ -1582,7 +1565,7 @@ void Tracker::State::analyse(const cv::Mat& frame, TrackerUpdate& up) {
     cv::GaussianBlur(now, now_blur, cv::Size(), 1.0);
     cv::GaussianBlur(confirmed, then_blur, cv::Size(), 1.0);
     const cv::Mat lab_now = to_lab(now_blur), lab_then = to_lab(then_blur);
-    const cv::Mat changed = lab_distance(lab_now, lab_then) > opt.change_threshold;
+    const cv::Mat changed = changed_beyond(lab_now, lab_then, opt.change_threshold);
 
     const Board& board = game->board();
     std::map<std::pair<int, int>, bool> is_border;

@@ -246,7 +246,8 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
         // handed to classification, and each cell's outline against the squares half a pitch away.
         std::map<std::pair<int, int>, const vision::CellObservation*> offered;
         for (const auto& c : reading->offered) offered[{c.col, c.row}] = &c;
-        auto stage_of_missed = [&](int col, int row) {
+        // truth_frac: where the true tile's centre sits in its cell (cells; 0.5, 0.5 its middle).
+        auto stage_of_missed = [&](int col, int row, cv::Point2d truth_frac) {
             constexpr int dc[4] = {0, 1, 0, -1}, dr[4] = {-1, 0, 1, 0};
             cv::Point2d offset(0, 0);
             int beside = 0;
@@ -256,7 +257,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
             }
             const double share = not_table_share(view, col, row);
             const double aligned = vision::cell_alignment(view, {vision::CellObservation{col, row, share, beside > 0 ? offset / beside : offset}}, reader_options.lattice)[0];
-            char why[160];
+            char why[200];
             // A cell beyond the view's own rectangle: no stage looked at it (the share of it inside the photo).
             if (col < 0 || row < 0 || col >= view.cols || row >= view.rows) {
                 int inside = 0;
@@ -270,7 +271,10 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                                 : share >= vision::RefineOptions{}.candidate_share ? "kept by the mask, dropped by the outline check or group"
                                 : beside == 0                              ? "table by the mask, not beside the board"
                                                                            : "table by the mask, outline too weak to offer";
-            std::snprintf(why, sizeof why, "%s; alignment %.2f, %d read beside", stage, aligned, beside);
+            // How far (pitches) the true tile lies from the square its read neighbours' offsets guess.
+            const cv::Point2d guess = beside > 0 ? offset / beside / view.pitch_px : cv::Point2d(0, 0);
+            const double off_guess = std::hypot(truth_frac.x - 0.5 - guess.x, truth_frac.y - 0.5 - guess.y);
+            std::snprintf(why, sizeof why, "%s; alignment %.2f, %d read beside, %.2f pitch off the guessed square", stage, aligned, beside, off_guess);
             return std::string(why);
         };
         int errors = 0;
@@ -286,7 +290,7 @@ void synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Difficulty
                 ++st.missed, ++errors;
                 if (!g_dump.empty()) {
                     std::printf("  seed %llu cell %d,%d: true %s, missed (not-table share %.2f, visible %.2f; %s)\n", static_cast<unsigned long long>(seed), cell.first,
-                                cell.second, t.tile.c_str(), not_table_share(view, cell.first, cell.second), t.visible, stage_of_missed(cell.first, cell.second).c_str());
+                                cell.second, t.tile.c_str(), not_table_share(view, cell.first, cell.second), t.visible, stage_of_missed(cell.first, cell.second, {c.x / view.pitch_px - cell.first, c.y / view.pitch_px - cell.second}).c_str());
                 }
                 continue;
             }

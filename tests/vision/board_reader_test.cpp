@@ -2045,7 +2045,7 @@ TEST_CASE("a board whose occupancy cells number the game's tiles, table among th
     CHECK(e1 + 5 <= e0);   // measured 61 -> 48
 }
 
-TEST_CASE("reader options refuse a growth share of the game's tiles outside (0, 4]", "[vision][board-reader][grow][bad-input]") {
+TEST_CASE("reader options refuse a growth share of the game's tiles of zero or over four", "[vision][board-reader][grow][bad-input]") {
     vision::ReaderOptions o;
     CHECK(o.check());
     o.grow_below_copies_share = 0;

@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--grow-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -55,6 +55,9 @@ bool g_read_lines_only = vision::RefineOptions{}.integrate_read_lines_only;  // 
 int g_widen_grown = -1;  // --widen-grown 0|1: ReaderOptions::widen_grown_board (-1: the default)
 int g_rim_ring = -1;  // --rim-ring 0|1: ReaderOptions::rim_ring_outlines (-1: the default)
 int g_grass_nearest = -1;  // --grass-nearest 0|1: ClassifierOptions::grass_nearest_field (-1: the default)
+double g_grow_share = -1;  // --grow-share S: ReaderOptions::grow_below_copies_share (-1: the default)
+double g_board_colour_ratio = -1;  // --board-colour-ratio R: ReaderOptions::board_colour_ratio (-1: the default)
+double g_board_colour_share = -1;  // --board-colour-share S: ReaderOptions::min_board_colour_share (-1: the default)
 double g_walled_share = -1;  // --walled-share S: ReaderOptions::min_walled_share (-1: the default; above 1: off)
 double g_offset_search = -1;  // --offset-search S: ReaderOptions::masked_offset_search (-1: the default)
 int g_offset_neighbours = -1;  // --offset-neighbours N: ReaderOptions::masked_offset_neighbours (-1: the default)
@@ -92,6 +95,9 @@ vision::ReaderOptions reader_options_from_flags() {
     if (g_board_seed >= 0) o.lattice.board_colour_seed_share = g_board_seed;
     if (g_offset_search >= 0) o.masked_offset_search = g_offset_search;
     if (g_walled_share > 0) o.min_walled_share = g_walled_share;
+    if (g_grow_share > 0) o.grow_below_copies_share = g_grow_share;
+    if (g_board_colour_ratio > 0) o.board_colour_ratio = g_board_colour_ratio;
+    if (g_board_colour_share > 0) o.min_board_colour_share = g_board_colour_share;
     if (g_offset_neighbours >= 0) o.masked_offset_neighbours = g_offset_neighbours;
     if (g_offset_overlap >= 0) o.masked_offset_overlap = g_offset_overlap;
     if (g_offset_seams >= 0) o.masked_offset_seams = g_offset_seams;
@@ -749,6 +755,9 @@ int main(int argc, char** argv) {
         else if (a == "--board-seed") g_board_seed = std::atof(next().c_str());
         else if (a == "--offset-search") g_offset_search = std::atof(next().c_str());
         else if (a == "--walled-share") pieces_bench.walled_share = g_walled_share = std::atof(next().c_str());
+        else if (a == "--grow-share") g_grow_share = std::atof(next().c_str());
+        else if (a == "--board-colour-ratio") g_board_colour_ratio = std::atof(next().c_str());
+        else if (a == "--board-colour-share") g_board_colour_share = std::atof(next().c_str());
         else if (a == "--offset-neighbours") g_offset_neighbours = std::atoi(next().c_str());
         else if (a == "--offset-overlap") g_offset_overlap = std::atof(next().c_str());
         else if (a == "--offset-seams") g_offset_seams = std::atoi(next().c_str());
@@ -774,7 +783,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--grow-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

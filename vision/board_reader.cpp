@@ -158,6 +158,7 @@ Status ReaderOptions::check() const {
     if (min_enclosing_tiles < 0 || min_enclosing_tiles > 4) return invalid("reader options", "min_enclosing_tiles must be within [0, 4]");
     if (!(min_walled_share > 0)) return invalid("reader options", "min_walled_share must be above 0 (above 1: off)");
     if (min_walled_tiles < 1 || min_walled_tiles > 4) return invalid("reader options", "min_walled_tiles must be within [1, 4]");
+    if (!(grow_below_copies_share > 0 && grow_below_copies_share <= 4)) return invalid("reader options", "grow_below_copies_share must be within (0, 4]");
     if (!(enclosed_alignment_share >= 0 && enclosed_alignment_share <= 2)) return invalid("reader options", "enclosed_alignment_share must be within [0, 2]");
     if (!(min_enclosing_board_alignment >= 0)) return invalid("reader options", "min_enclosing_board_alignment must be at least 0");
     if (min_enclosed_like < 1 || min_enclosed_like > 4) return invalid("reader options", "min_enclosed_like must be within [1, 4]");
@@ -1816,7 +1817,7 @@ Result<BoardReading> read_board_once(const cv::Mat& image, const Catalog& catalo
         const auto seams = seam_rules(reading.view, cells, options);
         holes.clear();
         cells = drop_seam_holes(reading.view, std::move(cells), options.lattice, seams, holes);
-        if (options.grow_rounds > 0 && static_cast<int>(cells.size()) < game_copies(catalog, options.decoder.edition)) {
+        if (options.grow_rounds > 0 && static_cast<double>(cells.size()) < options.grow_below_copies_share * game_copies(catalog, options.decoder.edition)) {
             cells = add_outlined_neighbours(frame, reading.view, std::move(cells), options, seams, shrunk.empty() ? frame : image);
         }
     };

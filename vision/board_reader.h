@@ -716,6 +716,11 @@ struct ReaderOptions {
     double min_masked_alignment = 1.1; // ...or this much when the table mask calls at least RefineOptions::candidate_share of it
                                        // not table (colours and outline both say tile: a tile the outline check or the group dropped)...
     int grow_rounds = 4;              // ...this many times outward (0: off)
+    double grow_below_copies_share = 1.0; // ...only while the board holds fewer cells than this share of the game's tiles (a board already
+                                      // holding them all has table among them); the cells read by occupancy still hold table the classifier
+                                      // drops later (hard 1003: 72 cells for its 72 tiles, 14 of them table, so nothing was grown).
+                                      // 1.1: hard 1000- 39.82 -> 38.87 %, but medium 13000- invented 5 -> 19 and real sides 95.0 ->
+                                      // 94.8 %, so off (real39)
     double min_across_gap_alignment = 1.6; // ...and a cell wholly in the photo one empty cell away from the board (two straight or one
                                            // diagonal), beside no tile, is offered when the mask or the board's colours call it a tile
                                            // (candidate_share, min_board_colour_share) and its outline stands out this much, measured

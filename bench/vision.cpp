@@ -3,7 +3,7 @@
 //
 //   ./build/bench/vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]
 //                        [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]
-//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--grow-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
+//                        [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--grow-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--spot-turned] [--rank-by-confidence] [--min-peeking S] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR (hand-labelled real layouts, default bench/real_labels)] [--no-real-reread]
 //                        [--repeat R] (each rendered frame read R times, its stage CPU times the least of them)
 //                        [--print-tiles FILE] (every reading's view and tiles at full precision: diff two builds' files)
 //                        [--dump DIR]  (per board and per wrong cell: why, and the stage that lost it, on rendered boards and on the
@@ -73,6 +73,9 @@ std::FILE* g_print_tiles = nullptr;  // --print-tiles FILE: every reading's latt
 double g_max_pennant_area = vision::PennantOptions{}.max_pennant_area;  // --max-pennant-area A: blobs above this share of a tile set no pennant size or colour (0: off)
 bool g_cover_needs_colour = vision::PennantOptions{}.cover_needs_colour;  // --cover-by-size / --cover-by-colour: a blob far above the board's pennants is read by its size, or only when of their colour
 bool g_follower_hides_spot = vision::PennantOptions{}.follower_hides_spot;  // --follower-hides-spot: such a follower's blob over the pennant spot counts as hidden
+bool g_spot_at_rest = vision::PennantOptions{}.spot_at_rest;  // --spot-turned: the pennant spot found on the turned city (PennantOptions::spot_at_rest false)
+bool g_rank_by_silhouette = vision::PennantOptions{}.rank_by_silhouette;  // --rank-by-confidence: PennantOptions::rank_by_silhouette false
+double g_min_peeking_share = vision::PennantOptions{}.min_peeking_share;  // --min-peeking S: PennantOptions::min_peeking_share (0: off)
 double g_rescaled_refit_cap = -1;  // --rescaled-refit-cap Q: RescaleOptions::refit_gradient_cap (-1: the default)
 double g_refit_cap = -1;  // --refit-cap Q: RefineOptions::gradient_cap_quantile (-1: the default; 1: not capped)
 vision::GlareLift g_lift_glare = vision::ReaderOptions{}.lift_glare;  // --glare-veil: always lift a glare spot off the frame; --glare-stronger: read both, keep the stronger; --no-glare-veil: never
@@ -91,6 +94,9 @@ vision::ReaderOptions reader_options_from_flags() {
     o.pennants.max_pennant_area = g_max_pennant_area;
     o.pennants.cover_needs_colour = g_cover_needs_colour;
     o.pennants.follower_hides_spot = g_follower_hides_spot;
+    o.pennants.spot_at_rest = g_spot_at_rest;
+    o.pennants.rank_by_silhouette = g_rank_by_silhouette;
+    o.pennants.min_peeking_share = g_min_peeking_share;
     if (g_rim_ring >= 0) o.rim_ring_outlines = g_rim_ring > 0;
     if (g_board_seed >= 0) o.lattice.board_colour_seed_share = g_board_seed;
     if (g_offset_search >= 0) o.masked_offset_search = g_offset_search;
@@ -774,6 +780,9 @@ int main(int argc, char** argv) {
         else if (a == "--cover-by-size") g_cover_needs_colour = pieces_bench.cover_needs_colour = false;
         else if (a == "--cover-by-colour") g_cover_needs_colour = pieces_bench.cover_needs_colour = true;
         else if (a == "--follower-hides-spot") g_follower_hides_spot = pieces_bench.follower_hides_spot = true;
+        else if (a == "--spot-turned") g_spot_at_rest = pieces_bench.spot_at_rest = false;
+        else if (a == "--rank-by-confidence") g_rank_by_silhouette = pieces_bench.rank_by_silhouette = false;
+        else if (a == "--min-peeking") g_min_peeking_share = pieces_bench.min_peeking_share = std::atof(next().c_str());
         else if (a == "--max-frame-side") g_max_frame_side = std::atoi(next().c_str());
         else if (a == "--labels") g_labels = next();
         else if (a == "--glare-veil") g_lift_glare = vision::GlareLift::always;
@@ -783,7 +792,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "usage: vision [--n N] [--seed S] [--presets easy,medium,hard] [--game carcassonne|city|amazonas] [--real DIR] [--no-real] [--no-scans]\n"
                                  "              [--no-tiles] [--no-pieces] [--pieces-n N] [--true-board-only] [--width-pose] [--veil | --no-veil] [--min-veil S] [--no-adapt] [--no-split] [--cover | --no-cover] [--no-pennant-cover] [--min-seen-under-piece S] [--no-runner-up] [--refit] [--no-shade] [--no-grey-grow] [--no-ferry-cover] [--road-white] [--cast-inset MM] [--overlays DIR]\n"
                                  "              [--expansions bridges,castles,ferries]\n"
-                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--grow-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
+                                 "              [--cast KELVIN]... [--no-keep-buffers] [--max-frame-side PX] [--no-coarsen] [--across-gap A] [--rim-ring 0|1] [--board-seed S] [--offset-search S] [--walled-share S] [--grow-share S] [--offset-neighbours N] [--offset-overlap F] [--offset-seams N] [--offset-chain 0|1] [--widen-grown 0|1] [--grass-nearest 0|1] [--reframe | --no-reframe] [--reframe-moving N] [--reframe-small 0|1] [--keep-unmeasured 0|1] [--full-edge-sums] [--refit-cap Q] [--rescaled-refit-cap Q] [--max-pennant-area A] [--cover-by-size | --cover-by-colour] [--follower-hides-spot] [--spot-turned] [--rank-by-confidence] [--min-peeking S] [--glare-veil | --glare-stronger | --no-glare-veil] [--labels DIR] [--no-real-reread] [--dump DIR] [--print-tiles FILE] [--repeat R]\n");
             return 2;
         }
     }

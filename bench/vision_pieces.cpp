@@ -384,6 +384,9 @@ void pieces_synthetic(const std::shared_ptr<const Catalog>& catalog, vision::Dif
         vision::ReaderOptions reader;
         reader.pennants.cover_needs_colour = bench.cover_needs_colour;
         reader.pennants.follower_hides_spot = bench.follower_hides_spot;
+        reader.pennants.spot_at_rest = bench.spot_at_rest;
+        reader.pennants.rank_by_silhouette = bench.rank_by_silhouette;
+        reader.pennants.min_peeking_share = bench.min_peeking_share;
         if (bench.refit_cap > 0) reader.refine.gradient_cap_quantile = bench.refit_cap;
         if (bench.rescaled_refit_cap > 0) reader.rescale.refit_gradient_cap = bench.rescaled_refit_cap;
         if (bench.walled_share > 0) reader.min_walled_share = bench.walled_share;

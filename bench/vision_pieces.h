@@ -39,6 +39,9 @@ struct PiecesBenchOptions {
     bool cover_needs_colour = vision::PennantOptions{}.cover_needs_colour; // --cover-by-size: the board reader reads a blob far above the board's pennants by its
                                                                            // size whatever its colour (PennantOptions::cover_needs_colour false)
     bool follower_hides_spot = vision::PennantOptions{}.follower_hides_spot; // --follower-hides-spot: PennantOptions::follower_hides_spot
+    bool spot_at_rest = vision::PennantOptions{}.spot_at_rest;  // --spot-turned: PennantOptions::spot_at_rest false
+    bool rank_by_silhouette = vision::PennantOptions{}.rank_by_silhouette;  // --rank-by-confidence: PennantOptions::rank_by_silhouette false
+    double min_peeking_share = vision::PennantOptions{}.min_peeking_share;  // --min-peeking S: PennantOptions::min_peeking_share
     double walled_share = -1;       // --walled-share S: the board reader's ReaderOptions::min_walled_share (negative: the default)
     double rescaled_refit_cap = -1; // --rescaled-refit-cap Q: the board reader's RescaleOptions::refit_gradient_cap (negative: the default)
     double refit_cap = -1;         // --refit-cap Q: the board reader's RefineOptions::gradient_cap_quantile (negative: the default)

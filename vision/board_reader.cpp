@@ -1390,7 +1390,8 @@ cv::Rect widen_to_board(const RefitFrame& frame, LatticeView& view, std::vector<
 void decide_pennants_within_copies(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog, const ReaderOptions& options,
                                    const std::vector<CoverOnBoard>& covers = {}) {
     const auto evidence = decide_pennants(view, tiles, catalog, options.pennants, covers);
-    if (options.pennants.within_copies) keep_twins_within_copies(tiles, evidence, catalog, options.decoder.edition);
+    if (options.pennants.within_copies) keep_twins_within_copies(tiles, evidence, catalog, options.decoder.edition, options.pennants.rank_by_silhouette,
+                                                              options.pennants.min_peeking_share);
 }
 
 }  // namespace

@@ -576,6 +576,10 @@ struct PennantOptions {
                                       // within_copies may give the tile its pennant twin. Off: real shields are not printed at that spot
                                       // (real labelled 15.2 -> 15.6 %, test_14's N read M again through the counts; rendered finished
                                       // games 77 -> 76 and 24 -> 23 tiles wrong, where the renderer stands followers where it prints pennants)
+    bool spot_at_rest = true;        // the pennant spot (PennantEvidence::hidden, follower_hides_spot) is found on the city at rest and
+                                     // turned with the tile, as the art prints it (false: found on the turned city: a wide city's ridge
+                                     // ties, and the first maximum in raster order falls at its other end on a turned tile, so a
+                                     // follower standing on the printed pennant was counted as hiding nothing; twin39 round)
     double max_blurred_share = 0.1;  // a board is blurred when fewer than this share of its twin cells show a blob reaching min_area; then...
     double deviation_box = 0.06;   // ...a city's patches this wide (tile share) are compared with its median chroma...
     int min_split_cells = 8;       // ...and with at least this many twin cells (about half carry pennants: 8 with no blob at all is blur, not chance).
@@ -590,6 +594,12 @@ struct PennantOptions {
     double cover_margin = 0.03;    // around a piece covering art (CoverOnBoard), pixels this close (tile fraction) to its outline are left out too (its shadow)
     bool within_copies = true;     // a twin read on more tiles than the edition holds, its other twin on fewer, gives surplus tiles whose
                                    // evidence is missing to the other (keep_twins_within_copies: a knight hiding a pennant; false: off)
+    double min_peeking_share = 0.02; // ...and a tile read without its pennant whose spot's surroundings show at least this share of the
+                                     // pennants' colour beside a piece (PennantEvidence::peeking) gives way too, first, even when decided
+                                     // (0: off)...
+    bool rank_by_silhouette = true; // ...and among tiles whose spots the pieces hide alike, the one whose spot's surroundings the pieces'
+                                    // own silhouettes hide most gives way first (PennantEvidence::hidden_around; false: the least sure
+                                    // first: a knight beside a plain city's spot and one on a pennant were told apart by confidence only)
     Status check() const;
 };
 
@@ -603,6 +613,10 @@ struct PennantEvidence {
     double coloured_area = -1;  // share of the tile covered by the largest blob of the board's pennant colour (-1: no colour learnt)
     double hidden = 0;      // share of its pennant spot (where the art puts a first pennant, pennant_points) the pieces hide, or a
                             // blob of a follower's size not of the pennants' colour covers (PennantOptions::follower_hides_spot)
+    double hidden_around = 0;  // share of a disc 1.5 times the pennant spot's width around it the pieces' silhouettes hide, without
+                               // cover_margin (PennantOptions::rank_by_silhouette: which of two wholly hidden spots hides more of a pennant)
+    double peeking = 0;        // share of that disc, outside the silhouettes, of the board's pennant colour (only under pieces, with a colour
+                               // learnt): a pennant peeking out from under a follower (PennantOptions::min_peeking_share)
 };
 
 // Re-chooses, among types that differ only in pennants, the one the pennant evidence of
@@ -615,12 +629,14 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 // Keeps each pair of pennant twins within the copies of `edition`: when one twin is read on more
 // tiles than the game holds and the other on fewer, the crowded twin's tiles whose pennant
 // evidence is missing (undecided, or their pennant spot at least half hidden by pieces) take the
-// other twin, the most hidden first, then the undecided, then the least sure, as many as both
-// counts allow; a tile whose pennant was seen and decided never gives way. `evidence` is
-// decide_pennants's for `tiles` (of another size: every tile may give way, the least sure
-// first). Returns the number of tiles changed.
+// other twin, the most hidden first (with `rank_by_silhouette`, spots hidden alike by how much of
+// their surroundings the silhouettes hide, PennantEvidence::hidden_around), then the undecided, then
+// the least sure, as many as both counts allow; a tile whose pennant was seen and decided never
+// gives way, unless read without a pennant whose colour peeks out beside a piece (PennantEvidence::peeking
+// at least `min_peeking_share`, 0: never; such tiles give way first). `evidence` is decide_pennants's for `tiles` (of another size: every tile may give way,
+// the least sure first). Returns the number of tiles changed.
 int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<PennantEvidence>& evidence, const Catalog& catalog,
-                             const std::string& edition);
+                             const std::string& edition, bool rank_by_silhouette = true, double min_peeking_share = 0);
 
 // ---- The whole reader -----------------------------------------------------------------
 

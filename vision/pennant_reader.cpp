@@ -249,6 +249,7 @@ Status PennantOptions::check() const {
     if (!(wall_margin >= 0 && wall_margin < 0.3)) return bad("wall_margin must be within [0, 0.3)");
     if (!(bridge_band >= 0 && bridge_band < 0.5)) return bad("bridge_band must be within [0, 0.5)");
     if (!(cover_margin >= 0 && cover_margin < 0.5)) return bad("cover_margin must be within [0, 0.5)");
+    if (!(min_peeking_share >= 0 && min_peeking_share <= 1)) return bad("min_peeking_share must be within [0, 1]");
     if (lightness_bins < 1 || lightness_bins > 64) return bad("lightness_bins must be within [1, 64]");
     if (chroma_bins < 4 || chroma_bins > 128) return bad("chroma_bins must be within [4, 128]");
     if (!(novel_density > 0 && novel_density < 0.1)) return bad("novel_density must be within (0, 0.1)");
@@ -275,6 +276,25 @@ Status PennantOptions::check() const {
 // The pennant spot's diameter (share of the tile): about a pennant's height (TileStyle::pennant_size).
 constexpr double kPennantSpot = 0.12;
 
+// Turns a point of a `side` px square by `rot` quarter turns clockwise (as feature_labels turns a tile).
+cv::Point turned_point(cv::Point p, int rot, int side) {
+    switch (((rot % 4) + 4) % 4) {
+        case 1: return {side - 1 - p.y, p.x};
+        case 2: return {side - 1 - p.x, side - 1 - p.y};
+        case 3: return {p.y, side - 1 - p.x};
+        default: return p;
+    }
+}
+
+// Where the art prints a city's first pennant in a tile of `type` turned `rot` (pennant_points on
+// its whole city; `at_rest`: found at rest and turned, as render_tile prints it, else found on
+// the turned city). Empty when the tile has no city.
+std::optional<cv::Point> pennant_spot(const TileType& type, int rot, int side, bool at_rest) {
+    const auto spots = pennant_points(inner_city(type, at_rest ? 0 : rot, side, 0), 1, kPennantSpot * side);
+    if (spots.empty()) return std::nullopt;
+    return at_rest ? turned_point(spots.front(), rot, side) : spots.front();
+}
+
 std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vector<DecodedTile>& tiles, const Catalog& catalog,
                                              const PennantOptions& o, const std::vector<CoverOnBoard>& covers) {
     std::vector<PennantEvidence> out;
@@ -293,7 +313,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         return std::abs((t.bridge_axis == 0 ? x : y) - side / 2) >= band;
     };
     // Under a piece: the top view's pixels it hides (and cover_margin around them), 255.
-    cv::Mat under_piece;
+    cv::Mat under_piece, under_silhouette;  // under_silhouette: without cover_margin
     if (!covers.empty()) {
         under_piece = cv::Mat::zeros(view.top.size(), CV_8UC1);
         for (const auto& c : covers) {
@@ -302,6 +322,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
             for (const auto& q : c.outline_top) poly.emplace_back(static_cast<int>(std::lround(q.x)), static_cast<int>(std::lround(q.y)));
             cv::fillPoly(under_piece, std::vector<std::vector<cv::Point>>{poly}, cv::Scalar(255));
         }
+        under_silhouette = under_piece.clone();
         const int reach = static_cast<int>(std::lround(o.cover_margin * side));
         if (reach > 0) cv::dilate(under_piece, under_piece, cv::getStructuringElement(cv::MORPH_ELLIPSE, cv::Size(2 * reach + 1, 2 * reach + 1)));
     }
@@ -342,15 +363,60 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         return c;
     };
 
+    // The share of a disc 1.5 times the pennant spot's width around it that the pieces' own
+    // silhouettes hide (no cover_margin: the margin hides every spot a follower stands near wholly).
+    auto hidden_around_share = [&](const DecodedTile& t) {
+        const cv::Rect r = cell_rect(t), inside = r & bounds;
+        if (inside.empty() || under_silhouette.empty()) return 0.0;
+        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
+        if (!at) return 0.0;
+        cv::Mat disc(side, side, CV_8UC1, cv::Scalar(0));
+        cv::circle(disc, *at, std::max(1, static_cast<int>(std::lround(0.75 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        const int all = cv::countNonZero(disc);
+        if (all == 0) return 0.0;
+        cv::Mat hidden;
+        cv::bitwise_and(disc(inside - r.tl()), under_silhouette(inside), hidden);
+        return static_cast<double>(cv::countNonZero(hidden)) / all;
+    };
+    // The share of that disc, outside the silhouettes, of the pennants' colour.
+    auto peeking_share = [&](const DecodedTile& t, const PennantColour& colour) {
+        const cv::Rect r = cell_rect(t), inside = r & bounds;
+        if (inside.empty() || under_silhouette.empty()) return 0.0;
+        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
+        if (!at) return 0.0;
+        cv::Mat disc(side, side, CV_8UC1, cv::Scalar(0));
+        cv::circle(disc, *at, std::max(1, static_cast<int>(std::lround(0.75 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        const int all = cv::countNonZero(disc);
+        if (all == 0) return 0.0;
+        cv::Mat lab;
+        cv::cvtColor(view.top(inside), lab, cv::COLOR_BGR2Lab);
+        int coloured = 0;
+        for (int y = 0; y < inside.height; ++y) {
+            const auto* d = disc.ptr<std::uint8_t>(y + inside.y - r.y);
+            const auto* u = under_silhouette.ptr<std::uint8_t>(y + inside.y);
+            const auto* p = lab.ptr<cv::Vec3b>(y);
+            for (int x = 0; x < inside.width; ++x) {
+                if (!d[x + inside.x - r.x] || u[x + inside.x]) continue;
+                coloured += colour_distance(cv::Vec3d(p[x][0], p[x][1], p[x][2]), colour.lab, o.colour_lightness_weight) <= colour.radius;
+            }
+        }
+        return static_cast<double>(coloured) / all;
+    };
+    auto pennant_spot_on = [&](const cv::Mat& city) -> std::optional<cv::Point> {
+        const auto spots = pennant_points(city, 1, kPennantSpot * side);
+        if (spots.empty()) return std::nullopt;
+        return spots.front();
+    };
     // The share of a cell's pennant spot (a disc where the art puts a city's first pennant,
-    // pennant_points) the pieces hide.
+    // pennant_spot) the pieces hide.
     auto hidden_share = [&](const DecodedTile& t) {
         const cv::Rect r = cell_rect(t), inside = r & bounds;
         if (inside.empty() || under_piece.empty()) return 0.0;
-        const auto spots = pennant_points(city_of(t), 1, kPennantSpot * side);
-        if (spots.empty()) return 0.0;
+        const auto at = o.spot_at_rest ? pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, true)
+                                       : pennant_spot_on(city_of(t));
+        if (!at) return 0.0;
         cv::Mat spot(side, side, CV_8UC1, cv::Scalar(0));
-        cv::circle(spot, spots.front(), std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        cv::circle(spot, *at, std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
         const cv::Mat in_view = spot(inside - r.tl());
         const int all = cv::countNonZero(spot);
         if (all == 0) return 0.0;
@@ -363,10 +429,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     // render_tile prints it (the inner city's innermost point may lie elsewhere along a wide city's
     // ridge), counted on its pixels in the inner city (where a blob can be found).
     auto spot_under_blob = [&](const DecodedTile& t, const Blob& b) {
-        const auto spots = pennant_points(inner_city(types[static_cast<std::size_t>(t.type)], t.rot, side, 0), 1, kPennantSpot * side);
-        if (spots.empty() || b.mine.empty()) return 0.0;
+        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
+        if (!at || b.mine.empty()) return 0.0;
         cv::Mat spot(side, side, CV_8UC1, cv::Scalar(0));
-        cv::circle(spot, spots.front(), std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        cv::circle(spot, *at, std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
         cv::bitwise_and(spot, city_of(t), spot);
         const int all = cv::countNonZero(spot);
         if (all == 0) return 0.0;
@@ -418,7 +484,10 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         // Without the pieces on it; when they hide too much of its city, as seen (a follower
         // standing on the pennant is read as one by its size: PennantOptions::covering_size).
         CellPixels c = twin[static_cast<std::size_t>(t.type)] >= 0 ? cell_pixels(t, true) : CellPixels{};
-        if (twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) ev.hidden = hidden_share(t);
+        if (twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) {
+            ev.hidden = hidden_share(t);
+            ev.hidden_around = hidden_around_share(t);
+        }
         if (c.use.empty() && twin[static_cast<std::size_t>(t.type)] >= 0 && !under_piece.empty()) {
             c = cell_pixels(t, false);
             under_found_piece[i] = true;
@@ -480,6 +549,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     for (std::size_t i = 0; i < tiles.size(); ++i) {
         auto& t = tiles[i];
         auto& ev = out[i];
+        if (colour && ev.hidden_around > 0) ev.peeking = peeking_share(t, *colour);
         if (!ev.decided) continue;
         // A blob the blob rule takes stays a pennant on a blurred board too.
         const bool by_deviation = split > 0 && ev.blob_area < threshold;
@@ -524,7 +594,7 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 }
 
 int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<PennantEvidence>& evidence, const Catalog& catalog,
-                             const std::string& edition) {
+                             const std::string& edition, bool rank_by_silhouette, double min_peeking_share) {
     constexpr double kMostlyHidden = 0.5;  // a pennant spot the pieces hide this much shows no evidence
     const auto& types = catalog.tiles();
     const auto twin = pennant_twins(catalog);
@@ -541,17 +611,22 @@ int keep_twins_within_copies(std::vector<DecodedTile>& tiles, const std::vector<
         const int surplus = used[a] - types[a].count_in(edition);
         const int moves = std::min(room, surplus);
         if (moves <= 0) continue;
+        // A tile read without its pennant whose pennant's colour peeks out beside a piece.
+        auto peeks = [&](std::size_t i) {
+            return with_evidence && min_peeking_share > 0 && !has_pennant(types[a]) && evidence[i].peeking >= min_peeking_share;
+        };
         // The crowded twin's tiles, weakest evidence first.
         std::vector<std::size_t> crowded;
         for (std::size_t i = 0; i < tiles.size(); ++i) {
             if (tiles[i].type != static_cast<int>(a) || tiles[i].hidden) continue;
             // Only a tile whose evidence is missing gives way: undecided, or its pennant spot mostly hidden.
-            if (with_evidence && evidence[i].decided && evidence[i].hidden < kMostlyHidden) continue;
+            if (with_evidence && evidence[i].decided && evidence[i].hidden < kMostlyHidden && !peeks(i)) continue;
             crowded.push_back(i);
         }
         auto weakness = [&](std::size_t i) {
-            if (!with_evidence) return std::tuple(0.0, false, -tiles[i].confidence);
-            return std::tuple(evidence[i].hidden, !evidence[i].decided, -tiles[i].confidence);
+            if (!with_evidence) return std::tuple(false, 0.0, 0.0, false, -tiles[i].confidence);
+            const double around = rank_by_silhouette ? evidence[i].hidden_around : 0.0;
+            return std::tuple(peeks(i), evidence[i].hidden, around, !evidence[i].decided, -tiles[i].confidence);
         };
         std::stable_sort(crowded.begin(), crowded.end(), [&](std::size_t x, std::size_t y) { return weakness(x) > weakness(y); });
         for (int k = 0; k < moves && k < static_cast<int>(crowded.size()); ++k) {

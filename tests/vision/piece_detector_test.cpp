@@ -11,6 +11,7 @@
 #include "render_fixtures.h"
 #include "vision/board_reader.h"
 #include "vision/homography.h"
+#include "vision/pennant_twins.h"
 #include "vision/photo_score.h"
 #include "vision/piece_detector.h"
 #include "vision/truth_metrics.h"
@@ -1090,3 +1091,61 @@ TEST_CASE("piece detector options and colour models refuse nonsense", "[vision][
     CHECK_FALSE(vision::detect_pieces(cv::Mat(64, 64, CV_8UC3, cv::Scalar(0, 0, 0)), none, *test::base_catalog_for_render()));
 }
 
+
+namespace {
+
+// The true tiles of `tiles` read as their pennant twin (the same sides and features, a pennant more or less).
+int twins_swapped(const std::vector<test::TileReadBack>& tiles, const Catalog& catalog) {
+    const auto twin = vision::pennant_twins(catalog);
+    int swapped = 0;
+    for (const auto& t : tiles) {
+        if (t.truth == nullptr || t.read == nullptr || t.read == t.truth) continue;
+        const auto truth_at = static_cast<std::size_t>(t.truth - catalog.tiles().data());
+        swapped += twin[truth_at] >= 0 && &catalog.tiles()[static_cast<std::size_t>(twin[truth_at])] == t.read;
+    }
+    return swapped;
+}
+
+}  // namespace
+
+TEST_CASE("pennant twins under followers are decided where the art prints the pennant and on what the silhouettes leave",
+          "[vision][pieces][pennants][cover][counts][scene]") {
+    // The pieces bench's finished games 1006 and 5009 (bench/vision --no-tiles --pieces-n 1 --seed S).
+    // 1006: an M and an N side by side, a knight on each city's pennant spot; both read N, and the
+    // tile counts (2 M, 3 N) gave the pennant back to one, by confidence: the N. The silhouettes
+    // (without cover_margin) hide 96 % of the M's spot's surroundings, 78 % of the N's. 5009: an O
+    // under a lying follower read P, its spot a quarter hidden (a decided tile never gave way); the
+    // pennants' colour peeks out beside the follower.
+    const auto& catalog = *test::base_catalog_for_render();
+    vision::ReaderOptions before;
+    before.pennants.spot_at_rest = false;
+    before.pennants.rank_by_silhouette = false;
+    before.pennants.min_peeking_share = 0;
+    const vision::ReaderOptions now;  // the reader's defaults
+    CHECK(now.pennants.spot_at_rest);
+    CHECK(now.pennants.rank_by_silhouette);
+    CHECK(now.pennants.min_peeking_share > 0);
+    for (const std::uint64_t seed : {1006u, 5009u}) {
+        const auto rendering = test::render_bench_game(seed);
+        auto read = vision::read_board(rendering.image, catalog);
+        REQUIRE(read);
+        REQUIRE(read->found);
+        auto read_with = [&](const vision::ReaderOptions& reader) {
+            vision::BoardReading board = read.value();
+            REQUIRE(vision::detect_pieces_rereading(rendering.image, board, catalog, vision::ColourModels::daylight(), {}, reader));
+            return test::match_reading(rendering, catalog, board);
+        };
+        const auto old_tiles = read_with(before), new_tiles = read_with(now);
+        INFO("seed " << seed << ": twins swapped " << twins_swapped(old_tiles, catalog) << " -> " << twins_swapped(new_tiles, catalog)
+                     << ", misread " << test::misread_tiles(old_tiles) << " -> " << test::misread_tiles(new_tiles));
+        CHECK(twins_swapped(old_tiles, catalog) >= 1);
+        CHECK(twins_swapped(new_tiles, catalog) == 0);
+        CHECK(test::misread_tiles(new_tiles) < test::misread_tiles(old_tiles));
+        CHECK(test::missed_tiles(new_tiles) == test::missed_tiles(old_tiles));
+    }
+    vision::PennantOptions bad;
+    bad.min_peeking_share = -0.1;
+    CHECK_FALSE(bad.check());
+    bad.min_peeking_share = 1.5;
+    CHECK_FALSE(bad.check());
+}

@@ -79,13 +79,19 @@ std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Ca
     auto reading = vision::read_board(rendering.image, catalog, options);
     if (!reading) throw std::runtime_error(reading.error().to_string());
     if (!reading->found) throw std::runtime_error("no board read: " + reading->message);
-    const auto& view = reading->view;
+    auto out = match_reading(rendering, catalog, reading.value());
+    if (reading_out != nullptr) *reading_out = std::move(reading.value());
+    return out;
+}
+
+std::vector<TileReadBack> match_reading(const vision::Rendering& rendering, const Catalog& catalog, const vision::BoardReading& reading) {
+    const auto& view = reading.view;
     const auto& first = rendering.truth.tiles.front();
     const cv::Point2d nw = vision::apply_homography(view.image_to_top, first.corners_px[0]);
     const cv::Point2d ne = vision::apply_homography(view.image_to_top, first.corners_px[1]);
     const int turn = ((static_cast<int>(std::lround(std::atan2(ne.y - nw.y, ne.x - nw.x) * 2 / 3.14159265358979)) % 4) + 4) % 4;
     std::map<std::pair<int, int>, const vision::DecodedTile*> read;
-    for (const auto& t : reading->tiles) read[{t.col, t.row}] = &t;
+    for (const auto& t : reading.tiles) read[{t.col, t.row}] = &t;
     std::vector<TileReadBack> out;
     for (const auto& t : rendering.truth.tiles) {
         TileReadBack back;
@@ -100,7 +106,6 @@ std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Ca
         }
         out.push_back(back);
     }
-    if (reading_out != nullptr) *reading_out = std::move(reading.value());
     return out;
 }
 

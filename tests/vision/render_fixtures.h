@@ -41,6 +41,8 @@ int misread_tiles(const std::vector<TileReadBack>& tiles);
 // `reading_out` when given.
 std::vector<TileReadBack> read_back(const vision::Rendering& rendering, const Catalog& catalog, const vision::ReaderOptions& options = {},
                                     vision::BoardReading* reading_out = nullptr);
+// Matches every true tile of `rendering` to the tile `reading` holds on its cell, as read_back.
+std::vector<TileReadBack> match_reading(const vision::Rendering& rendering, const Catalog& catalog, const vision::BoardReading& reading);
 // Reads a rendering of base-game tiles with `options` and returns the reading's rectification
 // error (mm) against its truth; infinity when no board is read. Throws when the reader fails.
 double read_rms_mm(const vision::Rendering& rendering, const vision::ReaderOptions& options = {});

@@ -365,14 +365,21 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
 
     // The share of a disc 1.5 times the pennant spot's width around it that the pieces' own
     // silhouettes hide (no cover_margin: the margin hides every spot a follower stands near wholly).
+    // A disc `diameters` pennant spots wide, in the cell's own pixels, around where the art prints
+    // the tile's first pennant (empty when the tile has no city).
+    auto disc_at_spot = [&](const DecodedTile& t, double diameters) -> cv::Mat {
+        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
+        if (!at) return {};
+        cv::Mat disc(side, side, CV_8UC1, cv::Scalar(0));
+        cv::circle(disc, *at, std::max(1, static_cast<int>(std::lround(0.5 * diameters * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        return disc;
+    };
+    constexpr double kAroundSpot = 1.5;  // the disc around the spot that hidden_around and peeking measure, in spot widths
     auto hidden_around_share = [&](const DecodedTile& t) {
         const cv::Rect r = cell_rect(t), inside = r & bounds;
         if (inside.empty() || under_silhouette.empty()) return 0.0;
-        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
-        if (!at) return 0.0;
-        cv::Mat disc(side, side, CV_8UC1, cv::Scalar(0));
-        cv::circle(disc, *at, std::max(1, static_cast<int>(std::lround(0.75 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
-        const int all = cv::countNonZero(disc);
+        const cv::Mat disc = disc_at_spot(t, kAroundSpot);
+        const int all = disc.empty() ? 0 : cv::countNonZero(disc);
         if (all == 0) return 0.0;
         cv::Mat hidden;
         cv::bitwise_and(disc(inside - r.tl()), under_silhouette(inside), hidden);
@@ -382,11 +389,8 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     auto peeking_share = [&](const DecodedTile& t, const PennantColour& colour) {
         const cv::Rect r = cell_rect(t), inside = r & bounds;
         if (inside.empty() || under_silhouette.empty()) return 0.0;
-        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
-        if (!at) return 0.0;
-        cv::Mat disc(side, side, CV_8UC1, cv::Scalar(0));
-        cv::circle(disc, *at, std::max(1, static_cast<int>(std::lround(0.75 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
-        const int all = cv::countNonZero(disc);
+        const cv::Mat disc = disc_at_spot(t, kAroundSpot);
+        const int all = disc.empty() ? 0 : cv::countNonZero(disc);
         if (all == 0) return 0.0;
         cv::Mat lab;
         cv::cvtColor(view.top(inside), lab, cv::COLOR_BGR2Lab);
@@ -429,10 +433,8 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
     // render_tile prints it (the inner city's innermost point may lie elsewhere along a wide city's
     // ridge), counted on its pixels in the inner city (where a blob can be found).
     auto spot_under_blob = [&](const DecodedTile& t, const Blob& b) {
-        const auto at = pennant_spot(types[static_cast<std::size_t>(t.type)], t.rot, side, o.spot_at_rest);
-        if (!at || b.mine.empty()) return 0.0;
-        cv::Mat spot(side, side, CV_8UC1, cv::Scalar(0));
-        cv::circle(spot, *at, std::max(1, static_cast<int>(std::lround(0.5 * kPennantSpot * side))), cv::Scalar(255), cv::FILLED);
+        cv::Mat spot = disc_at_spot(t, 1.0);
+        if (spot.empty() || b.mine.empty()) return 0.0;
         cv::bitwise_and(spot, city_of(t), spot);
         const int all = cv::countNonZero(spot);
         if (all == 0) return 0.0;

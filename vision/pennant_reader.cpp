@@ -375,23 +375,36 @@ std::vector<PennantEvidence> decide_pennants(const LatticeView& view, std::vecto
         return disc;
     };
     constexpr double kAroundSpot = 1.5;  // the disc around the spot that hidden_around and peeking measure, in spot widths
+    // That disc on a cell in the view, with the pieces' silhouettes known (none: nullopt).
+    struct AroundSpot {
+        cv::Rect r, inside;  // the cell, and its part inside the top view
+        cv::Mat disc;        // in the cell's pixels
+        int all = 0;         // the disc's pixels
+    };
+    auto around_spot = [&](const DecodedTile& t) -> std::optional<AroundSpot> {
+        AroundSpot a;
+        a.r = cell_rect(t);
+        a.inside = a.r & bounds;
+        if (a.inside.empty() || under_silhouette.empty()) return std::nullopt;
+        a.disc = disc_at_spot(t, kAroundSpot);
+        a.all = a.disc.empty() ? 0 : cv::countNonZero(a.disc);
+        if (a.all == 0) return std::nullopt;
+        return a;
+    };
     auto hidden_around_share = [&](const DecodedTile& t) {
-        const cv::Rect r = cell_rect(t), inside = r & bounds;
-        if (inside.empty() || under_silhouette.empty()) return 0.0;
-        const cv::Mat disc = disc_at_spot(t, kAroundSpot);
-        const int all = disc.empty() ? 0 : cv::countNonZero(disc);
-        if (all == 0) return 0.0;
+        const auto a = around_spot(t);
+        if (!a) return 0.0;
         cv::Mat hidden;
-        cv::bitwise_and(disc(inside - r.tl()), under_silhouette(inside), hidden);
-        return static_cast<double>(cv::countNonZero(hidden)) / all;
+        cv::bitwise_and(a->disc(a->inside - a->r.tl()), under_silhouette(a->inside), hidden);
+        return static_cast<double>(cv::countNonZero(hidden)) / a->all;
     };
     // The share of that disc, outside the silhouettes, of the pennants' colour.
     auto peeking_share = [&](const DecodedTile& t, const PennantColour& colour) {
-        const cv::Rect r = cell_rect(t), inside = r & bounds;
-        if (inside.empty() || under_silhouette.empty()) return 0.0;
-        const cv::Mat disc = disc_at_spot(t, kAroundSpot);
-        const int all = disc.empty() ? 0 : cv::countNonZero(disc);
-        if (all == 0) return 0.0;
+        const auto a = around_spot(t);
+        if (!a) return 0.0;
+        const cv::Rect r = a->r, inside = a->inside;
+        const cv::Mat& disc = a->disc;
+        const int all = a->all;
         cv::Mat lab;
         cv::cvtColor(view.top(inside), lab, cv::COLOR_BGR2Lab);
         int coloured = 0;
